@@ -1,0 +1,13 @@
+// Jest runs the TypeScript sources through SWC (no type-check here: `npm run typecheck` does that).
+// ky ships ESM only, so it is transformed too; `.js` suffixes of NodeNext imports map back to the sources.
+/** @type {import('jest').Config} */
+export default {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: {
+    '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!(ky)/)'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+};

@@ -1,0 +1,87 @@
+/**
+ * The `orgindex` command line. Today: contract tools (`endpoints`, `check`); later issues add `serve`
+ * and `dataset`. `runCli` takes its I/O as arguments so tests drive it in-process.
+ */
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { ENDPOINTS, type EndpointId } from '../contract/endpoints.js';
+import { validate, type InputLocation } from '../contract/validation.js';
+
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  readStdin: () => string;
+}
+
+const nodeIo: CliIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  readStdin: () => readFileSync(0, 'utf8'),
+};
+
+function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
+  const program = new Command('orgindex')
+    .description('OrgIndex: search, enrich and count organizations — contract tools, local engine and server')
+    .version('0.1.0')
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+
+  program
+    .command('endpoints')
+    .description('list the endpoints of the v2, legacy v1 and language-processing interfaces')
+    .action(() => {
+      for (const [id, e] of Object.entries(ENDPOINTS)) {
+        io.stdout(`${id.padEnd(26)} ${e.method.padEnd(6)} ${e.api.padEnd(8)} ${e.path.padEnd(26)} ${e.summary}\n`);
+      }
+    });
+
+  program
+    .command('check')
+    .description('validate a request body (JSON file or stdin) against the contract; prints the normalised body or the 422 detail')
+    .argument('<endpoint>', `endpoint id, e.g. v2.search (see "orgindex endpoints")`)
+    .argument('[file]', 'JSON file; stdin when omitted or "-"')
+    .action((id: string, file: string | undefined) => {
+      const endpoint = (ENDPOINTS as Record<string, (typeof ENDPOINTS)[EndpointId] | undefined>)[id];
+      if (!endpoint) {
+        io.stderr(`Unknown endpoint "${id}". Known: ${Object.keys(ENDPOINTS).join(', ')}\n`);
+        setExitCode(2);
+        return;
+      }
+      const text = file === undefined || file === '-' ? io.readStdin() : readFileSync(file, 'utf8');
+      let data: unknown;
+      try {
+        data = JSON.parse(text);
+      } catch (error) {
+        io.stderr(`Not JSON: ${(error as Error).message}\n`);
+        setExitCode(2);
+        return;
+      }
+      const location: InputLocation = endpoint.input === 'none' ? 'body' : endpoint.input;
+      const result = validate(endpoint.request, data, location);
+      if (result.ok) {
+        io.stdout(`${JSON.stringify(result.value, null, 2)}\n`);
+      } else {
+        io.stdout(`${JSON.stringify(result.error, null, 2)}\n`);
+        setExitCode(1);
+      }
+    });
+  return program;
+}
+
+/** Runs the CLI with `argv` (without the node and script paths); resolves to the exit code. */
+export async function runCli(argv: string[], io: CliIo = nodeIo): Promise<number> {
+  let exitCode = 0;
+  const program = buildProgram(io, (code) => (exitCode = code));
+  if (argv.length === 0) {
+    program.outputHelp();
+    return 0;
+  }
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    io.stderr(`${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+  return exitCode;
+}

@@ -1,0 +1,84 @@
+/** Language-processing interface (paths under /v1 on the language base URL; Bearer token). */
+import * as z from 'zod';
+import { DomainSchema, TermSchema } from './common.js';
+
+export const KeywordRequestSchema = z.strictObject({ keywords: z.array(TermSchema).min(1) });
+export type KeywordRequestInput = z.input<typeof KeywordRequestSchema>;
+
+export const BatchKeywordSchema = z.looseObject({
+  original_keywords: z.array(z.string()),
+  alternative_keywords: z.array(z.string()),
+});
+export type BatchKeyword = z.infer<typeof BatchKeywordSchema>;
+
+/** max_pages: default 1; we cap it at 10 pages (the 40,000-token context fills long before that). */
+export const QNA_MAX_PAGES = 10;
+
+export const QnaRequestSchema = z.strictObject({
+  question: TermSchema,
+  domain: DomainSchema,
+  max_pages: z.int().min(1).max(QNA_MAX_PAGES).default(1),
+});
+export type QnaRequestInput = z.input<typeof QnaRequestSchema>;
+export type QnaRequest = z.output<typeof QnaRequestSchema>;
+
+export const QAResponseSchema = z.looseObject({
+  answer: z.string(),
+  sources: z.array(z.string()),
+  confidence: z.number().min(0).max(1),
+  follow_up_questions: z.array(z.string()),
+  can_answer: z.boolean(),
+});
+export type QAResponse = z.infer<typeof QAResponseSchema>;
+
+/** The three forms of a /qna (and, for errors, /generate-keywords) answer. */
+export const QnaAnsweredSchema = z.looseObject({
+  success: z.literal(true),
+  can_answer: z.literal(true),
+  message: z.string(),
+  data: QAResponseSchema,
+});
+export const QnaCannotAnswerSchema = z.looseObject({
+  success: z.literal(true),
+  can_answer: z.literal(false),
+  message: z.string(),
+  data: z.null(),
+});
+export const LanguageErrorSchema = z.looseObject({
+  success: z.literal(false),
+  can_answer: z.literal(false),
+  message: z.string(),
+  error: z.string(),
+});
+export const QnaResponseSchema = z.union([QnaAnsweredSchema, QnaCannotAnswerSchema, LanguageErrorSchema]);
+export type QnaResponse = z.infer<typeof QnaResponseSchema>;
+
+export const QueryRequestSchema = z.strictObject({ user_query: TermSchema, search_id: z.string().min(1) });
+export type QueryRequestInput = z.input<typeof QueryRequestSchema>;
+
+const stringList = z.array(z.string());
+
+export const QueryResponseSchema = z.looseObject({
+  payload: z.looseObject({
+    keywords: z.looseObject({ must_one: stringList, must_all: stringList, must_not: stringList }),
+    locations: z.looseObject({
+      country: stringList,
+      state: stringList,
+      region: stringList,
+      district: stringList,
+      municipality: stringList,
+    }),
+    custom_filters: z.record(z.string(), z.unknown()),
+    domains: z.array(z.string()),
+    excludes: z.array(z.string()),
+    semantic_input: z.string(),
+  }),
+  metadata: z.looseObject({
+    search_id: z.string(),
+    user_query: z.string(),
+    timestamp: z.string(),
+    processing_time: z.number().nonnegative(),
+    workflow_steps: z.array(z.string()),
+  }),
+});
+export type QueryResponse = z.infer<typeof QueryResponseSchema>;

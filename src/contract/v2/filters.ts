@@ -1,0 +1,168 @@
+/** v2 `keywords` object and `filters` object (spec: "Filters object", "Keywords object"). */
+import * as z from 'zod';
+import { DateSchema, TermSchema } from '../common.js';
+import { normalizeNaceCode } from '../nace.js';
+import { addIssue } from '../validation.js';
+
+const TermListSchema = z.array(TermSchema).nullable().optional();
+
+/**
+ * The keywords object. Rule 3: must_not needs must_all or must_any. An object with no terms at all is
+ * treated as not supplied (null), so an empty form field in a sheet does not turn a search into BM25.
+ */
+export const KeywordsSchema = z
+  .strictObject({ must_all: TermListSchema, must_any: TermListSchema, must_not: TermListSchema })
+  .superRefine((kw, ctx) => {
+    const positive = (kw.must_all?.length ?? 0) + (kw.must_any?.length ?? 0);
+    if ((kw.must_not?.length ?? 0) > 0 && positive === 0) {
+      addIssue(ctx, 'must_not is valid only together with must_all or must_any', ['must_not']);
+    }
+  })
+  .transform((kw) => {
+    const normalized: Keywords = {
+      must_all: kw.must_all ?? [],
+      must_any: kw.must_any ?? [],
+      must_not: kw.must_not ?? [],
+    };
+    return hasKeywordTerms(normalized) ? normalized : null;
+  });
+
+export interface Keywords {
+  must_all: string[];
+  must_any: string[];
+  must_not: string[];
+}
+
+export function hasKeywordTerms(kw: Keywords | null | undefined): kw is Keywords {
+  return !!kw && kw.must_all.length + kw.must_any.length > 0;
+}
+
+export const ORGANIZATION_TYPES = ['Company', 'Startup', 'Public', 'Academic', 'Other'] as const;
+export type OrganizationType = (typeof ORGANIZATION_TYPES)[number];
+
+export const ORGANIZATION_SIZES = ['Micro (0-9)', 'Small (10-49)', 'Medium-sized (50-249)', 'Large enterprise (250+)'] as const;
+export type OrganizationSize = (typeof ORGANIZATION_SIZES)[number];
+
+/**
+ * A list of allowed values matched case-insensitively, also by the label before " (" (so `micro` means
+ * `Micro (0-9)`), and echoed in the spec's spelling.
+ */
+function canonicalChoiceList<const T extends readonly string[]>(allowed: T) {
+  const byKey = new Map<string, T[number]>();
+  for (const value of allowed) {
+    byKey.set(value.toLowerCase(), value);
+    byKey.set(value.replace(/ \(.*$/, '').toLowerCase(), value);
+  }
+  const expected = allowed.map((v) => `'${v}'`).join(', ');
+  return z
+    .array(
+      z.string().transform((raw, ctx) => {
+        const value = byKey.get(raw.trim().toLowerCase());
+        if (value !== undefined) return value;
+        addIssue(ctx, `Input should be one of ${expected}`, [], { type: 'literal_error', ctx: { expected } });
+        return z.NEVER;
+      }),
+    )
+    .nullable()
+    .optional();
+}
+
+const NaceListSchema = z
+  .array(
+    z.string().transform((raw, ctx) => {
+      const result = normalizeNaceCode(raw);
+      if (result.ok) return result.value;
+      addIssue(ctx, result.reason, [], { type: 'nace_code', ctx: { reason: result.reason } });
+      return z.NEVER;
+    }),
+  )
+  .nullable()
+  .optional();
+
+/** `register`, `cache`, `request`, or a dated snapshot `dataset_MM_YYYY` (this interface's brand word). */
+export const SOURCE_PATTERN = /^(register|cache|request|dataset_(0[1-9]|1[0-2])_\d{4})$/;
+const SourceListSchema = z
+  .array(
+    z.string().regex(SOURCE_PATTERN, {
+      error: "Input should be 'register', 'cache', 'request' or 'dataset_MM_YYYY' (for example 'dataset_03_2025')",
+    }),
+  )
+  .nullable()
+  .optional();
+
+const StringListSchema = z.array(z.string()).nullable().optional();
+
+const filterShape = {
+  country: StringListSchema,
+  state: StringListSchema,
+  region: StringListSchema,
+  district: StringListSchema,
+  municipality: StringListSchema,
+  organization_type: canonicalChoiceList(ORGANIZATION_TYPES),
+  organization_size: canonicalChoiceList(ORGANIZATION_SIZES),
+  nace_code: NaceListSchema,
+  source: SourceListSchema,
+  company_register_court: StringListSchema,
+  register_date_from: DateSchema.nullable().optional(),
+  register_date_to: DateSchema.nullable().optional(),
+  summary_keywords: StringListSchema,
+  text_keywords: KeywordsSchema.nullable().optional(),
+};
+
+export type FilterKey = keyof typeof filterShape;
+export const FILTER_KEYS = Object.keys(filterShape) as FilterKey[];
+type ListFilterKey = Exclude<FilterKey, 'register_date_from' | 'register_date_to' | 'text_keywords'>;
+export const LIST_FILTER_KEYS = FILTER_KEYS.filter(
+  (k): k is ListFilterKey => k !== 'register_date_from' && k !== 'register_date_to' && k !== 'text_keywords',
+);
+
+/** The normalised filters: only constraining keys remain; lists are de-duplicated, in first-seen order. */
+export type Filters = {
+  [K in Exclude<FilterKey, 'register_date_from' | 'register_date_to' | 'text_keywords'>]?: string[];
+} & {
+  register_date_from?: string;
+  register_date_to?: string;
+  text_keywords?: Keywords;
+};
+
+function refineDateOrder(f: { register_date_from?: string | null; register_date_to?: string | null }, ctx: z.RefinementCtx): void {
+  if (f.register_date_from && f.register_date_to && f.register_date_from > f.register_date_to) {
+    addIssue(ctx, 'register_date_from must be on or before register_date_to', ['register_date_to']);
+  }
+}
+
+/**
+ * Drops keys that do not constrain anything. An empty list counts as "no constraint", like null:
+ * a filter form with nothing ticked should not match nothing.
+ */
+function compactFilters(raw: Record<string, unknown>): Filters {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (value === null || value === undefined) continue;
+    if (Array.isArray(value)) {
+      if (value.length === 0) continue;
+      out[key] = [...new Set(value as string[])];
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
+export const FiltersSchema = z
+  .strictObject(filterShape)
+  .superRefine(refineDateOrder)
+  .transform((f) => compactFilters(f));
+
+/** /stats filters: the same keys except text_keywords, which stats cannot evaluate. */
+export const StatsFiltersSchema = z
+  .strictObject(filterShape)
+  .superRefine((f, ctx) => {
+    if (f.text_keywords != null) {
+      addIssue(ctx, 'text_keywords is not supported in /stats (stats count by plain grouping, without text scoring)', [
+        'text_keywords',
+      ]);
+    }
+    refineDateOrder(f, ctx);
+  })
+  .transform((f) => compactFilters(f));

@@ -1,0 +1,63 @@
+/**
+ * v2 location endpoints. The spec gives the item shape and the search endpoint; query parameters and the
+ * sibling endpoints are ours (documented in README):
+ *   GET /locations/search?q=…&location_type=…&parent_id=…&limit=…   ranked name search
+ *   GET /locations?parent_id=…&location_type=…&limit=…&offset=…       listing (children of a parent, or all of a type)
+ *   GET /locations/{location_id}                                       one item
+ * Query values arrive as strings, so numbers are coerced here.
+ */
+import * as z from 'zod';
+
+export const LOCATION_TYPES = ['continent', 'country', 'state', 'region', 'district', 'municipality'] as const;
+export type LocationType = (typeof LOCATION_TYPES)[number];
+
+export const LOCATION_LIMITS = {
+  searchLimitDefault: 10,
+  searchLimitMax: 100,
+  listLimitDefault: 100,
+  listLimitMax: 1_000,
+} as const;
+
+export const LocationItemSchema = z.looseObject({
+  location_id: z.string(),
+  name: z.string(),
+  location_type: z.string(),
+  parent_id: z.string().nullable(),
+  path: z.string(),
+  doc_count: z.int().nonnegative(),
+});
+export type LocationItem = z.infer<typeof LocationItemSchema>;
+
+const queryInt = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
+const optionalText = z
+  .string()
+  .optional()
+  .transform((s) => (s?.trim() ? s.trim() : null));
+
+export const LocationSearchQuerySchema = z.strictObject({
+  q: z.string().transform((s) => s.trim()).pipe(z.string().min(1, 'q must not be blank')),
+  location_type: z.enum(LOCATION_TYPES).optional().transform((t) => t ?? null),
+  parent_id: optionalText,
+  limit: queryInt(1, LOCATION_LIMITS.searchLimitMax, LOCATION_LIMITS.searchLimitDefault),
+});
+export type LocationSearchQueryInput = z.input<typeof LocationSearchQuerySchema>;
+export type LocationSearchQuery = z.output<typeof LocationSearchQuerySchema>;
+
+export const LocationListQuerySchema = z
+  .strictObject({
+    parent_id: optionalText,
+    location_type: z.enum(LOCATION_TYPES).optional().transform((t) => t ?? null),
+    limit: queryInt(1, LOCATION_LIMITS.listLimitMax, LOCATION_LIMITS.listLimitDefault),
+    offset: z.coerce.number().int().min(0).default(0),
+  });
+export type LocationListQueryInput = z.input<typeof LocationListQuerySchema>;
+export type LocationListQuery = z.output<typeof LocationListQuerySchema>;
+
+export const LocationPathParamsSchema = z.strictObject({ location_id: z.string().min(1) });
+
+/** Search and listing answer the same shape; `count` is the number of items in this response. */
+export const LocationListResponseSchema = z.looseObject({
+  items: z.array(LocationItemSchema),
+  count: z.int().nonnegative(),
+});
+export type LocationListResponse = z.infer<typeof LocationListResponseSchema>;

@@ -1,0 +1,183 @@
+/** v2 POST /search: request (with rules 1–3), mode inference (rule 4) and response. */
+import * as z from 'zod';
+import { boundedInt, boundedNumber, ColumnsSchema, CursorSchema, DomainSchema, TermSchema } from '../common.js';
+import { addIssue, type LocSegment } from '../validation.js';
+import { FiltersSchema, hasKeywordTerms, KeywordsSchema, type Filters, type Keywords } from './filters.js';
+import { OrganizationRowSchema } from './rows.js';
+
+export const SEARCH_LIMITS = {
+  similarToEntries: 3,
+  conceptTerms: 5,
+  sizeMin: 1,
+  sizeMax: 500,
+  sizeDefault: 100,
+  minScoreDefault: 0.35,
+  searchBalanceDefault: 0.5,
+  /** Scored modes page with an offset cursor and stop at this depth; filter mode has no cap. */
+  scoredDepthCap: 10_000,
+} as const;
+
+/**
+ * Named weights of a similar-to entry, pinned: `weak` halves an entry's pull, `normal` is the default
+ * 1.0, `strong` is 1.5 — leaving 1.5–2.0 for callers who want more than "strong" numerically.
+ */
+export const SIMILARITY_WEIGHTS = { weak: 0.5, normal: 1.0, strong: 1.5 } as const;
+export type SimilarityWeightName = keyof typeof SIMILARITY_WEIGHTS;
+
+const WeightSchema = z.unknown().transform((raw, ctx): number => {
+  if (typeof raw === 'string' && raw in SIMILARITY_WEIGHTS) return SIMILARITY_WEIGHTS[raw as SimilarityWeightName];
+  if (typeof raw === 'number' && Number.isFinite(raw)) {
+    if (raw >= 0 && raw <= 2) return raw;
+    const bound = raw < 0 ? { type: 'greater_than_equal', ctx: { ge: 0 } } : { type: 'less_than_equal', ctx: { le: 2 } };
+    addIssue(ctx, raw < 0 ? 'Input should be greater than or equal to 0' : 'Input should be less than or equal to 2', [], bound);
+    return z.NEVER;
+  }
+  addIssue(ctx, "Input should be a number from 0.0 to 2.0, or 'weak', 'normal' or 'strong'", [], {
+    type: 'weight_type',
+    ctx: { expected: "0.0 to 2.0, 'weak', 'normal' or 'strong'" },
+  });
+  return z.NEVER;
+});
+
+const ConceptTermsSchema = z.array(TermSchema).max(SEARCH_LIMITS.conceptTerms).default([]);
+
+const SimilarToObjectSchema = z
+  .strictObject({
+    domain: DomainSchema,
+    boost: ConceptTermsSchema,
+    penalize: ConceptTermsSchema,
+    repel_domains: z.array(DomainSchema).max(SEARCH_LIMITS.conceptTerms).default([]),
+    weight: WeightSchema.optional(),
+  })
+  .superRefine((entry, ctx) => {
+    const i = entry.repel_domains.indexOf(entry.domain);
+    if (i >= 0) addIssue(ctx, `repel_domains may not contain the anchor domain ${entry.domain}`, ['repel_domains', i]);
+  })
+  .transform((entry) => ({ ...entry, weight: entry.weight ?? SIMILARITY_WEIGHTS.normal }));
+
+/** A similar-to entry after normalisation: always the object form, weight numeric. */
+export type SimilarTo = z.output<typeof SimilarToObjectSchema>;
+
+/** Each entry is a domain string or an object; both normalise to the object form. */
+const SimilarToEntrySchema = z.union([DomainSchema, SimilarToObjectSchema], {
+  error: 'Input should be a domain string or a similar-to object {domain, boost, penalize, repel_domains, weight}',
+}).transform((entry): SimilarTo =>
+  typeof entry === 'string'
+    ? { domain: entry, boost: [], penalize: [], repel_domains: [], weight: SIMILARITY_WEIGHTS.normal }
+    : entry,
+);
+
+/** A trimmed description; blank means "not supplied". */
+const DescribeSchema = z
+  .string()
+  .nullable()
+  .optional()
+  .transform((s) => {
+    const trimmed = s?.trim();
+    return trimmed ? trimmed : null;
+  });
+
+export const SEARCH_MODES = ['filter', 'fulltext', 'semantic', 'vector_similarity', 'hybrid'] as const;
+export type SearchMode = (typeof SEARCH_MODES)[number];
+
+/** The inputs that decide the mode, after normalisation. */
+export interface SearchInputs {
+  similar_to: SimilarTo[] | null;
+  describe: string | null;
+  keywords: Keywords | null;
+  filters: Filters | null;
+}
+
+export interface RuleViolation {
+  rule: 1 | 2 | 3;
+  path: LocSegment[];
+  message: string;
+}
+
+/**
+ * Rules 1 and 2 of the search request (rule 3 lives in the keywords schema, where must_not is).
+ * Pure: given normalised inputs, the violated rules with the field they point at.
+ */
+export function searchRuleViolations(inputs: SearchInputs): RuleViolation[] {
+  const violations: RuleViolation[] = [];
+  const hasSimilar = (inputs.similar_to?.length ?? 0) > 0;
+  if (hasSimilar && inputs.describe !== null) {
+    violations.push({ rule: 2, path: ['describe'], message: 'similar_to and describe cannot be combined' });
+  }
+  if (!hasSimilar && inputs.describe === null && !hasKeywordTerms(inputs.keywords) && inputs.filters === null) {
+    violations.push({
+      rule: 1,
+      path: [],
+      message: 'At least one of filters, keywords, describe, similar_to must be supplied',
+    });
+  }
+  return violations;
+}
+
+/** Rule 4: the mode is never sent; it follows from the inputs. Filters narrow every mode. */
+export function inferSearchMode(inputs: SearchInputs): SearchMode {
+  const keywords = hasKeywordTerms(inputs.keywords);
+  const vector = (inputs.similar_to?.length ?? 0) > 0;
+  const semantic = inputs.describe !== null;
+  if (keywords && (vector || semantic)) return 'hybrid';
+  if (keywords) return 'fulltext';
+  if (semantic) return 'semantic';
+  if (vector) return 'vector_similarity';
+  return 'filter';
+}
+
+export const SearchRequestSchema = z
+  .strictObject({
+    similar_to: z
+      .array(SimilarToEntrySchema)
+      .max(SEARCH_LIMITS.similarToEntries)
+      .nullable()
+      .optional()
+      .transform((list) => (list && list.length > 0 ? list : null)),
+    describe: DescribeSchema,
+    keywords: KeywordsSchema.nullable().optional().transform((k) => k ?? null),
+    filters: FiltersSchema.nullable().optional().transform((f) => f ?? null),
+    excludes: z.array(DomainSchema).default([]).transform((list) => [...new Set(list)]),
+    columns: ColumnsSchema,
+    size: boundedInt(SEARCH_LIMITS.sizeMin, SEARCH_LIMITS.sizeMax, SEARCH_LIMITS.sizeDefault),
+    min_score: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .optional()
+      .transform((v) => v ?? SEARCH_LIMITS.minScoreDefault),
+    search_balance: boundedNumber(0, 1, SEARCH_LIMITS.searchBalanceDefault),
+    search_after: CursorSchema.transform((c) => c ?? null),
+    explain: z.boolean().default(false),
+    dedup: z.boolean().default(false),
+  })
+  .superRefine(
+    (req, ctx) => {
+      for (const v of searchRuleViolations(req)) addIssue(ctx, v.message, v.path, { ctx: { rule: v.rule } });
+    },
+    // Like a pydantic model validator (mode "after"): rules 1 and 2 are checked on valid fields only, so
+    // they never see a field that failed (and kept its raw, un-normalised value).
+    { when: (payload) => payload.issues.length === 0 },
+  );
+
+/** What a caller may send (defaults optional). */
+export type SearchRequestInput = z.input<typeof SearchRequestSchema>;
+/** The request after validation and normalisation: defaults applied, domains normalised, mode-ready. */
+export type SearchRequest = z.output<typeof SearchRequestSchema>;
+
+export const SearchMetadataSchema = z.looseObject({
+  total_hits: z.int().nonnegative().nullable(),
+  returned: z.int().nonnegative(),
+  mode: z.enum(SEARCH_MODES),
+  elapsed_ms: z.number().nonnegative(),
+  search_after: z.array(z.unknown()).nullable(),
+  filters_applied: z.record(z.string(), z.unknown()).nullable(),
+  explain_plan: z.array(z.string()).nullable(),
+});
+
+export const SearchResponseSchema = z.looseObject({
+  data: z.array(OrganizationRowSchema),
+  metadata: SearchMetadataSchema,
+});
+export type SearchResponse = z.infer<typeof SearchResponseSchema>;

@@ -1,0 +1,272 @@
+/**
+ * Validation errors in the FastAPI / pydantic v2 layout: `{"detail":[{"loc","msg","type","input","ctx"}]}`.
+ *
+ * Every schema failure and every business-rule violation of the contract becomes this body (HTTP 422).
+ * Messages and `type` names follow pydantic v2 so that clients written for the hosted service read ours
+ * the same way.
+ */
+import * as z from 'zod';
+
+export type LocSegment = string | number;
+
+export interface ValidationErrorItem {
+  loc: LocSegment[];
+  msg: string;
+  type: string;
+  input?: unknown;
+  ctx?: Record<string, unknown>;
+}
+
+export interface ValidationErrorBody {
+  detail: ValidationErrorItem[];
+}
+
+export const ValidationErrorItemSchema = z.looseObject({
+  loc: z.array(z.union([z.string(), z.number()])),
+  msg: z.string(),
+  type: z.string(),
+  input: z.unknown().optional(),
+  ctx: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const ValidationErrorBodySchema = z.looseObject({ detail: z.array(ValidationErrorItemSchema) });
+
+/** Where the validated value came from; the first segment of every `loc`. */
+export type InputLocation = 'body' | 'query' | 'path' | 'header';
+
+/**
+ * Parameters a contract schema attaches to a custom issue so that it converts to a precise item.
+ * `type` defaults to `value_error` (the pydantic type of a failed validator).
+ */
+export interface IssueParams {
+  type?: string;
+  ctx?: Record<string, unknown>;
+}
+
+/** Adds a business-rule or format issue to a zod refinement context in the shape the converter expects. */
+export function addIssue(
+  ctx: { addIssue: (issue: z.core.$ZodRawIssue) => void; value: unknown },
+  message: string,
+  path: LocSegment[] = [],
+  params: IssueParams = {},
+): void {
+  ctx.addIssue({ code: 'custom', message, path, input: ctx.value, params: { ...params } });
+}
+
+/** A list of values in pydantic's wording: `'a', 'b' or 'c'`. */
+export function quoteAlternatives(values: readonly unknown[]): string {
+  const quoted = values.map((v) => (typeof v === 'string' ? `'${v}'` : String(v)));
+  if (quoted.length <= 1) return quoted.join('');
+  return `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1] ?? ''}`;
+}
+
+function valueAt(data: unknown, path: readonly PropertyKey[]): { found: boolean; value: unknown; parent: unknown } {
+  let parent: unknown = undefined;
+  let current: unknown = data;
+  for (const key of path) {
+    parent = current;
+    if (current !== null && typeof current === 'object' && Object.prototype.hasOwnProperty.call(current, key)) {
+      current = (current as Record<PropertyKey, unknown>)[key];
+    } else {
+      return { found: false, value: undefined, parent };
+    }
+  }
+  return { found: true, value: current, parent };
+}
+
+function segmentsOf(path: readonly PropertyKey[]): LocSegment[] {
+  return path.map((key) => (typeof key === 'number' ? key : String(key)));
+}
+
+function typeErrorFor(expected: string, input: unknown): Pick<ValidationErrorItem, 'type' | 'msg'> {
+  switch (expected) {
+    case 'string':
+      return { type: 'string_type', msg: 'Input should be a valid string' };
+    case 'number':
+      return { type: 'float_type', msg: 'Input should be a valid number' };
+    case 'int':
+      return typeof input === 'number' && Number.isFinite(input)
+        ? { type: 'int_from_float', msg: 'Input should be a valid integer, got a number with a fractional part' }
+        : { type: 'int_type', msg: 'Input should be a valid integer' };
+    case 'boolean':
+      return { type: 'bool_type', msg: 'Input should be a valid boolean' };
+    case 'array':
+      return { type: 'list_type', msg: 'Input should be a valid list' };
+    case 'object':
+    case 'record':
+      return { type: 'dict_type', msg: 'Input should be a valid dictionary' };
+    default:
+      return { type: `${expected}_type`, msg: `Input should be a valid ${expected}` };
+  }
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+function sizeOf(input: unknown): number | undefined {
+  if (Array.isArray(input) || typeof input === 'string') return input.length;
+  return undefined;
+}
+
+/** The branch of a failed union that matched the input's type best, or null when no branch did. */
+function bestUnionBranch(branches: readonly (readonly z.core.$ZodIssue[])[]): readonly z.core.$ZodIssue[] | null {
+  const typed = branches.filter((issues) => !issues.some((i) => i.code === 'invalid_type' && i.path.length === 0));
+  return typed[0] ?? null;
+}
+
+function convertIssue(
+  issue: z.core.$ZodIssue,
+  prefix: readonly PropertyKey[],
+  data: unknown,
+  location: InputLocation,
+  out: ValidationErrorItem[],
+): void {
+  const path = [...prefix, ...issue.path];
+  const at = valueAt(data, path);
+  const loc: LocSegment[] = [location, ...segmentsOf(path)];
+  const input = at.found ? at.value : undefined;
+  const push = (item: Omit<ValidationErrorItem, 'loc' | 'input'>, itemInput: unknown = input, itemLoc = loc): void => {
+    out.push(itemInput === undefined ? { loc: itemLoc, ...item } : { loc: itemLoc, ...item, input: itemInput });
+  };
+
+  switch (issue.code) {
+    case 'invalid_type': {
+      if (!at.found || input === undefined) {
+        // pydantic reports the enclosing object as the input of a missing field.
+        push({ type: 'missing', msg: 'Field required' }, path.length === 0 ? null : at.parent);
+        return;
+      }
+      push(typeErrorFor(issue.expected, input));
+      return;
+    }
+    case 'too_big': {
+      const max = Number(issue.maximum);
+      if (issue.origin === 'array' || issue.origin === 'set') {
+        const n = sizeOf(input) ?? 0;
+        push({
+          type: 'too_long',
+          msg: `List should have at most ${plural(max, 'item')} after validation, not ${n}`,
+          ctx: { field_type: 'List', max_length: max, actual_length: n },
+        });
+      } else if (issue.origin === 'string') {
+        push({ type: 'string_too_long', msg: `String should have at most ${plural(max, 'character')}`, ctx: { max_length: max } });
+      } else if (issue.inclusive === false) {
+        push({ type: 'less_than', msg: `Input should be less than ${max}`, ctx: { lt: max } });
+      } else {
+        push({ type: 'less_than_equal', msg: `Input should be less than or equal to ${max}`, ctx: { le: max } });
+      }
+      return;
+    }
+    case 'too_small': {
+      const min = Number(issue.minimum);
+      if (issue.origin === 'array' || issue.origin === 'set') {
+        const n = sizeOf(input) ?? 0;
+        push({
+          type: 'too_short',
+          msg: `List should have at least ${plural(min, 'item')} after validation, not ${n}`,
+          ctx: { field_type: 'List', min_length: min, actual_length: n },
+        });
+      } else if (issue.origin === 'string') {
+        push({ type: 'string_too_short', msg: `String should have at least ${plural(min, 'character')}`, ctx: { min_length: min } });
+      } else if (issue.inclusive === false) {
+        push({ type: 'greater_than', msg: `Input should be greater than ${min}`, ctx: { gt: min } });
+      } else {
+        push({ type: 'greater_than_equal', msg: `Input should be greater than or equal to ${min}`, ctx: { ge: min } });
+      }
+      return;
+    }
+    case 'invalid_value': {
+      const expected = quoteAlternatives(issue.values);
+      push({ type: 'literal_error', msg: `Input should be ${expected}`, ctx: { expected } });
+      return;
+    }
+    case 'invalid_format': {
+      if (issue.format === 'date') {
+        push({ type: 'date_parsing', msg: 'Input should be a valid date in the format YYYY-MM-DD' });
+      } else if (issue.format === 'datetime') {
+        push({ type: 'datetime_parsing', msg: 'Input should be a valid datetime in ISO 8601 format' });
+      } else if (issue.format === 'uuid' || issue.format.startsWith('uuid')) {
+        push({ type: 'uuid_parsing', msg: 'Input should be a valid UUID' });
+      } else if (issue.format === 'regex' && issue.pattern !== undefined) {
+        // pydantic: "String should match pattern '<pattern>'"; a schema's own message (when it set one) wins.
+        const pattern = /^\/(.*)\/[a-z]*$/s.exec(issue.pattern)?.[1] ?? issue.pattern;
+        const zodDefault = issue.message === `Invalid string: must match pattern ${issue.pattern}`;
+        push({
+          type: 'string_pattern_mismatch',
+          msg: zodDefault ? `String should match pattern '${pattern}'` : issue.message,
+          ctx: { pattern },
+        });
+      } else {
+        push({ type: 'string_pattern_mismatch', msg: `String should be a valid ${issue.format}`, ctx: { pattern: issue.format } });
+      }
+      return;
+    }
+    case 'unrecognized_keys': {
+      for (const key of issue.keys) {
+        const extra = valueAt(data, [...path, key]);
+        push({ type: 'extra_forbidden', msg: 'Extra inputs are not permitted' }, extra.value, [...loc, key]);
+      }
+      return;
+    }
+    case 'invalid_union': {
+      const branch = bestUnionBranch(issue.errors);
+      if (branch) {
+        for (const inner of branch) convertIssue(inner, path, data, location, out);
+      } else {
+        push({ type: 'union_type', msg: issue.message });
+      }
+      return;
+    }
+    case 'custom': {
+      const params = (issue.params ?? {}) as IssueParams;
+      const type = params.type ?? 'value_error';
+      const msg = type === 'value_error' ? `Value error, ${issue.message}` : issue.message;
+      push({ type, msg, ctx: params.ctx ?? { error: issue.message } });
+      return;
+    }
+    default: {
+      push({ type: 'value_error', msg: `Value error, ${issue.message}`, ctx: { error: issue.message } });
+    }
+  }
+}
+
+/** Converts zod issues into FastAPI `detail` items; `data` is the raw input (for `input` and `loc`). */
+export function toValidationDetail(
+  issues: readonly z.core.$ZodIssue[],
+  data: unknown,
+  location: InputLocation = 'body',
+): ValidationErrorItem[] {
+  const out: ValidationErrorItem[] = [];
+  // zod runs length checks on any value with a length, even after a type error at the same place (a string
+  // given for a list); pydantic reports only the type error there.
+  const typeErrorAt = new Set(issues.filter((i) => i.code === 'invalid_type').map((i) => JSON.stringify(i.path)));
+  for (const issue of issues) {
+    if ((issue.code === 'too_big' || issue.code === 'too_small') && typeErrorAt.has(JSON.stringify(issue.path))) continue;
+    convertIssue(issue, [], data, location, out);
+  }
+  return out;
+}
+
+export type Validated<T> = { ok: true; value: T } | { ok: false; error: ValidationErrorBody };
+
+/** Parses `data` with a contract schema; on failure returns the 422 body. Never throws on bad input. */
+export function validate<S extends z.ZodType>(
+  schema: S,
+  data: unknown,
+  location: InputLocation = 'body',
+): Validated<z.output<S>> {
+  const result = schema.safeParse(data);
+  if (result.success) return { ok: true, value: result.data };
+  return { ok: false, error: { detail: toValidationDetail(result.error.issues, data, location) } };
+}
+
+/** The 422 body FastAPI sends for a request body that is not JSON at all. */
+export function jsonDecodeError(position: number, reason: string): ValidationErrorBody {
+  return { detail: [{ loc: ['body', position], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error: reason } }] };
+}
+
+/** The 422 body for a request that needs a JSON body and sent none. */
+export function missingBodyError(): ValidationErrorBody {
+  return { detail: [{ loc: ['body'], msg: 'Field required', type: 'missing', input: null }] };
+}

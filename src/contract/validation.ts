@@ -109,6 +109,49 @@ function sizeOf(input: unknown): number | undefined {
   return undefined;
 }
 
+/** pydantic's wording of a violated bound, in both directions (`too_big` / `too_small`). */
+const BOUND_WORDING = {
+  too_big: {
+    side: 'long',
+    atMost: 'at most',
+    lengthKey: 'max_length',
+    exclusive: ['less_than', 'less than', 'lt'],
+    inclusive: ['less_than_equal', 'less than or equal to', 'le'],
+  },
+  too_small: {
+    side: 'short',
+    atMost: 'at least',
+    lengthKey: 'min_length',
+    exclusive: ['greater_than', 'greater than', 'gt'],
+    inclusive: ['greater_than_equal', 'greater than or equal to', 'ge'],
+  },
+} as const;
+
+function boundError(
+  issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall,
+  input: unknown,
+): Omit<ValidationErrorItem, 'loc' | 'input'> {
+  const wording = BOUND_WORDING[issue.code];
+  const limit = Number(issue.code === 'too_big' ? issue.maximum : issue.minimum);
+  if (issue.origin === 'array' || issue.origin === 'set') {
+    const n = sizeOf(input) ?? 0;
+    return {
+      type: `too_${wording.side}`,
+      msg: `List should have ${wording.atMost} ${plural(limit, 'item')} after validation, not ${n}`,
+      ctx: { field_type: 'List', [wording.lengthKey]: limit, actual_length: n },
+    };
+  }
+  if (issue.origin === 'string') {
+    return {
+      type: `string_too_${wording.side}`,
+      msg: `String should have ${wording.atMost} ${plural(limit, 'character')}`,
+      ctx: { [wording.lengthKey]: limit },
+    };
+  }
+  const [type, words, key] = issue.inclusive === false ? wording.exclusive : wording.inclusive;
+  return { type, msg: `Input should be ${words} ${limit}`, ctx: { [key]: limit } };
+}
+
 /** The branch of a failed union that matched the input's type best, or null when no branch did. */
 function bestUnionBranch(branches: readonly (readonly z.core.$ZodIssue[])[]): readonly z.core.$ZodIssue[] | null {
   const typed = branches.filter((issues) => !issues.some((i) => i.code === 'invalid_type' && i.path.length === 0));
@@ -140,40 +183,9 @@ function convertIssue(
       push(typeErrorFor(issue.expected, input));
       return;
     }
-    case 'too_big': {
-      const max = Number(issue.maximum);
-      if (issue.origin === 'array' || issue.origin === 'set') {
-        const n = sizeOf(input) ?? 0;
-        push({
-          type: 'too_long',
-          msg: `List should have at most ${plural(max, 'item')} after validation, not ${n}`,
-          ctx: { field_type: 'List', max_length: max, actual_length: n },
-        });
-      } else if (issue.origin === 'string') {
-        push({ type: 'string_too_long', msg: `String should have at most ${plural(max, 'character')}`, ctx: { max_length: max } });
-      } else if (issue.inclusive === false) {
-        push({ type: 'less_than', msg: `Input should be less than ${max}`, ctx: { lt: max } });
-      } else {
-        push({ type: 'less_than_equal', msg: `Input should be less than or equal to ${max}`, ctx: { le: max } });
-      }
-      return;
-    }
+    case 'too_big':
     case 'too_small': {
-      const min = Number(issue.minimum);
-      if (issue.origin === 'array' || issue.origin === 'set') {
-        const n = sizeOf(input) ?? 0;
-        push({
-          type: 'too_short',
-          msg: `List should have at least ${plural(min, 'item')} after validation, not ${n}`,
-          ctx: { field_type: 'List', min_length: min, actual_length: n },
-        });
-      } else if (issue.origin === 'string') {
-        push({ type: 'string_too_short', msg: `String should have at least ${plural(min, 'character')}`, ctx: { min_length: min } });
-      } else if (issue.inclusive === false) {
-        push({ type: 'greater_than', msg: `Input should be greater than ${min}`, ctx: { gt: min } });
-      } else {
-        push({ type: 'greater_than_equal', msg: `Input should be greater than or equal to ${min}`, ctx: { ge: min } });
-      }
+      push(boundError(issue, input));
       return;
     }
     case 'invalid_value': {

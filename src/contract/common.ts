@@ -1,7 +1,7 @@
 /** Small schemas shared by the three interfaces: domains, dates, columns, cursors. */
 import * as z from 'zod';
 import { normalizeDomain } from './domain.js';
-import { addIssue } from './validation.js';
+import { addIssue, integer } from './validation.js';
 
 /** A domain, URL or e-mail address, normalised to the index key (see domain.ts). */
 export const DomainSchema = z.string().transform((raw, ctx) => {
@@ -72,14 +72,17 @@ export const ColumnsSchema = z
   });
 
 /** A `search_after` cursor: opaque JSON scalars copied from the previous response. */
-export const CursorSchema = z.array(z.union([z.string(), z.number(), z.boolean(), z.null()])).nullable().optional();
+export const CursorSchema = z
+  .array(z.union([z.string(), z.number(), z.boolean(), z.null()], { error: 'Input should be a string, number, boolean or null' }))
+  .nullable()
+  .optional();
 
 export const GEO_LEVELS = ['country', 'state', 'region', 'district', 'municipality'] as const;
 export type GeoLevel = (typeof GEO_LEVELS)[number];
 
 /** Integer with inclusive bounds and a default, as the spec's tables write them. */
 export function boundedInt(min: number, max: number, fallback: number) {
-  return z.int().min(min).max(max).default(fallback);
+  return integer().min(min).max(max).default(fallback);
 }
 
 /** Number with inclusive bounds and a default. */

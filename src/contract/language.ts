@@ -1,6 +1,7 @@
 /** Language-processing interface (paths under /v1 on the language base URL; Bearer token). */
 import * as z from 'zod';
 import { DomainSchema, TermSchema } from './common.js';
+import { integer } from './validation.js';
 
 export const KeywordRequestSchema = z.strictObject({ keywords: z.array(TermSchema).min(1) });
 export type KeywordRequestInput = z.input<typeof KeywordRequestSchema>;
@@ -17,7 +18,7 @@ export const QNA_MAX_PAGES = 10;
 export const QnaRequestSchema = z.strictObject({
   question: TermSchema,
   domain: DomainSchema,
-  max_pages: z.int().min(1).max(QNA_MAX_PAGES).default(1),
+  max_pages: integer().min(1).max(QNA_MAX_PAGES).default(1),
 });
 export type QnaRequestInput = z.input<typeof QnaRequestSchema>;
 export type QnaRequest = z.output<typeof QnaRequestSchema>;

@@ -11,7 +11,7 @@
  */
 import * as z from 'zod';
 import { CursorSchema, DomainSchema, SELECTABLE_COLUMNS, TermSchema } from './common.js';
-import { addIssue } from './validation.js';
+import { addIssue, integer, WHEN_FIELDS_VALID } from './validation.js';
 import { FiltersSchema } from './v2/filters.js';
 
 export const V1_DEFAULT_INDEX = 'organizations-*';
@@ -50,7 +50,7 @@ export const V1SearchRequestSchema = z.strictObject({
   locations: V1LocationsSchema.optional(),
   custom_filters: FiltersSchema.nullable().optional().transform((f) => f ?? null),
   index: IndexSchema,
-  size: z.int().min(1).max(V1_LIMITS.searchSizeMax).default(V1_LIMITS.searchSizeDefault),
+  size: integer().min(1).max(V1_LIMITS.searchSizeMax).default(V1_LIMITS.searchSizeDefault),
   columns: V1ColumnsSchema,
   pit_id: z.string().nullable().optional().transform((p) => p ?? null),
   search_after: CursorSchema.transform((c) => c ?? null),
@@ -120,7 +120,7 @@ export const V1DownloadRequestSchema = z
   .strictObject({
     download_id: z.string().min(1).optional(),
     index: IndexSchema,
-    size: z.int().min(1).max(V1_LIMITS.downloadSizeMax).default(V1_LIMITS.downloadSizeDefault),
+    size: integer().min(1).max(V1_LIMITS.downloadSizeMax).default(V1_LIMITS.downloadSizeDefault),
     columns: V1ColumnsSchema,
     search_info: z
       .strictObject({ search_id: z.string().min(1), query: z.record(z.string(), z.unknown()) })
@@ -132,7 +132,7 @@ export const V1DownloadRequestSchema = z
     if (!req.search_info === !req.market_info) {
       addIssue(ctx, 'exactly one of search_info and market_info must be given', []);
     }
-  });
+  }, WHEN_FIELDS_VALID);
 export type V1DownloadRequestInput = z.input<typeof V1DownloadRequestSchema>;
 export type V1DownloadRequest = z.output<typeof V1DownloadRequestSchema>;
 

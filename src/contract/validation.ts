@@ -43,6 +43,23 @@ export interface IssueParams {
   ctx?: Record<string, unknown>;
 }
 
+/**
+ * Message of an integer field's type error. zod reports it as `expected: "number"`; this message lets the
+ * converter say `int_type` as pydantic does.
+ */
+export const INT_TYPE_MESSAGE = 'Input should be a valid integer';
+
+/** An integer schema whose type errors convert to pydantic's `int_type`. */
+export function integer() {
+  return z.int({ error: (issue) => (issue.code === 'invalid_type' ? INT_TYPE_MESSAGE : undefined) });
+}
+
+/**
+ * Refinement option: run a cross-field rule only when every field is valid, like a pydantic model
+ * validator in "after" mode — the rule then never sees a raw, un-normalised or mistyped value.
+ */
+export const WHEN_FIELDS_VALID = { when: (payload: { issues: readonly unknown[] }) => payload.issues.length === 0 };
+
 /** Adds a business-rule or format issue to a zod refinement context in the shape the converter expects. */
 export function addIssue(
   ctx: { addIssue: (issue: z.core.$ZodRawIssue) => void; value: unknown },
@@ -170,17 +187,24 @@ function convertIssue(
   const loc: LocSegment[] = [location, ...segmentsOf(path)];
   const input = at.found ? at.value : undefined;
   const push = (item: Omit<ValidationErrorItem, 'loc' | 'input'>, itemInput: unknown = input, itemLoc = loc): void => {
-    out.push(itemInput === undefined ? { loc: itemLoc, ...item } : { loc: itemLoc, ...item, input: itemInput });
+    // Key order as FastAPI writes it: type, loc, msg, input, ctx.
+    const ordered: ValidationErrorItem = { type: item.type, loc: itemLoc, msg: item.msg };
+    if (itemInput !== undefined) ordered.input = itemInput;
+    if (item.ctx !== undefined) ordered.ctx = item.ctx;
+    out.push(ordered);
   };
+
+  const absent = !at.found || input === undefined;
+  if (absent && (issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union')) {
+    // A required field that is not there (zod reports a missing enum or literal as a wrong value, a missing
+    // union as a failed union): pydantic reports the enclosing object as the input of a missing field.
+    push({ type: 'missing', msg: 'Field required' }, path.length === 0 ? null : at.parent);
+    return;
+  }
 
   switch (issue.code) {
     case 'invalid_type': {
-      if (!at.found || input === undefined) {
-        // pydantic reports the enclosing object as the input of a missing field.
-        push({ type: 'missing', msg: 'Field required' }, path.length === 0 ? null : at.parent);
-        return;
-      }
-      push(typeErrorFor(issue.expected, input));
+      push(typeErrorFor(issue.message === INT_TYPE_MESSAGE ? 'int' : issue.expected, input));
       return;
     }
     case 'too_big':
@@ -234,7 +258,8 @@ function convertIssue(
       const params = (issue.params ?? {}) as IssueParams;
       const type = params.type ?? 'value_error';
       const msg = type === 'value_error' ? `Value error, ${issue.message}` : issue.message;
-      push({ type, msg, ctx: params.ctx ?? { error: issue.message } });
+      // A failed validator always says what failed in ctx.error, as pydantic does; schemas may add more (the rule number).
+      push({ type, msg, ctx: type === 'value_error' ? { error: issue.message, ...params.ctx } : (params.ctx ?? { error: issue.message }) });
       return;
     }
     default: {

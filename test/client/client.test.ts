@@ -240,7 +240,7 @@ describe('retries and backoff', () => {
         loc: ['body', 'keywords', 'must_not'],
         msg: 'Value error, must_not is valid only together with must_all or must_any',
         input: ['x'],
-        ctx: { error: 'must_not is valid only together with must_all or must_any' },
+        ctx: { error: 'must_not is valid only together with must_all or must_any', rule: 3 },
       },
       { type: 'less_than_equal', loc: ['body', 'size'], msg: 'Input should be less than or equal to 500', input: 501, ctx: { le: 500 } },
     ]);

@@ -2,9 +2,22 @@
 import * as z from 'zod';
 import { DateSchema, TermSchema } from '../common.js';
 import { normalizeNaceCode } from '../nace.js';
-import { addIssue } from '../validation.js';
+import { addIssue, WHEN_FIELDS_VALID } from '../validation.js';
 
 const TermListSchema = z.array(TermSchema).nullable().optional();
+
+/** Rule 3 as a pure function: must_not is valid only together with must_all or must_any. */
+export function mustNotRuleViolation(kw: {
+  must_all?: readonly string[] | null;
+  must_any?: readonly string[] | null;
+  must_not?: readonly string[] | null;
+}): { rule: 3; path: ['must_not']; message: string } | null {
+  const positive = (kw.must_all?.length ?? 0) + (kw.must_any?.length ?? 0);
+  if ((kw.must_not?.length ?? 0) > 0 && positive === 0) {
+    return { rule: 3, path: ['must_not'], message: 'must_not is valid only together with must_all or must_any' };
+  }
+  return null;
+}
 
 /**
  * The keywords object. Rule 3: must_not needs must_all or must_any. An object with no terms at all is
@@ -13,11 +26,9 @@ const TermListSchema = z.array(TermSchema).nullable().optional();
 export const KeywordsSchema = z
   .strictObject({ must_all: TermListSchema, must_any: TermListSchema, must_not: TermListSchema })
   .superRefine((kw, ctx) => {
-    const positive = (kw.must_all?.length ?? 0) + (kw.must_any?.length ?? 0);
-    if ((kw.must_not?.length ?? 0) > 0 && positive === 0) {
-      addIssue(ctx, 'must_not is valid only together with must_all or must_any', ['must_not']);
-    }
-  })
+    const violation = mustNotRuleViolation(kw);
+    if (violation) addIssue(ctx, violation.message, violation.path, { ctx: { rule: violation.rule } });
+  }, WHEN_FIELDS_VALID)
   .transform((kw) => {
     const normalized: Keywords = {
       must_all: kw.must_all ?? [],
@@ -151,18 +162,29 @@ function compactFilters(raw: Record<string, unknown>): Filters {
 
 export const FiltersSchema = z
   .strictObject(filterShape)
-  .superRefine(refineDateOrder)
+  .superRefine(refineDateOrder, WHEN_FIELDS_VALID)
   .transform((f) => compactFilters(f));
+
+/** True for null and for a keywords-shaped object whose lists are all empty: nothing to evaluate. */
+function isEmptyKeywords(value: unknown): boolean {
+  if (value == null) return true;
+  if (typeof value !== 'object' || Array.isArray(value)) return false;
+  return Object.values(value).every((list) => list == null || (Array.isArray(list) && list.length === 0));
+}
+
+/** text_keywords with anything to evaluate is refused in /stats, whatever its shape: stats do no text scoring. */
+const TextKeywordsNotInStats = z
+  .unknown()
+  .transform((value, ctx) => {
+    if (!isEmptyKeywords(value)) {
+      addIssue(ctx, 'text_keywords is not supported in /stats (stats count by plain grouping, without text scoring)');
+    }
+    return undefined;
+  })
+  .optional();
 
 /** /stats filters: the same keys except text_keywords, which stats cannot evaluate. */
 export const StatsFiltersSchema = z
-  .strictObject(filterShape)
-  .superRefine((f, ctx) => {
-    if (f.text_keywords != null) {
-      addIssue(ctx, 'text_keywords is not supported in /stats (stats count by plain grouping, without text scoring)', [
-        'text_keywords',
-      ]);
-    }
-    refineDateOrder(f, ctx);
-  })
+  .strictObject({ ...filterShape, text_keywords: TextKeywordsNotInStats })
+  .superRefine(refineDateOrder, WHEN_FIELDS_VALID)
   .transform((f) => compactFilters(f));

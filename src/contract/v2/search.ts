@@ -1,7 +1,7 @@
 /** v2 POST /search: request (with rules 1–3), mode inference (rule 4) and response. */
 import * as z from 'zod';
 import { boundedInt, boundedNumber, ColumnsSchema, CursorSchema, DomainSchema, TermSchema } from '../common.js';
-import { addIssue, type LocSegment } from '../validation.js';
+import { addIssue, WHEN_FIELDS_VALID, type LocSegment } from '../validation.js';
 import { FiltersSchema, hasKeywordTerms, KeywordsSchema, type Filters, type Keywords } from './filters.js';
 import { OrganizationRowSchema } from './rows.js';
 
@@ -52,7 +52,7 @@ const SimilarToObjectSchema = z
   .superRefine((entry, ctx) => {
     const i = entry.repel_domains.indexOf(entry.domain);
     if (i >= 0) addIssue(ctx, `repel_domains may not contain the anchor domain ${entry.domain}`, ['repel_domains', i]);
-  })
+  }, WHEN_FIELDS_VALID)
   .transform((entry) => ({ ...entry, weight: entry.weight ?? SIMILARITY_WEIGHTS.normal }));
 
 /** A similar-to entry after normalisation: always the object form, weight numeric. */
@@ -156,9 +156,7 @@ export const SearchRequestSchema = z
     (req, ctx) => {
       for (const v of searchRuleViolations(req)) addIssue(ctx, v.message, v.path, { ctx: { rule: v.rule } });
     },
-    // Like a pydantic model validator (mode "after"): rules 1 and 2 are checked on valid fields only, so
-    // they never see a field that failed (and kept its raw, un-normalised value).
-    { when: (payload) => payload.issues.length === 0 },
+    WHEN_FIELDS_VALID,
   );
 
 /** What a caller may send (defaults optional). */

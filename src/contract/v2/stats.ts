@@ -1,7 +1,7 @@
 /** v2 POST /stats: COUNT buckets over a filtered population, grouped by up to two dimensions. */
 import * as z from 'zod';
 import { boundedInt, DateSchema } from '../common.js';
-import { addIssue } from '../validation.js';
+import { addIssue, WHEN_FIELDS_VALID } from '../validation.js';
 import { StatsFiltersSchema } from './filters.js';
 
 /** Allowed group_by / group_by_secondary values, by family (spec table). */
@@ -40,7 +40,7 @@ const DateRangeSchema = z
     if (range.from_date && range.to_date && range.from_date > range.to_date) {
       addIssue(ctx, 'from_date must be on or before to_date', ['to_date']);
     }
-  });
+  }, WHEN_FIELDS_VALID);
 
 const GroupBySchema = z.enum(STATS_GROUP_BY).nullable().optional().transform((g) => g ?? null);
 
@@ -65,7 +65,7 @@ export const StatsRequestSchema = z
     if (req.group_by_secondary !== null && req.group_by_secondary === req.group_by) {
       addIssue(ctx, 'group_by_secondary must differ from group_by', ['group_by_secondary']);
     }
-  })
+  }, WHEN_FIELDS_VALID)
   .transform((req) => {
     const { date_range, ...rest } = req;
     const dateGroup = [req.group_by, req.group_by_secondary].find((g) => g !== null && DATE_GROUP_COLUMNS.includes(g));

@@ -36,6 +36,20 @@ export interface ClientConfig {
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
+/** Printable ASCII: what every HTTP stack accepts in a header value. */
+const HEADER_SAFE = /^[\x20-\x7E]*$/;
+
+function credential(value: string | null | undefined, what: string): string | null {
+  const trimmed = value?.trim();
+  if (!trimmed) return null;
+  if (!HEADER_SAFE.test(trimmed)) {
+    throw new ConfigurationError(
+      `The ${what} contains characters that cannot be sent in an HTTP header (a typographic quote or a non-Latin letter from copy and paste?)`,
+    );
+  }
+  return trimmed;
+}
+
 export function resolveConfig(options: ClientOptions): ClientConfig {
   const baseUrls: Partial<Record<ApiName, string>> = {};
   for (const [api, url] of Object.entries(options.baseUrls) as [ApiName, string | undefined][]) {
@@ -47,8 +61,8 @@ export function resolveConfig(options: ClientOptions): ClientConfig {
   }
   return {
     baseUrls,
-    apiKey: options.apiKey?.trim() || null,
-    accessToken: options.accessToken?.trim() || null,
+    apiKey: credential(options.apiKey, 'API key'),
+    accessToken: credential(options.accessToken, 'access token'),
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },
     validateRequests: options.validateRequests ?? true,

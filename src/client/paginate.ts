@@ -1,7 +1,9 @@
 /**
  * Walking `search_after` pages, as a pure state machine both drivers use. Stops when the server returns
  * a null cursor, when the caller's row limit is reached, or at the 10,000-row depth cap of scored modes
- * (the last page is shortened so the walk ends exactly at the cap and says so).
+ * (the last page is shortened so the walk ends exactly at the cap and says so). A walk resumed from a
+ * caller's `search_after` counts depth from the resume point: the cursor is opaque, so the server remains
+ * the judge of the real cap.
  */
 import { SEARCH_LIMITS, type SearchMode, type SearchRequestInput, type SearchResponse } from '../contract/v2/search.js';
 
@@ -49,16 +51,16 @@ function depthLimit(state: PaginationState): number {
 export function nextPageRequest(state: PaginationState): SearchRequestInput | null {
   if (state.done) return null;
   const room = Math.min(state.maxRows, depthLimit(state)) - state.fetched;
-  const size = Math.min(state.pageSize, room, SEARCH_LIMITS.sizeMax);
-  if (size < 1) return null;
-  return { ...state.base, size, search_after: state.cursor };
+  if (room < 1) return null;
+  // The page size is not clamped: a bad size reaches validation and comes back as a 422, not as no rows.
+  return { ...state.base, size: Math.min(state.pageSize, room), search_after: state.cursor };
 }
 
 /** The state after a page arrived. */
 export function advancePagination(state: PaginationState, page: SearchResponse): PaginationState {
   const fetched = state.fetched + page.data.length;
   const mode = page.metadata.mode;
-  const cursor = page.metadata.search_after as Cursor;
+  const cursor = page.metadata.search_after;
   const next = { ...state, fetched, mode, cursor, pages: state.pages + 1, totalHits: page.metadata.total_hits ?? state.totalHits };
   let stoppedBy: PaginationState['stoppedBy'] = null;
   if (cursor === null || page.data.length === 0) stoppedBy = 'end';

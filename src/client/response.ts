@@ -13,7 +13,7 @@ import {
   ValidationError,
 } from './errors.js';
 import type { HttpResponse } from './http.js';
-import { parseQuota, parseResetTime, type Quota } from './quota.js';
+import { parseQuota, retryAtIso, type Quota } from './quota.js';
 
 export type Interpretation<T> =
   | { ok: true; body: T; status: number; quota: Quota | null }
@@ -44,19 +44,10 @@ function rateLimitMessage(resetAt: string | null, body: unknown): string {
   return resetAt ? `${base}; resets at ${resetAt}` : base;
 }
 
-function resetOf(response: HttpResponse, nowMs: number): string | null {
-  const reset = parseResetTime(response.headers['x-ratelimit-reset']);
-  if (reset) return reset;
-  const retryAfter = response.headers['retry-after']?.trim();
-  if (!retryAfter) return null;
-  const at = /^\d+(\.\d+)?$/.test(retryAfter) ? nowMs + Number(retryAfter) * 1000 : Date.parse(retryAfter);
-  return Number.isFinite(at) ? new Date(at).toISOString() : null;
-}
-
 /** Maps one response to the endpoint's parsed 200 body or a typed error. Never throws. */
 export function interpretResponse<T>(endpoint: Endpoint, response: HttpResponse, nowMs: number): Interpretation<T> {
   const { status } = response;
-  const quota = parseQuota(response.headers);
+  const quota = parseQuota(response.headers, nowMs);
   const json = parseJson(response.body);
   const body = json.ok ? json.value : undefined;
 
@@ -82,7 +73,7 @@ export function interpretResponse<T>(endpoint: Endpoint, response: HttpResponse,
   }
   if (status === 401 || status === 403) return { ok: false, error: new AuthError(messageOf(body, status), status, quota) };
   if (status === 429) {
-    const resetAt = resetOf(response, nowMs);
+    const resetAt = retryAtIso(response.headers, nowMs);
     return { ok: false, error: new RateLimitError(rateLimitMessage(resetAt, body), resetAt, quota) };
   }
   if (status >= 500) return { ok: false, error: new ServerError(messageOf(body, status), status, quota) };

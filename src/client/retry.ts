@@ -1,10 +1,11 @@
 /**
  * When to try a request again, as a pure function. Only 429, 5xx and failures without a response are
- * retried; every other 4xx is the caller's to fix. Waits honour `Retry-After` and `X-RateLimit-Reset`;
- * otherwise capped exponential backoff with jitter. A wait longer than `maxWaitMs` (a monthly quota
- * that resets next month) is not waited out: the error reaches the user at once with the reset time.
+ * retried; every other 4xx is the caller's to fix. A server-announced wait (`Retry-After`, or the reset of
+ * an exhausted quota) is honoured; otherwise capped exponential backoff with jitter. A wait longer than
+ * `maxWaitMs` (a monthly quota that resets next month) is not sat out: the error reaches the user at once
+ * with the reset time. The quota reset alone never delays a 5xx or a burst-limit 429.
  */
-import { parseResetTime } from './quota.js';
+import { retryInstant } from './quota.js';
 
 export interface RetryPolicy {
   /** Retries after the first attempt. */
@@ -22,18 +23,6 @@ export type AttemptOutcome = { kind: 'response'; status: number; headers: Record
 export type RetryDecision = { retry: true; delayMs: number } | { retry: false };
 
 const RETRYABLE_5XX = new Set([500, 502, 503, 504]);
-
-/** Milliseconds the server asked us to wait (Retry-After seconds or HTTP date, else X-RateLimit-Reset), or null. */
-export function serverRequestedWaitMs(headers: Record<string, string>, nowMs: number): number | null {
-  const retryAfter = headers['retry-after']?.trim();
-  if (retryAfter) {
-    if (/^\d+(\.\d+)?$/.test(retryAfter)) return Number(retryAfter) * 1000;
-    const at = Date.parse(retryAfter);
-    if (Number.isFinite(at)) return Math.max(0, at - nowMs);
-  }
-  const reset = parseResetTime(headers['x-ratelimit-reset']);
-  return reset === null ? null : Math.max(0, Date.parse(reset) - nowMs);
-}
 
 /** Capped exponential backoff with "equal jitter": half fixed, half random, never above the cap. */
 export function backoffMs(policy: RetryPolicy, retryIndex: number, random: () => number): number {
@@ -56,8 +45,9 @@ export function decideRetry(
   if (outcome.kind === 'failure') return { retry: true, delayMs: backoffMs(policy, retriesSoFar, random) };
   const { status, headers } = outcome;
   if (status !== 429 && !RETRYABLE_5XX.has(status)) return { retry: false };
-  const requested = serverRequestedWaitMs(headers, nowMs);
-  if (requested === null) return { retry: true, delayMs: backoffMs(policy, retriesSoFar, random) };
+  const at = retryInstant(headers, nowMs);
+  if (at === null) return { retry: true, delayMs: backoffMs(policy, retriesSoFar, random) };
+  const requested = Math.max(0, at - nowMs);
   if (requested > policy.maxWaitMs) return { retry: false };
   // A little spread so that many cells released at the same reset instant do not arrive together.
   return { retry: true, delayMs: Math.ceil(requested + random() * Math.min(250, policy.baseDelayMs)) };

@@ -13,6 +13,43 @@ export const DomainSchema = z.string().transform((raw, ctx) => {
 
 export const DomainListSchema = z.array(DomainSchema);
 
+/**
+ * A web address whose pages are read (QnA's `domain`, "the URL whose text is fetched"): a bare domain or
+ * an http(s) URL. Its host must be a valid domain; the address itself is kept as given (trimmed), so a
+ * path such as `/careers` is not lost.
+ */
+export const PageAddressSchema = z.string().transform((raw, ctx) => {
+  const address = raw.trim();
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(address);
+  const result = normalizeDomain(address);
+  if (scheme && !/^https?$/i.test(scheme[1] ?? '')) {
+    addIssue(ctx, `"${raw}" is not a web address; use http(s):// or a bare domain`, [], { type: 'url_scheme', ctx: { expected_schemes: "'http', 'https'" } });
+    return z.NEVER;
+  }
+  if (result.ok) return address;
+  addIssue(ctx, result.reason, [], { type: 'domain_parsing', ctx: { reason: result.reason } });
+  return z.NEVER;
+});
+
+/**
+ * A UUID as Python's `uuid.UUID` reads it: any version, hyphenated or not, in braces or as a URN;
+ * normalised to lower-case hyphenated form.
+ */
+export const UuidSchema = z.string().transform((raw, ctx) => {
+  const hex = raw
+    .trim()
+    .replace(/^urn:uuid:/i, '')
+    .replace(/^\{(.*)\}$/, '$1')
+    .replace(/-/g, '');
+  if (/^[0-9a-f]{32}$/i.test(hex)) {
+    const h = hex.toLowerCase();
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  }
+  const error = 'expected 32 hexadecimal digits, optionally hyphenated, in braces or after urn:uuid:';
+  addIssue(ctx, `Input should be a valid UUID, ${error}`, [], { type: 'uuid_parsing', ctx: { error } });
+  return z.NEVER;
+});
+
 /** A calendar date `YYYY-MM-DD` (checked against the real calendar). */
 export const DateSchema = z.iso.date();
 
@@ -21,9 +58,6 @@ export const TermSchema = z
   .string()
   .transform((s) => s.trim())
   .pipe(z.string().min(1, 'must not be blank'));
-
-/** A list of strings where null means "not given" (the spec's `array of string or null`). */
-export const NullableStringListSchema = z.array(z.string()).nullable().optional();
 
 /** The selectable columns of an organization row (v2 spec, "Selectable columns"). */
 export const SELECTABLE_COLUMNS = [
@@ -71,11 +105,12 @@ export const ColumnsSchema = z
     return [...new Set<SelectableColumn>(['domain', ...chosen])];
   });
 
-/** A `search_after` cursor: opaque JSON scalars copied from the previous response. */
-export const CursorSchema = z
-  .array(z.union([z.string(), z.number(), z.boolean(), z.null()], { error: 'Input should be a string, number, boolean or null' }))
-  .nullable()
-  .optional();
+/**
+ * A `search_after` cursor: opaque JSON values copied unchanged from the previous response. Request and
+ * response accept the same shape, so whatever a server hands out can be sent back.
+ */
+export const CursorValueSchema = z.json();
+export const CursorSchema = z.array(CursorValueSchema).nullable().optional();
 
 export const GEO_LEVELS = ['country', 'state', 'region', 'district', 'municipality'] as const;
 export type GeoLevel = (typeof GEO_LEVELS)[number];

@@ -13,6 +13,9 @@ const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
 // Full stops that IDNA (UTS #46) maps to "." — users copy domains out of CJK text.
 const IDEOGRAPHIC_FULL_STOPS = /[\u3002\uFF0E\uFF61]/g;
+// Characters IDNA maps to nothing: soft hyphen, zero-width spaces and joiners, word joiner, BOM. They
+// ride along invisibly when a domain is copied out of a web page or a PDF.
+const INVISIBLE = /[\u00AD\u200B-\u200D\u2060\uFEFF]/g;
 
 /** Removes scheme, user info, path, query, fragment and port, leaving the host part of a URL-ish input. */
 function hostPart(input: string): string {
@@ -35,11 +38,12 @@ function hostPart(input: string): string {
  * no `www.`, no port / path / query / fragment, no trailing dot, IDN labels in punycode.
  */
 export function normalizeDomain(raw: string): DomainResult {
-  const trimmed = raw.trim().replace(/^mailto:/i, '');
+  const trimmed = raw.replace(INVISIBLE, '').trim().replace(/^mailto:/i, '');
   if (trimmed === '') return { ok: false, reason: 'domain is empty' };
   if (/\s/.test(trimmed)) return { ok: false, reason: `"${raw}" contains whitespace; expected a domain such as example.com` };
 
-  let host = hostPart(trimmed).normalize('NFC').replace(IDEOGRAPHIC_FULL_STOPS, '.').toLowerCase();
+  // NFKC folds full-width and other compatibility forms (ｅｘａｍｐｌｅ.com → example.com), as IDNA does.
+  let host = hostPart(trimmed).normalize('NFKC').replace(IDEOGRAPHIC_FULL_STOPS, '.').toLowerCase();
   if (host.endsWith('.')) host = host.slice(0, -1);
   if (host === '') return { ok: false, reason: `"${raw}" has no host name; expected a domain such as example.com` };
   if (host.startsWith('[') || IPV4.test(host)) {

@@ -63,7 +63,7 @@ export const ENDPOINTS = {
   'v1.download': endpoint({ api: 'v1', method: 'POST', path: '/v1/download', input: 'body', request: v1.V1DownloadRequestSchema, response: v1.V1DownloadResponseSchema, auth: V1_AUTH, summary: 'Results as a downloadable file' }),
   'v1.closePit': endpoint({ api: 'v1', method: 'DELETE', path: '/v1/close_pit', input: 'query', request: v1.V1ClosePitRequestSchema, response: v1.V1ClosePitResponseSchema, auth: V1_AUTH, summary: 'Close a point-in-time context' }),
   'language.generateKeywords': endpoint({ api: 'language', method: 'POST', path: '/v1/generate-keywords', input: 'body', request: language.KeywordRequestSchema, response: language.BatchKeywordSchema, auth: LANGUAGE_AUTH, summary: 'Alternative keywords for a list of keywords' }),
-  'language.qna': endpoint({ api: 'language', method: 'POST', path: '/v1/qna', input: 'body', request: language.QnaRequestSchema, response: language.QnaResponseSchema, auth: LANGUAGE_AUTH, summary: "Answer a question from a domain's pages" }),
+  'language.qna': endpoint({ api: 'language', method: 'POST', path: '/v1/qna', input: 'body', request: language.QnaRequestSchema, response: language.QnaResultSchema, auth: LANGUAGE_AUTH, summary: "Answer a question from a domain's pages" }),
   'language.nlpSearch': endpoint({ api: 'language', method: 'POST', path: '/v1/nlp_search', input: 'body', request: language.QueryRequestSchema, response: language.QueryResponseSchema, auth: LANGUAGE_AUTH, summary: 'Natural-language query to search parameters' }),
 } as const;
 

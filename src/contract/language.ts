@@ -1,6 +1,6 @@
 /** Language-processing interface (paths under /v1 on the language base URL; Bearer token). */
 import * as z from 'zod';
-import { DomainSchema, TermSchema } from './common.js';
+import { PageAddressSchema, TermSchema } from './common.js';
 import { integer } from './validation.js';
 
 export const KeywordRequestSchema = z.strictObject({ keywords: z.array(TermSchema).min(1) });
@@ -17,7 +17,7 @@ export const QNA_MAX_PAGES = 10;
 
 export const QnaRequestSchema = z.strictObject({
   question: TermSchema,
-  domain: DomainSchema,
+  domain: PageAddressSchema,
   max_pages: integer().min(1).max(QNA_MAX_PAGES).default(1),
 });
 export type QnaRequestInput = z.input<typeof QnaRequestSchema>;
@@ -51,8 +51,12 @@ export const LanguageErrorSchema = z.looseObject({
   message: z.string(),
   error: z.string(),
 });
+/** Every form a /qna 200 body may take, the error envelope included (what a server may send). */
 export const QnaResponseSchema = z.union([QnaAnsweredSchema, QnaCannotAnswerSchema, LanguageErrorSchema]);
 export type QnaResponse = z.infer<typeof QnaResponseSchema>;
+/** The forms a caller receives: the client turns the error envelope into a ServiceError. */
+export const QnaResultSchema = z.union([QnaAnsweredSchema, QnaCannotAnswerSchema]);
+export type QnaResult = z.infer<typeof QnaResultSchema>;
 
 export const QueryRequestSchema = z.strictObject({ user_query: TermSchema, search_id: z.string().min(1) });
 export type QueryRequestInput = z.input<typeof QueryRequestSchema>;

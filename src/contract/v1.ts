@@ -10,7 +10,7 @@
  * Bad input is a 422 in the FastAPI layout, as for v2.
  */
 import * as z from 'zod';
-import { CursorSchema, DomainSchema, SELECTABLE_COLUMNS, TermSchema } from './common.js';
+import { CursorSchema, CursorValueSchema, DomainSchema, GEO_LEVELS, SELECTABLE_COLUMNS, TermSchema, UuidSchema, type GeoLevel } from './common.js';
 import { addIssue, integer, WHEN_FIELDS_VALID } from './validation.js';
 import { FiltersSchema } from './v2/filters.js';
 
@@ -32,7 +32,7 @@ export const V1LocationsSchema = z.strictObject({
   region: stringList,
   district: stringList,
   municipality: stringList,
-});
+} satisfies Record<GeoLevel, unknown>);
 export type V1Locations = z.output<typeof V1LocationsSchema>;
 
 const V1ColumnsSchema = z
@@ -43,7 +43,7 @@ const V1ColumnsSchema = z
 const IndexSchema = z.string().min(1).default(V1_DEFAULT_INDEX);
 
 export const V1SearchRequestSchema = z.strictObject({
-  search_id: z.uuid(),
+  search_id: UuidSchema,
   domains: z.array(DomainSchema).default([]),
   excludes: z.array(DomainSchema).default([]),
   keywords: V1KeywordsSchema.optional(),
@@ -71,12 +71,12 @@ export const V1SearchResponseSchema = z.looseObject({
     total_fetched: z.int().nonnegative(),
     query_type: z.string(),
     pit_id: z.string().nullable(),
-    search_after: z.array(z.unknown()).nullable(),
+    search_after: z.array(CursorValueSchema).nullable(),
   }),
 });
 export type V1SearchResponse = z.infer<typeof V1SearchResponseSchema>;
 
-export const V1_PARENT_LEVELS = ['all', 'country', 'state', 'region', 'district', 'municipality'] as const;
+export const V1_PARENT_LEVELS = ['all', ...GEO_LEVELS] as const;
 
 export const V1SublocationsRequestSchema = z.strictObject({
   parent_level: z.enum(V1_PARENT_LEVELS),

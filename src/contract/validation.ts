@@ -259,13 +259,20 @@ function convertIssue(
       const type = params.type ?? 'value_error';
       const msg = type === 'value_error' ? `Value error, ${issue.message}` : issue.message;
       // A failed validator always says what failed in ctx.error, as pydantic does; schemas may add more (the rule number).
-      push({ type, msg, ctx: type === 'value_error' ? { error: issue.message, ...params.ctx } : (params.ctx ?? { error: issue.message }) });
+      push({ type, msg, ctx: type === 'value_error' ? { error: issue.message, ...params.ctx } : params.ctx });
       return;
     }
     default: {
       push({ type: 'value_error', msg: `Value error, ${issue.message}`, ctx: { error: issue.message } });
     }
   }
+}
+
+/** Sort key putting the tightest bound first: the smallest maximum, the largest minimum. */
+function boundTightness(issue: z.core.$ZodIssue): number {
+  if (issue.code === 'too_big') return Number(issue.maximum);
+  if (issue.code === 'too_small') return -Number(issue.minimum);
+  return 0;
 }
 
 /** Converts zod issues into FastAPI `detail` items; `data` is the raw input (for `input` and `loc`). */
@@ -275,13 +282,21 @@ export function toValidationDetail(
   location: InputLocation = 'body',
 ): ValidationErrorItem[] {
   const out: ValidationErrorItem[] = [];
+  const where = (issue: z.core.$ZodIssue): string => JSON.stringify(issue.path);
   // zod runs length checks on any value with a length, even after a type error at the same place (a string
   // given for a list); pydantic reports only the type error there.
-  const typeErrorAt = new Set(issues.filter((i) => i.code === 'invalid_type').map((i) => JSON.stringify(i.path)));
-  for (const issue of issues) {
-    if ((issue.code === 'too_big' || issue.code === 'too_small') && typeErrorAt.has(JSON.stringify(issue.path))) continue;
-    convertIssue(issue, [], data, location, out);
+  const typeErrorAt = new Set(issues.filter((i) => i.code === 'invalid_type').map(where));
+  // Several bounds of one direction can fail at once (an integer's own safe-integer limit and the field's
+  // maximum, for 1e20): pydantic names one, the field's, which is the tightest.
+  const skip = new Set<z.core.$ZodIssue>();
+  const boundReported = new Set<string>();
+  const bounds = issues.filter((i) => i.code === 'too_big' || i.code === 'too_small');
+  for (const issue of bounds.sort((a, b) => boundTightness(a) - boundTightness(b))) {
+    const key = `${issue.code}${where(issue)}`;
+    if (typeErrorAt.has(where(issue)) || boundReported.has(key)) skip.add(issue);
+    boundReported.add(key);
   }
+  for (const issue of issues) if (!skip.has(issue)) convertIssue(issue, [], data, location, out);
   return out;
 }
 

@@ -162,10 +162,14 @@ describe('retries and backoff', () => {
     expect(gap).toBeGreaterThanOrEqual(300);
   });
 
-  test('429 with X-RateLimit-Reset (ISO 8601): waits until the reset instant', async () => {
+  test('429 with the quota used up and X-RateLimit-Reset (ISO 8601) near: waits until the reset instant', async () => {
     server.handle((req) =>
       server.requests.length === 1
-        ? { status: 429, headers: { 'X-RateLimit-Reset': new Date(req.receivedAt + 400).toISOString() }, body: { detail: 'rate' } }
+        ? {
+            status: 429,
+            headers: { 'X-RateLimit-Requests-Remaining': '0', 'X-RateLimit-Reset': new Date(req.receivedAt + 400).toISOString() },
+            body: { detail: 'rate' },
+          }
         : { body: { healthy: true } },
     );
     const result = await client().call('v2.health', undefined);
@@ -268,6 +272,15 @@ describe('failures without a response', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  test('the time limit covers the body too: a response that stalls mid-body times out', async () => {
+    server.script({ stallBody: true, body: { healthy: true, padding: 'x'.repeat(1000) } });
+    const error = await client({ timeoutMs: 150, retry: { ...FAST_RETRY, maxRetries: 0 } })
+      .health()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).kind).toBe('timeout');
+  });
+
   test('a 200 that is not JSON, or not the contract shape, is a ResponseFormatError', async () => {
     server.script({ text: '<html>proxy login</html>' });
     await expect(client().health()).rejects.toBeInstanceOf(ResponseFormatError);
@@ -319,6 +332,12 @@ describe('pagination', () => {
     expect(JSON.parse(server.requests[1]!.body).search_after).toEqual([450]);
   });
 
+  test('a bad page size is a ValidationError, not an empty result', async () => {
+    await expect(client().searchAll({ filters: {}, size: 0 })).rejects.toBeInstanceOf(ValidationError);
+    await expect(client().searchAll({ filters: {}, size: 1000 })).rejects.toBeInstanceOf(ValidationError);
+    expect(server.requests).toHaveLength(0);
+  });
+
   test('maxRows shortens the last page', async () => {
     server.handle((req) => {
       const { size } = JSON.parse(req.body) as { size: number };
@@ -333,6 +352,10 @@ describe('pagination', () => {
 
 test('configuration errors are clear', () => {
   expect(() => createRemoteClient({ baseUrls: { v2: 'localhost:8787' } })).toThrow('must start with http:// or https://');
+  // A key pasted with a typographic quote cannot travel in a header: say so, instead of a retried "network" error.
+  expect(() => createRemoteClient({ baseUrls: { v2: 'http://127.0.0.1:1/v2' }, apiKey: 'key\u2019s' })).toThrow(
+    'The API key contains characters that cannot be sent in an HTTP header',
+  );
   const c = new OrgIndexClient({ baseUrls: {} }, createKyTransport());
   return expect(c.health()).rejects.toThrow('No base URL is configured for the v2 interface');
 });

@@ -13,7 +13,9 @@ import {
   RateLimitError,
   resolveConfig,
   runSync,
-  serverRequestedWaitMs,
+  parseInstant,
+  retryAtIso,
+  retryInstant,
   type HttpOutcome,
   type HttpRequest,
   type SyncTransport,
@@ -40,28 +42,49 @@ describe('decideRetry', () => {
     expect([0, 1, 2, 3, 4, 10].map((i) => backoffMs(policy, i, () => 0))).toEqual([50, 100, 200, 400, 500, 500]);
     expect([0, 1, 2, 3, 4, 10].map((i) => backoffMs(policy, i, () => 1))).toEqual([100, 200, 400, 800, 1000, 1000]);
   });
-  test('Retry-After in seconds or as an HTTP date, else X-RateLimit-Reset, sets the wait', () => {
-    expect(serverRequestedWaitMs({ 'retry-after': '2' }, NOW)).toBe(2000);
-    expect(serverRequestedWaitMs({ 'retry-after': 'Sat, 21 Nov 2026 12:00:03 GMT' }, NOW)).toBe(3000);
-    expect(serverRequestedWaitMs({ 'x-ratelimit-reset': '2026-11-21T12:00:04Z' }, NOW)).toBe(4000);
-    expect(serverRequestedWaitMs({ 'x-ratelimit-reset': '2026-11-21T11:00:00Z' }, NOW)).toBe(0);
-    expect(serverRequestedWaitMs({}, NOW)).toBeNull();
+  test('Retry-After (seconds or HTTP date) sets the wait; the quota reset only when the quota is used up', () => {
+    const exhausted = { 'x-ratelimit-requests-remaining': '0' };
+    expect(retryInstant({ 'retry-after': '2' }, NOW)).toBe(NOW + 2000);
+    expect(retryInstant({ 'retry-after': 'Sat, 21 Nov 2026 12:00:03 GMT' }, NOW)).toBe(NOW + 3000);
+    expect(retryInstant({ ...exhausted, 'x-ratelimit-reset': '2026-11-21T12:00:04Z' }, NOW)).toBe(NOW + 4000);
+    expect(retryInstant({ 'x-ratelimit-reset': '2026-11-21T12:00:04Z' }, NOW)).toBeNull();
+    expect(retryInstant({ 'retry-after': '2', ...exhausted, 'x-ratelimit-reset': '2026-12-01T00:00:00Z' }, NOW)).toBe(NOW + 2000);
+    expect(retryInstant({}, NOW)).toBeNull();
     expect(decideRetry(policy, 0, response(429, { 'retry-after': '2' }), NOW, () => 0)).toEqual({ retry: true, delayMs: 2000 });
   });
-  test('a server-announced wait beyond maxWaitMs is not waited out', () => {
-    expect(decideRetry(policy, 0, response(429, { 'x-ratelimit-reset': '2026-12-01T00:00:00Z' }), NOW, () => 0)).toEqual({ retry: false });
+  test('an exhausted quota whose reset is beyond maxWaitMs is not waited out', () => {
+    const headers = { 'x-ratelimit-results-remaining': '0', 'x-ratelimit-reset': '2026-12-01T00:00:00Z' };
+    expect(decideRetry(policy, 0, response(429, headers), NOW, () => 0)).toEqual({ retry: false });
+  });
+  test('a monthly reset header does not stop a 5xx or a burst-limit 429 from backing off', () => {
+    const headers = { 'x-ratelimit-requests-remaining': '9000', 'x-ratelimit-reset': '2026-12-01T00:00:00Z' };
+    expect(decideRetry(policy, 0, response(503, headers), NOW, () => 0)).toEqual({ retry: true, delayMs: 50 });
+    expect(decideRetry(policy, 1, response(429, headers), NOW, () => 0)).toEqual({ retry: true, delayMs: 100 });
+  });
+  test('a 503 with Retry-After waits as asked', () => {
+    expect(decideRetry(policy, 0, response(503, { 'retry-after': '1' }), NOW, () => 0)).toEqual({ retry: true, delayMs: 1000 });
   });
 });
 
+test('time headers: dates, epoch seconds, delay seconds; out-of-range values are unreadable, never a throw', () => {
+  expect(parseInstant('2026-11-21T12:00:04Z', NOW)).toBe(NOW + 4000);
+  expect(parseInstant('60', NOW)).toBe(NOW + 60_000);
+  expect(parseInstant('1795000000', NOW)).toBe(1795000000_000);
+  expect(parseInstant('99999999999999', NOW)).toBeNull();
+  expect(parseInstant('soon', NOW)).toBeNull();
+  expect(parseQuota({ 'x-ratelimit-reset': '99999999999999' }, NOW)).toBeNull();
+  expect(retryAtIso({ 'retry-after': '9999999999999' }, NOW)).toBeNull();
+});
+
 test('parseQuota ignores malformed values and accepts epoch-second resets', () => {
-  expect(parseQuota({ 'x-ratelimit-requests-remaining': 'lots', 'x-ratelimit-reset': '1795000000' })).toEqual({
+  expect(parseQuota({ 'x-ratelimit-requests-remaining': 'lots', 'x-ratelimit-reset': '1795000000' }, NOW)).toEqual({
     requestsLimit: null,
     requestsRemaining: null,
     resultsLimit: null,
     resultsRemaining: null,
     resetAt: new Date(1795000000 * 1000).toISOString(),
   });
-  expect(parseQuota({ 'content-type': 'application/json' })).toBeNull();
+  expect(parseQuota({ 'content-type': 'application/json' }, NOW)).toBeNull();
 });
 
 /** Answers from a script and records sleeps: a stand-in for UrlFetchApp + Utilities.sleep. */
@@ -118,7 +141,10 @@ describe('runSync drives the same operation as runAsync', () => {
 
   test('429 with a near reset waits exactly until it', () => {
     const transport = scriptedTransport([
-      { kind: 'response', response: { status: 429, headers: { 'x-ratelimit-reset': '2026-11-21T12:00:01.500Z' }, body: '{}' } },
+      {
+        kind: 'response',
+        response: { status: 429, headers: { 'x-ratelimit-requests-remaining': '0', 'x-ratelimit-reset': '2026-11-21T12:00:01.500Z' }, body: '{}' },
+      },
       ok({ healthy: true }),
     ]);
     runSync(callEndpoint(config, 'v2.health', undefined), transport);
@@ -127,7 +153,10 @@ describe('runSync drives the same operation as runAsync', () => {
 
   test('429 with a distant reset throws RateLimitError without sleeping', () => {
     const transport = scriptedTransport([
-      { kind: 'response', response: { status: 429, headers: { 'x-ratelimit-reset': '2026-12-01T00:00:00Z' }, body: '{"detail":"quota"}' } },
+      {
+        kind: 'response',
+        response: { status: 429, headers: { 'x-ratelimit-requests-remaining': '0', 'x-ratelimit-reset': '2026-12-01T00:00:00Z' }, body: '{"detail":"quota"}' },
+      },
     ]);
     expect(() => runSync(callEndpoint(config, 'v2.health', undefined), transport)).toThrow(
       new RateLimitError('quota; resets at 2026-12-01T00:00:00.000Z', '2026-12-01T00:00:00.000Z'),

@@ -32,6 +32,10 @@ describe('normalizeDomain: accepted forms', () => {
     ['https://www.münchen.de/rathaus', 'xn--mnchen-3ya.de'],
     ['xn--mnchen-3ya.de', 'xn--mnchen-3ya.de'],
     ['example\u3002com', 'example.com'],
+    ['\uFF45\uFF58\uFF41\uFF4D\uFF50\uFF4C\uFF45.com', 'example.com'],
+    ['\u00AD\u200Bexample.com', 'example.com'],
+    ['exam\u00ADple.com\uFEFF', 'example.com'],
+    ['www.co.uk', 'co.uk'],
     ['sub.my-company.example', 'sub.my-company.example'],
     ['123.example.com', '123.example.com'],
     // only a leading "www." label of a longer name is dropped: www.com is a domain of its own

@@ -72,12 +72,29 @@ describe('BatchKeyword (original_keywords, alternative_keywords)', () => {
 });
 
 describe('QnA request (question, domain required; max_pages default 1)', () => {
-  it('defaults max_pages to 1; normalises the domain; trims the question', () => {
-    expect(valid(QnaRequestSchema, { question: ' Do they ship to Austria? ', domain: 'https://www.Example.com/contact' })).toEqual({
+  it('defaults max_pages to 1; keeps the page address (path included); trims the question', () => {
+    expect(valid(QnaRequestSchema, { question: ' Do they ship to Austria? ', domain: ' https://www.Example.com/contact ' })).toEqual({
       question: 'Do they ship to Austria?',
-      domain: 'example.com',
+      domain: 'https://www.Example.com/contact',
       max_pages: 1,
     });
+    expect(valid(QnaRequestSchema, { question: 'q', domain: 'example.com' }).domain).toBe('example.com');
+  });
+
+  it('an address whose host is not a domain → domain_parsing; a non-web scheme → url_scheme', () => {
+    const reason = '"https://localhost/x" has no top-level domain; expected a domain such as example.com';
+    expect(invalid(QnaRequestSchema, { question: 'q', domain: 'https://localhost/x' })).toEqual([
+      { loc: ['body', 'domain'], msg: reason, type: 'domain_parsing', input: 'https://localhost/x', ctx: { reason } },
+    ]);
+    expect(invalid(QnaRequestSchema, { question: 'q', domain: 'ftp://example.com/file' })).toEqual([
+      {
+        loc: ['body', 'domain'],
+        msg: '"ftp://example.com/file" is not a web address; use http(s):// or a bare domain',
+        type: 'url_scheme',
+        input: 'ftp://example.com/file',
+        ctx: { expected_schemes: "'http', 'https'" },
+      },
+    ]);
   });
 
   it.each([1, 5, QNA_MAX_PAGES])('max_pages %i is accepted', (max_pages) => {

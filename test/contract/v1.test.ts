@@ -48,9 +48,19 @@ describe('POST /v1/search', () => {
     });
 
     it('not a UUID → uuid_parsing', () => {
+      const error = 'expected 32 hexadecimal digits, optionally hyphenated, in braces or after urn:uuid:';
       expect(invalid(V1SearchRequestSchema, { search_id: 'search-1' })).toEqual([
-        { loc: ['body', 'search_id'], msg: 'Input should be a valid UUID', type: 'uuid_parsing', input: 'search-1' },
+        { loc: ['body', 'search_id'], msg: `Input should be a valid UUID, ${error}`, type: 'uuid_parsing', input: 'search-1', ctx: { error } },
       ]);
+    });
+
+    it.each([
+      ['12345678-1234-1234-1234-123456789ABC'],
+      ['12345678123412341234123456789abc'],
+      ['{12345678-1234-1234-1234-123456789abc}'],
+      ['urn:uuid:12345678-1234-1234-1234-123456789abc'],
+    ])('any UUID form Python accepts (%s) normalises to lower-case hyphenated', (raw) => {
+      expect(valid(V1SearchRequestSchema, { search_id: raw }).search_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     });
   });
 
@@ -131,11 +141,11 @@ describe('POST /v1/search', () => {
     });
 
     it('an invalid filter value → its v2 item under custom_filters', () => {
-      const expected = "'Company', 'Startup', 'Public', 'Academic', 'Other'";
+      const expected = "'Company', 'Startup', 'Public', 'Academic' or 'Other'";
       expect(invalid(V1SearchRequestSchema, { ...search, custom_filters: { organization_type: ['Firm'] } })).toEqual([
         {
           loc: ['body', 'custom_filters', 'organization_type', 0],
-          msg: `Input should be one of ${expected}`,
+          msg: `Input should be ${expected}`,
           type: 'literal_error',
           input: 'Firm',
           ctx: { expected },

@@ -20,8 +20,8 @@ const filterErrors = (filters: unknown) => invalid(SearchRequestSchema, { filter
 const RULE_3 = 'must_not is valid only together with must_all or must_any';
 const SOURCE_MSG = "Input should be 'register', 'cache', 'request' or 'dataset_MM_YYYY' (for example 'dataset_03_2025')";
 const SOURCE_PATTERN_TEXT = String.raw`^(register|cache|request|dataset_(0[1-9]|1[0-2])_\d{4})$`;
-const TYPE_EXPECTED = "'Company', 'Startup', 'Public', 'Academic', 'Other'";
-const SIZE_EXPECTED = "'Micro (0-9)', 'Small (10-49)', 'Medium-sized (50-249)', 'Large enterprise (250+)'";
+const TYPE_EXPECTED = "'Company', 'Startup', 'Public', 'Academic' or 'Other'";
+const SIZE_EXPECTED = "'Micro (0-9)', 'Small (10-49)', 'Medium-sized (50-249)' or 'Large enterprise (250+)'";
 
 describe('filters object as a whole', () => {
   it('has exactly the keys of the spec table', () => {
@@ -109,7 +109,7 @@ describe('organization_type (Company, Startup, Public, Academic, Other)', () => 
     expect(filterErrors({ organization_type: ['Company', 'Corporation'] })).toEqual([
       {
         loc: ['body', 'filters', 'organization_type', 1],
-        msg: `Input should be one of ${TYPE_EXPECTED}`,
+        msg: `Input should be ${TYPE_EXPECTED}`,
         type: 'literal_error',
         input: 'Corporation',
         ctx: { expected: TYPE_EXPECTED },
@@ -141,7 +141,7 @@ describe('organization_size (the four size bands)', () => {
     expect(filterErrors({ organization_size: [raw] })).toEqual([
       {
         loc: ['body', 'filters', 'organization_size', 0],
-        msg: `Input should be one of ${SIZE_EXPECTED}`,
+        msg: `Input should be ${SIZE_EXPECTED}`,
         type: 'literal_error',
         input: raw,
         ctx: { expected: SIZE_EXPECTED },

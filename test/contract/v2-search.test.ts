@@ -435,6 +435,12 @@ describe('size (1 to 500, default 100)', () => {
     ]);
   });
 
+  it('1e20 → one less_than_equal naming the field bound, not also the safe-integer limit', () => {
+    expect(invalid(SearchRequestSchema, { ...base, size: 1e20 })).toEqual([
+      { loc: ['body', 'size'], msg: 'Input should be less than or equal to 500', type: 'less_than_equal', input: 1e20, ctx: { le: 500 } },
+    ]);
+  });
+
   it('a string → int_type', () => {
     expect(invalid(SearchRequestSchema, { ...base, size: '100' })).toEqual([
       { loc: ['body', 'size'], msg: 'Input should be a valid integer', type: 'int_type', input: '100' },
@@ -516,9 +522,13 @@ describe('search_after (array or null)', () => {
     ]);
   });
 
-  it('a non-scalar cursor element → union_type at its index', () => {
-    expect(invalid(SearchRequestSchema, { ...base, search_after: ['a', { offset: 1 }] })).toEqual([
-      { loc: ['body', 'search_after', 1], msg: 'Input should be a string, number, boolean or null', type: 'union_type', input: { offset: 1 } },
+  it('the cursor is opaque: any JSON values are passed back as they came', () => {
+    expect(valid(SearchRequestSchema, { ...base, search_after: ['a', { offset: 1 }, [2]] }).search_after).toEqual(['a', { offset: 1 }, [2]]);
+  });
+
+  it('a cursor that is not a list → list_type', () => {
+    expect(invalid(SearchRequestSchema, { ...base, search_after: 'abc' })).toEqual([
+      { loc: ['body', 'search_after'], msg: 'Input should be a valid list', type: 'list_type', input: 'abc' },
     ]);
   });
 });

@@ -21,6 +21,8 @@ export interface ScriptedResponse {
   text?: string;
   /** Wait this long before answering. */
   delayMs?: number;
+  /** Send the headers and half the body, then stall until the server closes. */
+  stallBody?: boolean;
 }
 
 export type Handler = (request: RecordedRequest) => ScriptedResponse;
@@ -56,7 +58,8 @@ export async function startLoopbackServer(): Promise<LoopbackServer> {
       const send = (): void => {
         const text = reply.text ?? JSON.stringify(reply.body ?? {});
         res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
-        res.end(text);
+        if (reply.stallBody) res.write(text.slice(0, Math.floor(text.length / 2)));
+        else res.end(text);
       };
       if (reply.delayMs) setTimeout(send, reply.delayMs);
       else send();

@@ -2,7 +2,7 @@
  * The async transport on ky (fetch underneath): Node 20, Excel's runtime, browsers. ky's own retry is
  * off and HTTP errors do not throw: the client core decides what a status means and when to retry.
  */
-import ky, { TimeoutError, type KyInstance } from 'ky';
+import ky, { type KyInstance } from 'ky';
 import type { ClientOptions } from '../config.js';
 import { OrgIndexClient } from '../client.js';
 import { lowerCaseHeaders, type HttpOutcome, type HttpRequest } from '../http.js';
@@ -11,20 +11,23 @@ import type { AsyncTransport } from '../operation.js';
 export function createKyTransport(instance: KyInstance = ky): AsyncTransport {
   return {
     async send(request: HttpRequest): Promise<HttpOutcome> {
+      // One deadline for the whole exchange, body included (ky's own timeout stops at the headers).
+      const deadline = request.timeoutMs === undefined ? undefined : AbortSignal.timeout(request.timeoutMs);
       try {
         const response = await instance(request.url, {
           method: request.method,
           headers: request.headers,
           body: request.body,
-          timeout: request.timeoutMs ?? false,
+          signal: deadline,
+          timeout: false,
           retry: 0,
           throwHttpErrors: false,
         });
         const body = await response.text();
         return { kind: 'response', response: { status: response.status, headers: lowerCaseHeaders(response.headers), body } };
       } catch (error) {
-        if (error instanceof TimeoutError) {
-          return { kind: 'failure', failure: { type: 'timeout', message: `no response within ${request.timeoutMs ?? 0} ms` } };
+        if (deadline?.aborted) {
+          return { kind: 'failure', failure: { type: 'timeout', message: `no complete response within ${request.timeoutMs ?? 0} ms` } };
         }
         const cause = (error as { cause?: { code?: string; message?: string } }).cause;
         const reason = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));

@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { DateSchema, TermSchema } from '../common.js';
 import { normalizeNaceCode } from '../nace.js';
-import { addIssue, WHEN_FIELDS_VALID } from '../validation.js';
+import { addIssue, quoteAlternatives, WHEN_FIELDS_VALID } from '../validation.js';
 
 const TermListSchema = z.array(TermSchema).nullable().optional();
 
@@ -64,13 +64,13 @@ function canonicalChoiceList<const T extends readonly string[]>(allowed: T) {
     byKey.set(value.toLowerCase(), value);
     byKey.set(value.replace(/ \(.*$/, '').toLowerCase(), value);
   }
-  const expected = allowed.map((v) => `'${v}'`).join(', ');
+  const expected = quoteAlternatives(allowed);
   return z
     .array(
       z.string().transform((raw, ctx) => {
         const value = byKey.get(raw.trim().toLowerCase());
         if (value !== undefined) return value;
-        addIssue(ctx, `Input should be one of ${expected}`, [], { type: 'literal_error', ctx: { expected } });
+        addIssue(ctx, `Input should be ${expected}`, [], { type: 'literal_error', ctx: { expected } });
         return z.NEVER;
       }),
     )
@@ -122,10 +122,6 @@ const filterShape = {
 
 export type FilterKey = keyof typeof filterShape;
 export const FILTER_KEYS = Object.keys(filterShape) as FilterKey[];
-type ListFilterKey = Exclude<FilterKey, 'register_date_from' | 'register_date_to' | 'text_keywords'>;
-export const LIST_FILTER_KEYS = FILTER_KEYS.filter(
-  (k): k is ListFilterKey => k !== 'register_date_from' && k !== 'register_date_to' && k !== 'text_keywords',
-);
 
 /** The normalised filters: only constraining keys remain; lists are de-duplicated, in first-seen order. */
 export type Filters = {

@@ -4,9 +4,11 @@
  *   GET /locations/search?q=…&location_type=…&parent_id=…&limit=…   ranked name search
  *   GET /locations?parent_id=…&location_type=…&limit=…&offset=…       listing (children of a parent, or all of a type)
  *   GET /locations/{location_id}                                       one item
- * Query values arrive as strings, so numbers are coerced here.
+ * Query values arrive as strings: integers are parsed strictly here (`int_parsing` otherwise), and unknown
+ * query parameters are ignored, as FastAPI does (a cache-buster `_=…` must not fail a request).
  */
 import * as z from 'zod';
+import { addIssue, INT_TYPE_MESSAGE, integer } from '../validation.js';
 
 export const LOCATION_TYPES = ['continent', 'country', 'state', 'region', 'district', 'municipality'] as const;
 export type LocationType = (typeof LOCATION_TYPES)[number];
@@ -28,13 +30,24 @@ export const LocationItemSchema = z.looseObject({
 });
 export type LocationItem = z.infer<typeof LocationItemSchema>;
 
-const queryInt = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
+/** An integer query parameter: a number (from code) or a decimal string (from a URL), within bounds. */
+function queryInt(min: number, max: number, fallback: number) {
+  const fromText = z.string().transform((text, ctx) => {
+    if (/^\s*[+-]?\d+\s*$/.test(text)) return Number(text);
+    addIssue(ctx, 'Input should be a valid integer, unable to parse string as an integer', [], { type: 'int_parsing' });
+    return z.NEVER;
+  });
+  return z
+    .union([z.number(), fromText], { error: INT_TYPE_MESSAGE })
+    .pipe(integer().min(min).max(max))
+    .default(fallback);
+}
 const optionalText = z
   .string()
   .optional()
   .transform((s) => (s?.trim() ? s.trim() : null));
 
-export const LocationSearchQuerySchema = z.strictObject({
+export const LocationSearchQuerySchema = z.object({
   q: z.string().transform((s) => s.trim()).pipe(z.string().min(1, 'q must not be blank')),
   location_type: z.enum(LOCATION_TYPES).optional().transform((t) => t ?? null),
   parent_id: optionalText,
@@ -44,16 +57,16 @@ export type LocationSearchQueryInput = z.input<typeof LocationSearchQuerySchema>
 export type LocationSearchQuery = z.output<typeof LocationSearchQuerySchema>;
 
 export const LocationListQuerySchema = z
-  .strictObject({
+  .object({
     parent_id: optionalText,
     location_type: z.enum(LOCATION_TYPES).optional().transform((t) => t ?? null),
     limit: queryInt(1, LOCATION_LIMITS.listLimitMax, LOCATION_LIMITS.listLimitDefault),
-    offset: z.coerce.number().int().min(0).default(0),
+    offset: queryInt(0, Number.MAX_SAFE_INTEGER, 0),
   });
 export type LocationListQueryInput = z.input<typeof LocationListQuerySchema>;
 export type LocationListQuery = z.output<typeof LocationListQuerySchema>;
 
-export const LocationPathParamsSchema = z.strictObject({ location_id: z.string().min(1) });
+export const LocationPathParamsSchema = z.object({ location_id: z.string().min(1) });
 
 /** Search and listing answer the same shape; `count` is the number of items in this response. */
 export const LocationListResponseSchema = z.looseObject({

@@ -1,6 +1,6 @@
 /** v2 POST /search: request (with rules 1–3), mode inference (rule 4) and response. */
 import * as z from 'zod';
-import { boundedInt, boundedNumber, ColumnsSchema, CursorSchema, DomainSchema, TermSchema } from '../common.js';
+import { boundedInt, boundedNumber, ColumnsSchema, CursorSchema, CursorValueSchema, DomainSchema, TermSchema } from '../common.js';
 import { addIssue, WHEN_FIELDS_VALID, type LocSegment } from '../validation.js';
 import { FiltersSchema, hasKeywordTerms, KeywordsSchema, type Filters, type Keywords } from './filters.js';
 import { OrganizationRowSchema } from './rows.js';
@@ -24,8 +24,13 @@ export const SEARCH_LIMITS = {
 export const SIMILARITY_WEIGHTS = { weak: 0.5, normal: 1.0, strong: 1.5 } as const;
 export type SimilarityWeightName = keyof typeof SIMILARITY_WEIGHTS;
 
-const WeightSchema = z.unknown().transform((raw, ctx): number => {
-  if (typeof raw === 'string' && raw in SIMILARITY_WEIGHTS) return SIMILARITY_WEIGHTS[raw as SimilarityWeightName];
+function isWeightName(raw: unknown): raw is SimilarityWeightName {
+  return typeof raw === 'string' && Object.prototype.hasOwnProperty.call(SIMILARITY_WEIGHTS, raw);
+}
+
+/** Checked in the transform (one clear message for every wrong shape); typed for callers. */
+const WeightSchema = z.custom<number | SimilarityWeightName>(() => true).transform((raw: unknown, ctx): number => {
+  if (isWeightName(raw)) return SIMILARITY_WEIGHTS[raw];
   if (typeof raw === 'number' && Number.isFinite(raw)) {
     if (raw >= 0 && raw <= 2) return raw;
     const bound = raw < 0 ? { type: 'greater_than_equal', ctx: { ge: 0 } } : { type: 'less_than_equal', ctx: { le: 2 } };
@@ -169,7 +174,7 @@ export const SearchMetadataSchema = z.looseObject({
   returned: z.int().nonnegative(),
   mode: z.enum(SEARCH_MODES),
   elapsed_ms: z.number().nonnegative(),
-  search_after: z.array(z.unknown()).nullable(),
+  search_after: z.array(CursorValueSchema).nullable(),
   filters_applied: z.record(z.string(), z.unknown()).nullable(),
   explain_plan: z.array(z.string()).nullable(),
 });

@@ -3,7 +3,9 @@
  *   - the contract of the v2, legacy v1 and language-processing interfaces (zod schemas, inferred types,
  *     rules, domain and NACE normalisation, the FastAPI 422 layout, the endpoint table);
  *   - the remote client (sans-IO core, async ky transport, OrgIndexClient, pagination).
- * The local engine (in-process index built from rows) joins here in the engine issue.
+ *   - the local engine: `createLocalIndex(records)` answering v2 bodies in-process, the deterministic
+ *     sample dataset (`generateDataset`), data-file readers (JSON Lines, CSV).
  */
 export * from './contract/index.js';
 export * from './client/index.js';
+export * from './engine/index.js';

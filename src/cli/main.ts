@@ -2,10 +2,11 @@
  * The `orgindex` command line. Today: contract tools (`endpoints`, `check`); later issues add `serve`
  * and `dataset`. `runCli` takes its I/O as arguments so tests drive it in-process.
  */
-import { readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ENDPOINTS, type EndpointId } from '../contract/endpoints.js';
 import { validate, type InputLocation } from '../contract/validation.js';
+import { DEFAULT_DATASET, generateRecords } from '../engine/dataset/generate.js';
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -65,7 +66,44 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
         setExitCode(1);
       }
     });
+  program
+    .command('dataset')
+    .description('write the deterministic sample dataset as JSON Lines (one organization per line)')
+    .option('--count <n>', 'number of organizations', String(DEFAULT_DATASET.count))
+    .option('--seed <s>', 'random seed (same seed, same data)', String(DEFAULT_DATASET.seed))
+    .option('--as-of <date>', 'the dataset\'s "today" (YYYY-MM-DD)', DEFAULT_DATASET.asOf)
+    .requiredOption('--out <file>', 'output file (.jsonl); "-" for stdout')
+    .action(async (options: { count: string; seed: string; asOf: string; out: string }) => {
+      const count = Number(options.count);
+      const seed = Number(options.seed);
+      if (!Number.isInteger(count) || count < 0 || !Number.isInteger(seed) || !/^\d{4}-\d{2}-\d{2}$/.test(options.asOf)) {
+        io.stderr('--count and --seed must be whole numbers, --as-of a date YYYY-MM-DD\n');
+        setExitCode(2);
+        return;
+      }
+      const records = generateRecords({ count, seed, asOf: options.asOf });
+      if (options.out === '-') {
+        for (const record of records) io.stdout(`${JSON.stringify(record)}\n`);
+        return;
+      }
+      await writeLines(options.out, records);
+      io.stderr(`wrote ${count} organizations to ${options.out}\n`);
+    });
   return program;
+}
+
+/** Streams JSON Lines to a file, honouring back-pressure so a million rows need little memory. */
+async function writeLines(file: string, records: Iterable<unknown>): Promise<void> {
+  const out = createWriteStream(file, { encoding: 'utf8' });
+  const done = new Promise<void>((resolve, reject) => {
+    out.on('finish', resolve);
+    out.on('error', reject);
+  });
+  for (const record of records) {
+    if (!out.write(`${JSON.stringify(record)}\n`)) await new Promise<void>((resolve) => out.once('drain', () => { resolve(); }));
+  }
+  out.end();
+  await done;
 }
 
 /** Runs the CLI with `argv` (without the node and script paths); resolves to the exit code. */

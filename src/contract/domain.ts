@@ -33,11 +33,16 @@ function hostPart(input: string): string {
   return rest;
 }
 
+/** Already a normalised key: lower-case ASCII labels, no `www.` prefix, non-numeric TLD (the common case). */
+const NORMALISED = /^(?!www\.)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.(?:[a-z][a-z0-9-]{0,61}[a-z0-9]|xn--[a-z0-9-]+)$/;
+
 /**
  * Normalises a user-supplied domain, URL or e-mail address to the index's key: lower case, no scheme,
  * no `www.`, no port / path / query / fragment, no trailing dot, IDN labels in punycode.
  */
 export function normalizeDomain(raw: string): DomainResult {
+  // Fast path: bulk fetches send thousands of keys that are already normalised.
+  if (raw.length <= MAX_HOSTNAME_LENGTH && NORMALISED.test(raw)) return { ok: true, domain: raw };
   const trimmed = raw.replace(INVISIBLE, '').trim().replace(/^mailto:/i, '');
   if (trimmed === '') return { ok: false, reason: 'domain is empty' };
   if (/\s/.test(trimmed)) return { ok: false, reason: `"${raw}" contains whitespace; expected a domain such as example.com` };

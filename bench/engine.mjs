@@ -1,0 +1,79 @@
+// Benchmark of the local engine (issue "Local engine I"): build, fetch, stats, filter-mode pages,
+// location search, at 100,000 organizations and at 1,000,000. Runs the compiled library (npm run build).
+// Usage: npm run bench [-- --sizes 100000,1000000]
+import { performance } from 'node:perf_hooks';
+import { createLocalIndex, generateDataset } from '../dist/lib/index.js';
+
+const args = process.argv.slice(2);
+const sizesArg = args.includes('--sizes') ? args[args.indexOf('--sizes') + 1] : '100000,1000000';
+const sizes = sizesArg.split(',').map(Number);
+
+function gc() {
+  if (global.gc) {
+    global.gc();
+    global.gc();
+  }
+}
+const mb = (bytes) => `${(bytes / 1048576).toFixed(0)} MB`;
+
+/** Median and p95 of `runs` timed calls (after `warmup` untimed ones). */
+function time(fn, runs = 200, warmup = 20) {
+  for (let i = 0; i < warmup; i++) fn(i);
+  const samples = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    fn(i);
+    samples.push(performance.now() - start);
+  }
+  samples.sort((a, b) => a - b);
+  return { p50: samples[Math.floor(runs / 2)], p95: samples[Math.floor(runs * 0.95)] };
+}
+const fmt = ({ p50, p95 }) => `p50 ${p50.toFixed(3)} ms, p95 ${p95.toFixed(3)} ms`;
+
+const results = [];
+for (const count of sizes) {
+  console.log(`\n== ${count.toLocaleString('en')} organizations`);
+  let t = performance.now();
+  const records = generateDataset({ count, seed: 7 });
+  console.log(`generate: ${(performance.now() - t).toFixed(0)} ms`);
+  gc();
+  const heapBefore = process.memoryUsage().heapUsed;
+  t = performance.now();
+  const index = createLocalIndex(records);
+  const buildStore = performance.now() - t;
+  t = performance.now();
+  index.locationSearch({ q: 'x' }); // builds the location index
+  const buildLocations = performance.now() - t;
+  gc();
+  const heapIndex = process.memoryUsage().heapUsed - heapBefore;
+  console.log(`build: store ${buildStore.toFixed(0)} ms + locations ${buildLocations.toFixed(0)} ms = ${(buildStore + buildLocations).toFixed(0)} ms; index heap ≈ ${mb(heapIndex)}`);
+
+  const domains = records.map((r) => r.domain);
+  const fetchBodies = Array.from({ length: 10 }, (_, k) => ({ domains: domains.filter((_, i) => i % Math.floor(count / 5000) === k % 7).slice(0, 5000) }));
+  const fetch5000 = time((i) => index.fetch(fetchBodies[i % fetchBodies.length]), 50, 5);
+  console.log(`fetch 5,000 domains: ${fmt(fetch5000)}`);
+
+  const stats2d = time(() => index.stats({ group_by: 'state', group_by_secondary: 'organization_size', limit: 500 }), 30, 3);
+  console.log(`stats 2-D (state × organization_size, all rows): ${fmt(stats2d)}`);
+  const statsReg = time(() => index.stats({ group_by: 'company_register_court', group_by_secondary: 'company_register_date', date_trunc: 'year', limit: 500 }), 30, 3);
+  console.log(`stats 2-D registrations (court × year): ${fmt(statsReg)}`);
+
+  const cursors = [null, ...domains.slice(0, 50).map((d) => [d])];
+  const page = time((i) => index.search({ filters: { country: ['Deutschland'] }, size: 100, search_after: cursors[i % cursors.length] }));
+  console.log(`filter-mode page (country filter, 100 rows, total_hits exact): ${fmt(page)}`);
+  const pageAll = time((i) => index.search({ filters: {}, size: 100, search_after: cursors[i % cursors.length] }));
+  console.log(`filter-mode page (no filter): ${fmt(pageAll)}`);
+
+  const queries = ['München', 'Muenchen', 'Köln', 'Frankfurt', 'Bayern', 'Nordrhein', 'Regensburg', 'Wien', 'Zürich', 'Stutgart', 'Hamburg', 'Landkreis'];
+  const locations = time((i) => index.locationSearch({ q: queries[i % queries.length] }), 600, 60);
+  console.log(`location search: ${fmt(locations)}`);
+  results.push({ count, build: buildStore + buildLocations, heap: heapIndex, fetch5000, stats2d, statsReg, page, pageAll, locations });
+}
+
+console.log('\n| orgs | build | index heap | fetch 5,000 p50 | 2-D stats p50 | registration stats p50 | filter page p50 | location search p50 |');
+console.log('|---|---|---|---|---|---|---|---|');
+for (const r of results) {
+  console.log(
+    `| ${r.count.toLocaleString('en')} | ${r.build.toFixed(0)} ms | ${mb(r.heap)} | ${r.fetch5000.p50.toFixed(2)} ms | ${r.stats2d.p50.toFixed(2)} ms | ${r.statsReg.p50.toFixed(2)} ms | ${r.page.p50.toFixed(3)} ms | ${r.locations.p50.toFixed(3)} ms |`,
+  );
+}

@@ -1,0 +1,110 @@
+/**
+ * What organizations are called in each country: common surnames (real, frequent family names), the
+ * legal forms in use, and how public and academic bodies name themselves. Kept small on purpose: names
+ * combine a surname or trade word with the place, as real firm names do.
+ */
+import type { OrganizationType } from '../../contract/v2/filters.js';
+
+/** Frequent family names per country (the most common ones of each country's name statistics). */
+export const SURNAMES: Record<string, readonly string[]> = {
+  DE: [
+    'Müller', 'Schmidt', 'Schneider', 'Fischer', 'Weber', 'Meyer', 'Wagner', 'Becker', 'Schulz', 'Hoffmann',
+    'Schäfer', 'Koch', 'Bauer', 'Richter', 'Klein', 'Wolf', 'Schröder', 'Neumann', 'Schwarz', 'Zimmermann',
+    'Braun', 'Krüger', 'Hofmann', 'Hartmann', 'Lange', 'Schmitt', 'Werner', 'Schmitz', 'Krause', 'Meier',
+    'Lehmann', 'Schmid', 'Schulze', 'Maier', 'Köhler', 'Herrmann', 'König', 'Walter', 'Mayer', 'Huber',
+    'Kaiser', 'Fuchs', 'Peters', 'Lang', 'Scholz', 'Möller', 'Weiß', 'Jung', 'Hahn', 'Schubert',
+    'Vogel', 'Friedrich', 'Keller', 'Günther', 'Frank', 'Berger', 'Winkler', 'Roth', 'Beck', 'Lorenz',
+  ],
+  AT: [
+    'Gruber', 'Huber', 'Bauer', 'Wagner', 'Müller', 'Pichler', 'Steiner', 'Moser', 'Mayer', 'Hofer',
+    'Leitner', 'Berger', 'Fuchs', 'Eder', 'Fischer', 'Schmid', 'Winkler', 'Weber', 'Schwarz', 'Maier',
+  ],
+  CH: [
+    'Müller', 'Meier', 'Schmid', 'Keller', 'Weber', 'Huber', 'Schneider', 'Meyer', 'Steiner', 'Fischer',
+    'Gerber', 'Brunner', 'Baumann', 'Frei', 'Zimmermann', 'Moser', 'Widmer', 'Wyss', 'Graf', 'Roth',
+  ],
+  FR: ['Martin', 'Bernard', 'Dubois', 'Thomas', 'Robert', 'Richard', 'Petit', 'Durand', 'Leroy', 'Moreau', 'Simon', 'Laurent'],
+  IT: ['Rossi', 'Russo', 'Ferrari', 'Esposito', 'Bianchi', 'Romano', 'Colombo', 'Ricci', 'Marino', 'Greco', 'Bruno', 'Gallo'],
+  ES: ['García', 'Rodríguez', 'González', 'Fernández', 'López', 'Martínez', 'Sánchez', 'Pérez', 'Gómez', 'Martín'],
+  NL: ['de Jong', 'Jansen', 'de Vries', 'van den Berg', 'van Dijk', 'Bakker', 'Janssen', 'Visser', 'Smit', 'Meijer'],
+  BE: ['Peeters', 'Janssens', 'Maes', 'Jacobs', 'Mertens', 'Willems', 'Claes', 'Goossens', 'Wouters', 'De Smet'],
+  PL: ['Nowak', 'Kowalski', 'Wiśniewski', 'Wójcik', 'Kowalczyk', 'Kamiński', 'Lewandowski', 'Zieliński', 'Szymański', 'Woźniak'],
+  CZ: ['Novák', 'Svoboda', 'Novotný', 'Dvořák', 'Černý', 'Procházka', 'Kučera', 'Veselý', 'Horák', 'Němec'],
+  DK: ['Nielsen', 'Jensen', 'Hansen', 'Pedersen', 'Andersen', 'Christensen', 'Larsen', 'Sørensen', 'Rasmussen', 'Jørgensen'],
+  SE: ['Andersson', 'Johansson', 'Karlsson', 'Nilsson', 'Eriksson', 'Larsson', 'Olsson', 'Persson', 'Svensson', 'Gustafsson'],
+  LU: ['Schmit', 'Muller', 'Weber', 'Wagner', 'Hoffmann', 'Thill', 'Schmitz', 'Schroeder', 'Reuter', 'Klein'],
+};
+
+/** Legal forms by country and organization type, with relative frequencies. */
+export type FormTable = Partial<Record<OrganizationType, readonly (readonly [string, number])[]>>;
+
+export const LEGAL_FORMS: Record<string, FormTable> = {
+  DE: {
+    Company: [['GmbH', 55], ['GmbH & Co. KG', 12], ['e.K.', 8], ['KG', 4], ['AG', 3], ['OHG', 2], ['', 10], ['PartG mbB', 3], ['SE', 0.3]],
+    Startup: [['GmbH', 70], ['UG (haftungsbeschränkt)', 28], ['AG', 2]],
+    Other: [['e.V.', 70], ['eG', 20], ['gGmbH', 10]],
+  },
+  AT: {
+    Company: [['GmbH', 60], ['KG', 10], ['OG', 8], ['e.U.', 12], ['AG', 4], ['GmbH & Co KG', 6]],
+    Startup: [['GmbH', 90], ['FlexKapG', 10]],
+    Other: [['Verein', 80], ['Genossenschaft', 20]],
+  },
+  CH: {
+    Company: [['AG', 50], ['GmbH', 42], ['Einzelunternehmen', 8]],
+    Startup: [['AG', 55], ['GmbH', 45]],
+    Other: [['Verein', 60], ['Genossenschaft', 25], ['Stiftung', 15]],
+  },
+  FR: { Company: [['SAS', 50], ['SARL', 40], ['SA', 10]], Startup: [['SAS', 100]], Other: [['Association', 100]] },
+  IT: { Company: [['S.r.l.', 75], ['S.p.A.', 15], ['S.n.c.', 10]], Startup: [['S.r.l.', 100]], Other: [['Associazione', 100]] },
+  ES: { Company: [['S.L.', 80], ['S.A.', 20]], Startup: [['S.L.', 100]], Other: [['Asociación', 100]] },
+  NL: { Company: [['B.V.', 85], ['N.V.', 5], ['V.O.F.', 10]], Startup: [['B.V.', 100]], Other: [['Stichting', 60], ['Vereniging', 40]] },
+  BE: { Company: [['BV', 70], ['NV', 20], ['CommV', 10]], Startup: [['BV', 100]], Other: [['VZW', 100]] },
+  PL: { Company: [['Sp. z o.o.', 80], ['S.A.', 10], ['Sp.k.', 10]], Startup: [['Sp. z o.o.', 100]], Other: [['Stowarzyszenie', 100]] },
+  CZ: { Company: [['s.r.o.', 85], ['a.s.', 15]], Startup: [['s.r.o.', 100]], Other: [['z.s.', 100]] },
+  DK: { Company: [['ApS', 75], ['A/S', 25]], Startup: [['ApS', 100]], Other: [['Forening', 100]] },
+  SE: { Company: [['AB', 100]], Startup: [['AB', 100]], Other: [['Ideell förening', 100]] },
+  LU: { Company: [['S.à r.l.', 75], ['S.A.', 25]], Startup: [['S.à r.l.', 100]], Other: [['a.s.b.l.', 100]] },
+};
+
+/** How a public body of a country is named after its municipality (or state). */
+export const PUBLIC_BODIES: Record<string, readonly string[]> = {
+  DE: ['Stadt {place}', 'Gemeinde {place}', 'Stadtwerke {place} GmbH', 'Klinikum {place}', 'Landratsamt {district}', 'Sparkasse {place}', 'Volkshochschule {place}'],
+  AT: ['Stadtgemeinde {place}', 'Marktgemeinde {place}', 'Gemeinde {place}', 'Stadtwerke {place}'],
+  CH: ['Gemeinde {place}', 'Stadt {place}', 'Kantonsspital {state}', 'Werke {place}'],
+  default: ['{place}'],
+};
+
+export const ACADEMIC_BODIES: Record<string, readonly string[]> = {
+  DE: ['Hochschule {place}', 'Universität {place}', 'Technische Hochschule {place}', 'Institut für {field} {place}', 'Akademie {place}'],
+  AT: ['Fachhochschule {place}', 'Universität {place}', 'Institut für {field} {place}'],
+  CH: ['Fachhochschule {state}', 'Universität {place}', 'Institut für {field} {place}'],
+  default: ['{field} Institute {place}'],
+};
+
+/** The surnames of a country (German ones where the table has none). */
+export function surnamesOf(countryCode: string): readonly string[] {
+  return SURNAMES[countryCode] ?? SURNAMES.DE ?? ['Müller'];
+}
+
+/** The legal forms of a country (German ones where the table has none). */
+export function legalFormsOf(countryCode: string): FormTable {
+  return LEGAL_FORMS[countryCode] ?? LEGAL_FORMS.DE ?? {};
+}
+
+/** Brand stems for young companies (coined names, as start-ups choose them). */
+export const STARTUP_STEMS = [
+  'Nova', 'Vireo', 'Lumen', 'Quanta', 'Kiwa', 'Orbit', 'Helio', 'Zentro', 'Auro', 'Fluxo', 'Mira', 'Tessa',
+  'Cubix', 'Nuvo', 'Veda', 'Sono', 'Kairo', 'Lyra', 'Pivo', 'Ardo', 'Brisk', 'Solvi', 'Tandem', 'Vela',
+];
+
+/**
+ * The German register (and its section) a legal form is entered in: capital companies in HRB,
+ * partnerships and sole traders in HRA, associations VR, cooperatives GnR, professional partnerships PR.
+ */
+export function registerKind(legalForm: string): 'HRB' | 'HRA' | 'VR' | 'GnR' | 'PR' {
+  if (/e\.V\.|Verein/.test(legalForm)) return 'VR';
+  if (/\beG\b|Genossenschaft/.test(legalForm)) return 'GnR';
+  if (/PartG/.test(legalForm)) return 'PR';
+  if (/KG|OHG|e\.K\./.test(legalForm)) return 'HRA';
+  return 'HRB';
+}

@@ -1,0 +1,127 @@
+/**
+ * Reading data files: JSON Lines (one organization per line) or CSV with the same column names
+ * (`registrations` and `summary_keywords` as JSON cells; keywords may also be `;`-separated). Every bad
+ * row is reported with its line number and reason; nothing is dropped silently — the caller decides
+ * whether to stop or to go on without the reported rows.
+ */
+import Papa from 'papaparse';
+import { summarizeDetail } from '../../client/errors.js';
+import { validate } from '../../contract/validation.js';
+import { OrganizationRecordSchema, type OrganizationRecord } from './record.js';
+
+export interface RowError {
+  /** 1-based line of the file where the row starts. */
+  line: number;
+  reason: string;
+}
+
+export interface ReadResult {
+  records: OrganizationRecord[];
+  errors: RowError[];
+}
+
+class RecordCollector {
+  readonly records: OrganizationRecord[] = [];
+  readonly errors: RowError[] = [];
+  private readonly lineOfDomain = new Map<string, number>();
+
+  add(line: number, raw: unknown): void {
+    const checked = validate(OrganizationRecordSchema, raw);
+    if (!checked.ok) {
+      this.errors.push({ line, reason: summarizeDetail(checked.error.detail) });
+      return;
+    }
+    const { domain } = checked.value;
+    const first = this.lineOfDomain.get(domain);
+    if (first !== undefined) {
+      this.errors.push({ line, reason: `duplicate domain ${domain} (first on line ${first})` });
+      return;
+    }
+    this.lineOfDomain.set(domain, line);
+    this.records.push(checked.value);
+  }
+}
+
+/** Parses JSON Lines text. Blank lines are skipped; a line that is not a JSON object is an error. */
+export function readJsonLines(text: string): ReadResult {
+  const collector = new RecordCollector();
+  const lines = text.split('\n');
+  lines.forEach((rawLine, index) => {
+    const line = rawLine.trim();
+    if (line === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      collector.errors.push({ line: index + 1, reason: `not JSON: ${(error as Error).message}` });
+      return;
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      collector.errors.push({ line: index + 1, reason: 'expected a JSON object per line' });
+      return;
+    }
+    collector.add(index + 1, value);
+  });
+  return { records: collector.records, errors: collector.errors };
+}
+
+const NUMBER_COLUMNS = new Set(['lat', 'lon']);
+const BOOLEAN_COLUMNS = new Set(['new_register_entry']);
+const JSON_COLUMNS = new Set(['registrations', 'summary_keywords']);
+
+/** Converts one CSV cell to the JSON value the row schema expects; throws with a reason. */
+function cellValue(column: string, cell: string): unknown {
+  const value = cell.trim();
+  if (value === '') return null;
+  if (NUMBER_COLUMNS.has(column)) {
+    const n = Number(value.replace(',', '.'));
+    if (!Number.isFinite(n)) throw new Error(`${column}: "${cell}" is not a number`);
+    return n;
+  }
+  if (BOOLEAN_COLUMNS.has(column)) {
+    if (/^(true|1|yes|ja)$/i.test(value)) return true;
+    if (/^(false|0|no|nein)$/i.test(value)) return false;
+    throw new Error(`${column}: "${cell}" is not true or false`);
+  }
+  if (JSON_COLUMNS.has(column)) {
+    if (value.startsWith('[')) {
+      try {
+        return JSON.parse(value) as unknown;
+      } catch {
+        throw new Error(`${column}: the cell is not valid JSON`);
+      }
+    }
+    if (column === 'summary_keywords') return value.split(';').map((k) => k.trim()).filter((k) => k !== '');
+    throw new Error(`${column}: expected a JSON array such as [{"court":"Amtsgericht München","date":"2020-01-31","id":"HRB 1"}]`);
+  }
+  return value;
+}
+
+/** Parses CSV text with a header row of column names (comma, semicolon or tab separated). */
+export function readCsv(text: string): ReadResult {
+  const collector = new RecordCollector();
+  const parsed = Papa.parse<Record<string, string>>(text, { header: true, skipEmptyLines: 'greedy', transformHeader: (h) => h.trim() });
+  // Line numbers: the header is line 1; count newlines inside quoted cells so multi-line rows stay exact.
+  let line = 2;
+  for (const [index, row] of parsed.data.entries()) {
+    const rowError = parsed.errors.find((e) => e.row === index);
+    if (rowError) {
+      collector.errors.push({ line, reason: `CSV: ${rowError.message}` });
+    } else {
+      try {
+        const record: Record<string, unknown> = {};
+        for (const [column, cell] of Object.entries(row)) record[column] = cellValue(column, cell);
+        collector.add(line, record);
+      } catch (error) {
+        collector.errors.push({ line, reason: (error as Error).message });
+      }
+    }
+    line += 1 + Object.values(row).reduce((n, cell) => n + (cell.match(/\n/g)?.length ?? 0), 0);
+  }
+  return { records: collector.records, errors: collector.errors };
+}
+
+/** Chooses the reader by file name: `.csv` / `.tsv` → CSV, anything else → JSON Lines. */
+export function readDataFile(fileName: string, text: string): ReadResult {
+  return /\.(csv|tsv)$/i.test(fileName) ? readCsv(text) : readJsonLines(text);
+}

@@ -1,0 +1,14 @@
+/** The local engine: the v2 service in-process over a columnar store, and the sample dataset. */
+export { createLocalIndex, LocalIndex, type LocalIndexOptions } from './local-index.js';
+export { generateDataset, generateRecords, DEFAULT_DATASET, type GenerateOptions } from './dataset/generate.js';
+export { readCsv, readDataFile, readJsonLines, type ReadResult, type RowError } from './dataset/read.js';
+export {
+  OrganizationRecordSchema,
+  RECORD_KEYS,
+  type OrganizationRecord,
+  type OrganizationRecordInput,
+  type Registration,
+} from './dataset/record.js';
+export { ColumnStore } from './store/store.js';
+export { LocationIndex } from './locations/location-index.js';
+export { similarity as trigramSimilarity } from './locations/trigram.js';

@@ -1,0 +1,101 @@
+/**
+ * The local implementation of the v2 service: `createLocalIndex(records)` answers the same contract
+ * bodies as the HTTP interface, in-process and synchronously. Inputs are validated with the contract
+ * (a bad body throws the same ValidationError the server's 422 carries); outputs are the response bodies.
+ */
+import { ValidationError } from '../client/errors.js';
+import { ENDPOINTS, type EndpointId, type RequestInput, type RequestOutput } from '../contract/endpoints.js';
+import type { Filters } from '../contract/v2/filters.js';
+import type { FetchResponse } from '../contract/v2/fetch.js';
+import type { LocationItem, LocationListResponse } from '../contract/v2/locations.js';
+import type { SearchResponse } from '../contract/v2/search.js';
+import type { FilterOptionsResponse, HealthResponse } from '../contract/v2/service.js';
+import type { StatsResponse } from '../contract/v2/stats.js';
+import { validate, type InputLocation } from '../contract/validation.js';
+import type { OrganizationRecord } from './dataset/record.js';
+import { LocationIndex } from './locations/location-index.js';
+import { fetchRows } from './query/fetch.js';
+import { filterMask } from './query/filters.js';
+import { locationItems } from './query/location-items.js';
+import { filterOptions } from './query/options.js';
+import { search, type QueryContext } from './query/search.js';
+import { computeStats } from './query/stats.js';
+import { ColumnStore } from './store/store.js';
+
+export interface LocalIndexOptions {
+  /** Rows outside these filters are invisible (a key's data scope): missing in fetch, absent elsewhere. */
+  visibility?: Filters | null;
+  /** Milliseconds clock for elapsed_ms; default Date.now. */
+  now?: () => number;
+}
+
+function checked<Id extends EndpointId>(id: Id, input: unknown): RequestOutput<Id> {
+  const endpoint = ENDPOINTS[id];
+  const result = validate(endpoint.request, input, endpoint.input as InputLocation);
+  if (!result.ok) throw new ValidationError(result.error.detail, 422);
+  return result.value as RequestOutput<Id>;
+}
+
+export class LocalIndex {
+  readonly store: ColumnStore;
+  private readonly options: LocalIndexOptions;
+  private readonly context: QueryContext;
+  /** Location items are not scoped by key, so views of one store share them (built on first use). */
+  private readonly shared: { locations: LocationIndex | null };
+
+  constructor(store: ColumnStore, options: LocalIndexOptions = {}, shared: { locations: LocationIndex | null } = { locations: null }) {
+    this.store = store;
+    this.options = options;
+    this.shared = shared;
+    const visible = options.visibility ? filterMask(store, options.visibility).bits : null;
+    this.context = { store, visible, now: options.now ?? (() => Date.now()) };
+  }
+
+  /** A view of the same data for another key's visibility, sharing the store and the location index. */
+  withVisibility(visibility: Filters | null): LocalIndex {
+    return new LocalIndex(this.store, { ...this.options, visibility }, this.shared);
+  }
+
+  search(body: RequestInput<'v2.search'>): SearchResponse {
+    return search(this.context, checked('v2.search', body));
+  }
+
+  fetch(body: RequestInput<'v2.fetch'>): FetchResponse {
+    return fetchRows(this.context, checked('v2.fetch', body));
+  }
+
+  stats(body: RequestInput<'v2.stats'>): StatsResponse {
+    return computeStats(this.context, checked('v2.stats', body));
+  }
+
+  filterOptions(): FilterOptionsResponse {
+    return filterOptions(this.context);
+  }
+
+  health(): HealthResponse {
+    return this.store.size > 0 ? { healthy: true } : { healthy: false, error: 'the index holds no organizations' };
+  }
+
+  private locations(): LocationIndex {
+    this.shared.locations ??= new LocationIndex(locationItems(this.store));
+    return this.shared.locations;
+  }
+
+  locationSearch(query: RequestInput<'v2.locationSearch'>): LocationListResponse {
+    return this.locations().search(checked('v2.locationSearch', query));
+  }
+
+  locationList(query: RequestInput<'v2.locationList'> = {}): LocationListResponse {
+    return this.locations().list(checked('v2.locationList', query));
+  }
+
+  /** One location item, or null when the id is unknown. */
+  location(locationId: string): LocationItem | null {
+    return this.locations().get(checked('v2.location', { location_id: locationId }).location_id);
+  }
+}
+
+/** Builds the in-process index over organization records (see dataset/record.ts for the row format). */
+export function createLocalIndex(records: readonly OrganizationRecord[], options: LocalIndexOptions = {}): LocalIndex {
+  return new LocalIndex(new ColumnStore(records), options);
+}

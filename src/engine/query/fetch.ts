@@ -1,0 +1,18 @@
+/** v2 fetch: rows for known domains in request order, duplicates collapsed, unknown or invisible → missing. */
+import type { FetchRequest, FetchResponse } from '../../contract/v2/fetch.js';
+import type { QueryContext } from './search.js';
+
+export function fetchRows(context: QueryContext, request: FetchRequest): FetchResponse {
+  const { store, visible } = context;
+  const seen = new Set<string>();
+  const found: number[] = [];
+  const missing: string[] = [];
+  for (const domain of request.domains) {
+    if (seen.has(domain)) continue;
+    seen.add(domain);
+    const row = store.rowOf(domain);
+    if (row === undefined || (visible !== null && !visible[row])) missing.push(domain);
+    else found.push(row);
+  }
+  return { data: store.rows(found, request.columns), metadata: { requested: seen.size, found: found.length, missing } };
+}

@@ -1,0 +1,154 @@
+/**
+ * Evaluating a normalised `filters` object over the store into a match mask (one byte per row). Lists
+ * are OR inside a key, keys AND across; each key is one tight loop over a typed array, so a filter costs
+ * a pass over the rows regardless of how many values it lists.
+ */
+import type { Filters, Keywords } from '../../contract/v2/filters.js';
+import { sectionOf } from '../../contract/nace.js';
+import { dayOf, NO_DAY } from '../store/dates.js';
+import type { CategoricalColumn } from '../store/dictionary.js';
+import type { CategoricalKey, ColumnStore } from '../store/store.js';
+import { textMatcher } from './text-match.js';
+
+export interface Mask {
+  bits: Uint8Array;
+  count: number;
+}
+
+const CATEGORICAL_FILTER_KEYS = [
+  'country',
+  'state',
+  'region',
+  'district',
+  'municipality',
+  'organization_type',
+  'organization_size',
+  'source',
+] as const satisfies readonly CategoricalKey[];
+
+/** Which dictionary ids of a column a list of accepted values allows. */
+function allowedIds(column: CategoricalColumn, accepts: (value: string) => boolean): Uint8Array {
+  const allowed = new Uint8Array(column.dict.size);
+  column.dict.values.forEach((value, id) => {
+    if (value !== null && accepts(value)) allowed[id] = 1;
+  });
+  return allowed;
+}
+
+function keepAllowed(bits: Uint8Array, column: CategoricalColumn, allowed: Uint8Array): void {
+  const codes = column.codes;
+  for (let i = 0; i < bits.length; i++) if (bits[i] && !allowed[codes[i] ?? 0]) bits[i] = 0;
+}
+
+/**
+ * Does a detailed NACE code (as stored, `62.01`) fall under a canonical filter value: a section value
+ * matches its whole section, a division / group / class matches by prefix (`62` ⊃ `62.1` ⊃ `62.10`).
+ */
+export function naceMatches(stored: string, filterValue: string): boolean {
+  if (filterValue.startsWith('NACE ')) return sectionOf(stored) === sectionOf(filterValue);
+  if (stored.startsWith('NACE ')) return false;
+  const wanted = filterValue.length === 2 ? `${filterValue}.` : filterValue;
+  return stored === filterValue || stored.startsWith(wanted);
+}
+
+/** Registration filters: court and date bounds must hold on the same registration. */
+function keepRegistrations(store: ColumnStore, bits: Uint8Array, filters: Filters): void {
+  const { offsets, court, day } = store.registrations;
+  const courtAllowed = filters.company_register_court
+    ? allowedIds(court, (value) => filters.company_register_court?.includes(value) ?? false)
+    : null;
+  const from = filters.register_date_from ? dayOf(filters.register_date_from) : null;
+  const to = filters.register_date_to ? dayOf(filters.register_date_to) : null;
+  for (let i = 0; i < bits.length; i++) {
+    if (!bits[i]) continue;
+    let any = false;
+    for (let j = offsets[i] ?? 0; j < (offsets[i + 1] ?? 0) && !any; j++) {
+      const d = day[j] ?? NO_DAY;
+      any =
+        (courtAllowed === null || courtAllowed[court.codes[j] ?? 0] === 1) &&
+        (from === null || d >= from) &&
+        (to === null || (d !== NO_DAY && d <= to));
+    }
+    if (!any) bits[i] = 0;
+  }
+}
+
+/** summary_keywords: the organization's tags must contain every listed value. */
+function keepKeywordContainment(store: ColumnStore, bits: Uint8Array, wanted: readonly string[]): void {
+  const { dict, offsets, ids } = store.keywords;
+  const wantedIds: number[] = [];
+  for (const value of wanted) {
+    const id = dict.lookup(value);
+    if (id === undefined) {
+      bits.fill(0);
+      return;
+    }
+    wantedIds.push(id);
+  }
+  for (let i = 0; i < bits.length; i++) {
+    if (!bits[i]) continue;
+    const start = offsets[i] ?? 0;
+    const end = offsets[i + 1] ?? 0;
+    for (const id of wantedIds) {
+      let found = false;
+      for (let j = start; j < end; j++) if (ids[j] === id) found = true;
+      if (!found) {
+        bits[i] = 0;
+        break;
+      }
+    }
+  }
+}
+
+function keepText(store: ColumnStore, bits: Uint8Array, keywords: Keywords): void {
+  const matches = textMatcher(store, keywords);
+  for (let i = 0; i < bits.length; i++) if (bits[i] && !matches(i)) bits[i] = 0;
+}
+
+function count(bits: Uint8Array): number {
+  let n = 0;
+  for (let i = 0; i < bits.length; i++) n += bits[i] ?? 0;
+  return n;
+}
+
+/**
+ * The rows matching `filters` (null → every row), narrowed further by `base` (a key's visibility).
+ * Unknown values simply match nothing.
+ */
+export function filterMask(store: ColumnStore, filters: Filters | null, base?: Uint8Array): Mask {
+  const bits = base ? base.slice() : new Uint8Array(store.size).fill(1);
+  if (filters) {
+    for (const key of CATEGORICAL_FILTER_KEYS) {
+      const values = filters[key];
+      if (!values) continue;
+      const column = store.categorical[key];
+      keepAllowed(bits, column, allowedIds(column, (value) => values.includes(value)));
+    }
+    const nace = filters.nace_code;
+    if (nace) {
+      const column = store.categorical.nace_code;
+      keepAllowed(bits, column, allowedIds(column, (stored) => nace.some((wanted) => naceMatches(stored, wanted))));
+    }
+    if (filters.company_register_court || filters.register_date_from || filters.register_date_to) {
+      keepRegistrations(store, bits, filters);
+    }
+    if (filters.summary_keywords) keepKeywordContainment(store, bits, filters.summary_keywords);
+    if (filters.text_keywords) keepText(store, bits, filters.text_keywords);
+  }
+  return { bits, count: count(bits) };
+}
+
+/** Clears the rows of excluded domains. */
+export function applyExcludes(store: ColumnStore, mask: Mask, excludes: readonly string[]): Mask {
+  if (excludes.length === 0) return mask;
+  const bits = mask.bits;
+  let removed = 0;
+  for (const domain of excludes) {
+    const row = store.rowOf(domain);
+    if (row !== undefined && bits[row]) {
+      bits[row] = 0;
+      removed++;
+    }
+  }
+  return { bits, count: mask.count - removed };
+}

@@ -1,0 +1,100 @@
+/**
+ * v2 search. This file holds filter mode (only `filters`): keyset pagination in domain order, exact
+ * `total_hits`, no depth cap, and a cursor — the last domain returned — that stays valid while rows are
+ * added. The scored modes (fulltext, semantic, vector_similarity, hybrid) belong to the relevance engine.
+ */
+import type { SearchRequest, SearchResponse } from '../../contract/v2/search.js';
+import { inferSearchMode } from '../../contract/v2/search.js';
+import { HttpError, ValidationError } from '../../client/errors.js';
+import type { ColumnStore } from '../store/store.js';
+import { applyExcludes, filterMask, type Mask } from './filters.js';
+import { duplicateNameGroups } from './dedup.js';
+
+export interface QueryContext {
+  store: ColumnStore;
+  /** The rows the calling key may see (null: all). */
+  visible: Uint8Array | null;
+  /** Milliseconds clock for elapsed_ms (injected: the engine touches no host timer). */
+  now: () => number;
+}
+
+function cursorDomain(cursor: unknown[] | null): string | null {
+  if (cursor === null) return null;
+  const [domain] = cursor;
+  if (cursor.length !== 1 || typeof domain !== 'string') {
+    throw new ValidationError(
+      [
+        {
+          type: 'value_error',
+          loc: ['body', 'search_after'],
+          msg: 'Value error, this cursor does not come from a filter-mode search: send metadata.search_after of the previous page unchanged',
+          input: cursor,
+          ctx: { error: 'filter mode cursors hold the last domain of the previous page' },
+        },
+      ],
+      422,
+    );
+  }
+  return domain;
+}
+
+/** A row is hidden by dedup when an earlier row (in domain order) with the same name also matches. */
+function hiddenByDedup(store: ColumnStore, mask: Mask, row: number): boolean {
+  const group = duplicateNameGroups(store).groupOf[row] ?? 0;
+  if (group === 0) return false;
+  for (const other of duplicateNameGroups(store).members[group] ?? []) {
+    if (other === row) return false;
+    if (mask.bits[other]) return true;
+  }
+  return false;
+}
+
+export function searchFilterMode(context: QueryContext, request: SearchRequest): SearchResponse {
+  const started = context.now();
+  const { store } = context;
+  const mask = applyExcludes(store, filterMask(store, request.filters, context.visible ?? undefined), request.excludes);
+  const after = cursorDomain(request.search_after);
+  const start = after === null ? 0 : store.positionAfter(after);
+
+  const rows: number[] = [];
+  let position = start;
+  for (; position < store.size && rows.length < request.size; position++) {
+    const row = store.byDomain[position] ?? 0;
+    if (mask.bits[row] && !(request.dedup && hiddenByDedup(store, mask, row))) rows.push(row);
+  }
+  // Is there anything after this page? Look ahead for one more visible row.
+  let more = false;
+  for (; position < store.size && !more; position++) {
+    const row = store.byDomain[position] ?? 0;
+    more = mask.bits[row] === 1 && !(request.dedup && hiddenByDedup(store, mask, row));
+  }
+  const last = rows[rows.length - 1];
+  const elapsed = context.now() - started;
+  return {
+    data: store.rows(rows, request.columns),
+    metadata: {
+      total_hits: mask.count,
+      returned: rows.length,
+      mode: 'filter',
+      elapsed_ms: Math.round(elapsed),
+      search_after: more && last !== undefined ? [store.domains[last] ?? ''] : null,
+      filters_applied: request.filters,
+      explain_plan: request.explain
+        ? [
+            'mode: filter (only filters were given)',
+            `filters: ${JSON.stringify(request.filters)} → ${mask.count} of ${store.size} rows${context.visible ? ' visible to this key' : ''}`,
+            `excludes: ${request.excludes.length} domain(s)`,
+            `order: domain ascending, keyset cursor${after === null ? ' (first page)' : ` after ${after}`}`,
+            `page: ${rows.length} row(s)${request.dedup ? ', dedup by organization name' : ''}; elapsed ${elapsed.toFixed(3)} ms`,
+          ]
+        : null,
+    },
+  };
+}
+
+/** Dispatches on the inferred mode; scored modes answer once the relevance engine is in. */
+export function search(context: QueryContext, request: SearchRequest): SearchResponse {
+  const mode = inferSearchMode(request);
+  if (mode === 'filter') return searchFilterMode(context, request);
+  throw new HttpError(`The local engine does not answer ${mode} searches yet; use filters only (filter mode)`, 501);
+}

@@ -1,5 +1,5 @@
 /** The local engine: the v2 service in-process over a columnar store, and the sample dataset. */
-export { createLocalIndex, LocalIndex, type LocalIndexOptions } from './local-index.js';
+export { createDefaultLocalIndex, createLocalIndex, LocalIndex, type LocalIndexOptions } from './local-index.js';
 export { generateDataset, generateRecords, DEFAULT_DATASET, type GenerateOptions } from './dataset/generate.js';
 export { readCsv, readDataFile, readJsonLines, type ReadResult, type RowError } from './dataset/read.js';
 export {

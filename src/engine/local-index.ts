@@ -12,6 +12,7 @@ import type { SearchResponse } from '../contract/v2/search.js';
 import type { FilterOptionsResponse, HealthResponse } from '../contract/v2/service.js';
 import type { StatsResponse } from '../contract/v2/stats.js';
 import { validate, type InputLocation } from '../contract/validation.js';
+import { DEFAULT_DATASET, generateDataset } from './dataset/generate.js';
 import type { OrganizationRecord } from './dataset/record.js';
 import { LocationIndex } from './locations/location-index.js';
 import { fetchRows } from './query/fetch.js';
@@ -93,6 +94,11 @@ export class LocalIndex {
   location(locationId: string): LocationItem | null {
     return this.locations().get(checked('v2.location', { location_id: locationId }).location_id);
   }
+}
+
+/** The embedded default: the deterministic 50,000-organization sample dataset, indexed. */
+export function createDefaultLocalIndex(options: LocalIndexOptions = {}): LocalIndex {
+  return createLocalIndex(generateDataset(DEFAULT_DATASET), options);
 }
 
 /** Builds the in-process index over organization records (see dataset/record.ts for the row format). */

@@ -49,6 +49,15 @@ test('contract validation and normalisation work in the sandbox', () => {
   expect(good.ok && core.inferSearchMode(good.value)).toBe('semantic');
 });
 
+test('the local engine generates and answers inside the sandbox (no Node, no host globals)', () => {
+  const index = core.createLocalIndex(core.generateDataset({ count: 300, seed: 3 }));
+  const page = index.search({ filters: { country: ['Deutschland'] }, size: 5 });
+  expect(page.data).toHaveLength(5);
+  expect(page.metadata.total_hits).toBeGreaterThan(100);
+  expect(index.stats({ group_by: 'state' }).data.length).toBeGreaterThan(5);
+  expect(index.locationSearch({ q: 'Muenchen' }).items[0]?.name).toBe('München');
+});
+
 test('a client call runs to completion with a synchronous transport and retries', () => {
   const slept: number[] = [];
   const responses: HttpOutcome[] = [

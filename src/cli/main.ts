@@ -3,9 +3,12 @@
  * and `dataset`. `runCli` takes its I/O as arguments so tests drive it in-process.
  */
 import { createWriteStream, readFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { Command, CommanderError } from 'commander';
 import { ENDPOINTS, type EndpointId } from '../contract/endpoints.js';
 import { validate, type InputLocation } from '../contract/validation.js';
+import { DateSchema } from '../contract/common.js';
 import { DEFAULT_DATASET, generateRecords } from '../engine/dataset/generate.js';
 
 export interface CliIo {
@@ -76,7 +79,7 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     .action(async (options: { count: string; seed: string; asOf: string; out: string }) => {
       const count = Number(options.count);
       const seed = Number(options.seed);
-      if (!Number.isInteger(count) || count < 0 || !Number.isInteger(seed) || !/^\d{4}-\d{2}-\d{2}$/.test(options.asOf)) {
+      if (!Number.isInteger(count) || count < 0 || !Number.isInteger(seed) || !DateSchema.safeParse(options.asOf).success) {
         io.stderr('--count and --seed must be whole numbers, --as-of a date YYYY-MM-DD\n');
         setExitCode(2);
         return;
@@ -86,24 +89,24 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
         for (const record of records) io.stdout(`${JSON.stringify(record)}\n`);
         return;
       }
-      await writeLines(options.out, records);
+      try {
+        await writeLines(options.out, records);
+      } catch (error) {
+        io.stderr(`cannot write ${options.out}: ${(error as Error).message}\n`);
+        setExitCode(1);
+        return;
+      }
       io.stderr(`wrote ${count} organizations to ${options.out}\n`);
     });
   return program;
 }
 
-/** Streams JSON Lines to a file, honouring back-pressure so a million rows need little memory. */
+/** Streams JSON Lines to a file: back-pressure and errors (a missing folder) handled by pipeline(). */
 async function writeLines(file: string, records: Iterable<unknown>): Promise<void> {
-  const out = createWriteStream(file, { encoding: 'utf8' });
-  const done = new Promise<void>((resolve, reject) => {
-    out.on('finish', resolve);
-    out.on('error', reject);
-  });
-  for (const record of records) {
-    if (!out.write(`${JSON.stringify(record)}\n`)) await new Promise<void>((resolve) => out.once('drain', () => { resolve(); }));
+  function* lines(): Generator<string> {
+    for (const record of records) yield `${JSON.stringify(record)}\n`;
   }
-  out.end();
-  await done;
+  await pipeline(Readable.from(lines()), createWriteStream(file, { encoding: 'utf8' }));
 }
 
 /** Runs the CLI with `argv` (without the node and script paths); resolves to the exit code. */

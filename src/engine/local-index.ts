@@ -5,7 +5,7 @@
  */
 import { ValidationError } from '../client/errors.js';
 import { ENDPOINTS, type EndpointId, type RequestInput, type RequestOutput } from '../contract/endpoints.js';
-import type { Filters } from '../contract/v2/filters.js';
+import { FiltersSchema, type Filters } from '../contract/v2/filters.js';
 import type { FetchResponse } from '../contract/v2/fetch.js';
 import type { LocationItem, LocationListResponse } from '../contract/v2/locations.js';
 import type { SearchResponse } from '../contract/v2/search.js';
@@ -30,6 +30,13 @@ export interface LocalIndexOptions {
   now?: () => number;
 }
 
+/** A key's visibility is a filters object like any other: normalised (`K`, `company`) and checked. */
+function normalizedVisibility(visibility: Filters): Filters {
+  const result = validate(FiltersSchema, visibility);
+  if (!result.ok) throw new ValidationError(result.error.detail.map((item) => ({ ...item, loc: ['visibility', ...item.loc.slice(1)] })), 422);
+  return result.value;
+}
+
 function checked<Id extends EndpointId>(id: Id, input: unknown): RequestOutput<Id> {
   const endpoint = ENDPOINTS[id];
   const result = validate(endpoint.request, input, endpoint.input as InputLocation);
@@ -41,14 +48,16 @@ export class LocalIndex {
   readonly store: ColumnStore;
   private readonly options: LocalIndexOptions;
   private readonly context: QueryContext;
-  /** Location items are not scoped by key, so views of one store share them (built on first use). */
+  /** The unscoped location index, shared by views of one store (built on first use). */
   private readonly shared: { locations: LocationIndex | null };
+  /** A scoped view's own location index: doc counts must not reveal rows the key may not see. */
+  private scopedLocations: LocationIndex | null = null;
 
   constructor(store: ColumnStore, options: LocalIndexOptions = {}, shared: { locations: LocationIndex | null } = { locations: null }) {
     this.store = store;
     this.options = options;
     this.shared = shared;
-    const visible = options.visibility ? filterMask(store, options.visibility).bits : null;
+    const visible = options.visibility ? filterMask(store, normalizedVisibility(options.visibility)).bits : null;
     this.context = { store, visible, now: options.now ?? (() => Date.now()) };
   }
 
@@ -78,7 +87,12 @@ export class LocalIndex {
   }
 
   private locations(): LocationIndex {
-    this.shared.locations ??= new LocationIndex(locationItems(this.store));
+    const { visible } = this.context;
+    if (visible) {
+      this.scopedLocations ??= new LocationIndex(locationItems(this.store, visible));
+      return this.scopedLocations;
+    }
+    this.shared.locations ??= new LocationIndex(locationItems(this.store, null));
     return this.shared.locations;
   }
 

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { runCli } from '../../src/cli/main.js';
 import { normalizeDomain, sectionOf, SOURCE_PATTERN } from '../../src/contract/index.js';
 import { INDUSTRY_CLASSES } from '../../src/engine/dataset/industries.js';
+import { unplacedRegisterCourts } from '../../src/engine/dataset/registers.js';
 import { generateDataset, OrganizationRecordSchema, readCsv, readJsonLines } from '../../src/engine/index.js';
 
 describe('generateDataset', () => {
@@ -102,6 +103,41 @@ describe('generateDataset', () => {
     expect(rows.some((r) => r.region === 'Oberbayern')).toBe(true);
   });
 
+  test('register courts are real register-court seats; registrations fall on working days', () => {
+    expect(unplacedRegisterCourts()).toEqual([]);
+    const courts = new Set(rows.flatMap((r) => r.registrations.filter((g) => g.court.startsWith('Amtsgericht')).map((g) => g.court)));
+    for (const notARegisterCourt of ['Amtsgericht Heidelberg', 'Amtsgericht Erfurt', 'Amtsgericht Halle', 'Amtsgericht Karlsruhe', 'Amtsgericht Berlin']) {
+      expect(courts.has(notARegisterCourt)).toBe(false);
+    }
+    expect(courts.has('Amtsgericht Charlottenburg')).toBe(true);
+    for (const row of rows) for (const g of row.registrations) expect([0, 6]).not.toContain(new Date(`${g.date}T00:00:00Z`).getUTCDay());
+  });
+
+  test('public and academic bodies: German-speaking countries, industries that have them, named as institutions', () => {
+    const classes = new Map(INDUSTRY_CLASSES.map((c) => [c.code, c]));
+    const bodies = rows.filter((r) => r.organization_type === 'Public' || r.organization_type === 'Academic');
+    expect(bodies.length).toBeGreaterThan(100);
+    for (const body of bodies) {
+      expect(['DE', 'AT', 'CH']).toContain(body.country_code);
+      expect(Object.keys(classes.get(body.nace_code ?? '')?.typeMix ?? {})).toContain(body.organization_type);
+      expect(body.registrations).toEqual([]);
+    }
+    const districtOffices = bodies.filter((b) => b.name!.startsWith('Landratsamt '));
+    expect(districtOffices.every((b) => b.district?.startsWith('Landkreis '))).toBe(true);
+  });
+
+  test('organizations sharing a legal name share type, industry and country', () => {
+    const first = new Map<string, (typeof rows)[number]>();
+    for (const row of rows) {
+      const earlier = first.get(row.name!);
+      if (!earlier) first.set(row.name!, row);
+      else if (row.organization_type !== 'Public' && row.organization_type !== 'Academic' && /GmbH|AG|KG|e\.K\.|S\.r\.l\.|SAS|B\.V\./.test(row.name!)) {
+        // Namesakes by chance aside (two "Müller Elektrotechnik GmbH"), reused identities agree.
+        if (earlier.nace_code === row.nace_code) expect([row.organization_type, row.country_code]).toEqual([earlier.organization_type, earlier.country_code]);
+      }
+    }
+  });
+
   test('some legal names are shared by several domains', () => {
     const byName = new Map<string, number>();
     for (const row of rows) byName.set(row.name!, (byName.get(row.name!) ?? 0) + 1);
@@ -129,10 +165,16 @@ describe('readJsonLines', () => {
       JSON.stringify({ domain: 'EXAMPLE.com' }),
       '[1,2]',
       JSON.stringify({ domain: 'c.de', nace_code: '04.11' }),
+      JSON.stringify({ domain: 'd.de', created_at: '2024-01-01T00:30:00' }),
+      JSON.stringify({ domain: 'e.de', created_at: '2024-02-30T10:00:00Z' }),
+      JSON.stringify({ domain: 'f.de', created_at: '2024-02-29T23:30:00-01:00', updated_at: '2024-03-01' }),
     ].join('\n');
     const { records, errors } = readJsonLines(text);
-    expect(records.map((r) => r.domain)).toEqual(['example.com']);
-    expect(errors.map((e) => e.line)).toEqual([2, 3, 4, 5, 6, 7, 8]);
+    expect(records.map((r) => r.domain)).toEqual(['example.com', 'f.de']);
+    expect(records[1]).toMatchObject({ created_at: '2024-03-01T00:30:00.000Z', updated_at: '2024-03-01T00:00:00.000Z' });
+    expect(errors.map((e) => e.line)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(errors[7]?.reason).toBe('created_at: "2024-01-01T00:30:00" is not an ISO 8601 date-time with a time zone, such as 2025-03-01T12:00:00Z');
+    expect(errors[8]?.reason).toMatch(/^created_at: "2024-02-30T10:00:00Z" is not an ISO 8601 date-time/);
     expect(errors[0]?.reason).toMatch(/^not JSON: /);
     expect(errors[1]?.reason).toBe('domain: "localhost" has no top-level domain; expected a domain such as example.com');
     expect(errors[2]?.reason).toBe('colour: Extra inputs are not permitted');
@@ -144,6 +186,25 @@ describe('readJsonLines', () => {
 });
 
 describe('readCsv', () => {
+  test('blank lines keep line numbers; semicolon files are detected; a row with extra fields is reported, not merged', () => {
+    const csv = ['domain;name;summary_keywords', 'a.de;A;x', '', '', 'bad domain;B;', 'c.de;C;"p;q"', 'd.de;D;p;q'].join('\n');
+    const { records, errors } = readCsv(csv);
+    expect(records.map((r) => [r.domain, r.summary_keywords])).toEqual([
+      ['a.de', ['x']],
+      ['c.de', ['p', 'q']],
+    ]);
+    expect(errors).toEqual([
+      { line: 5, reason: expect.stringMatching(/^domain: "bad domain" contains whitespace/) },
+      { line: 7, reason: 'CSV: expected 3 fields as in the header, found 4 (a separator inside an unquoted cell?)' },
+    ]);
+  });
+
+  test('an unterminated quote is reported at the row where it starts, never swallowed silently', () => {
+    const { records, errors } = readCsv('domain,name\na.com,"unterminated\nb.com,B\n');
+    expect(records).toEqual([]);
+    expect(errors).toEqual([{ line: 2, reason: expect.stringMatching(/^CSV: .*the rest of the file is inside this cell/) }]);
+  });
+
   test('same columns; registrations as a JSON cell; keywords as JSON or ;-list; multi-line cells keep line numbers', () => {
     const csv = [
       'domain,name,summary,summary_keywords,registrations,lat,new_register_entry',
@@ -178,6 +239,11 @@ test('orgindex dataset writes the same rows as generateDataset, one JSON object 
   const lines = readFileSync(out, 'utf8').trim().split('\n');
   expect(lines).toHaveLength(200);
   expect(lines.map((l) => JSON.parse(l) as unknown)).toEqual(JSON.parse(JSON.stringify(generateDataset({ count: 200, seed: 5 }))));
+  const bad = { ...io, err: '' };
+  bad.stderr = (t: string) => void (bad.err += t);
+  expect(await runCli(['dataset', '--count', '2000', '--out', '/nonexistent-dir/x.jsonl'], bad)).toBe(1);
+  expect(bad.err).toMatch(/^cannot write \/nonexistent-dir\/x.jsonl: ENOENT/);
+  expect(await runCli(['dataset', '--count', '5', '--as-of', '2026-02-31', '--out', out], bad)).toBe(2);
   const reread = readJsonLines(readFileSync(out, 'utf8'));
   expect(reread.errors).toEqual([]);
   expect(reread.records).toHaveLength(200);

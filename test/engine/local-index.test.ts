@@ -102,6 +102,25 @@ describe('fetch', () => {
     expect(index.withVisibility({ country: ['Deutschland'] }).stats({}).data).toEqual([{ count: 4 }]);
   });
 
+  test('visibility is a normalised filters object; an invalid one is a ValidationError at visibility', () => {
+    expect(createLocalIndex(FIXTURE, { visibility: { nace_code: ['K'], organization_type: ['company'] } }).search({ filters: {} }).metadata.total_hits).toBe(2);
+    expect(() => createLocalIndex(FIXTURE, { visibility: { nace_code: ['04'] } })).toThrow(ValidationError);
+    let caught: unknown = null;
+    try {
+      createLocalIndex(FIXTURE, { visibility: { country: 'Deutschland' } as never });
+    } catch (error) {
+      caught = error;
+    }
+    expect((caught as ValidationError).detail[0]?.loc).toEqual(['visibility', 'country']);
+  });
+
+  test('location doc counts of a scoped key count only what it may see', () => {
+    const austria = index.withVisibility({ country: ['Österreich'] });
+    expect(austria.location('Europe/Deutschland')).toBeNull();
+    expect(austria.location('Europe/Österreich')?.doc_count).toBe(1);
+    expect(index.location('Europe/Deutschland')?.doc_count).toBe(4);
+  });
+
   test('a bad body is the contract 422, raised as ValidationError', () => {
     expect(() => index.fetch({ domains: [] })).toThrow(ValidationError);
   });
@@ -175,6 +194,20 @@ describe('stats', () => {
     const result = index.stats({});
     expect(result.data).toEqual([{ count: 6 }]);
     expect(result.metadata).toMatchObject({ group_by: null, group_by_secondary: null, total_buckets: 1 });
+  });
+
+  test('no grouping and no match: still one total, zero', () => {
+    expect(index.stats({ filters: { country: ['Nowhere'] } }).data).toEqual([{ count: 0 }]);
+  });
+
+  test('register filters also choose which registrations are counted when registrations are the unit', () => {
+    expect(index.stats({ group_by: 'company_register_court', filters: { company_register_court: ['Amtsgericht Augsburg'] } }).data).toEqual([
+      { company_register_court: 'Amtsgericht Augsburg', count: 2 },
+    ]);
+    expect(index.stats({ group_by: 'company_register_date', date_trunc: 'year', filters: { register_date_from: '2019-01-01' } }).data).toEqual([
+      { company_register_date: '2019-01-01', count: 2 },
+      { company_register_date: '2024-01-01', count: 1 },
+    ]);
   });
 
   test('geographic: count descending, nulls as null', () => {

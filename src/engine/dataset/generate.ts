@@ -10,7 +10,7 @@ import type { OrganizationSize, OrganizationType } from '../../contract/v2/filte
 import { Random, WeightedPicker } from '../random.js';
 import { geography, type Geography, type Place } from './geography.js';
 import { INDUSTRY_CLASSES, type IndustryClass } from './industries.js';
-import { ACADEMIC_BODIES, legalFormsOf, PUBLIC_BODIES, registerKind, STARTUP_STEMS, surnamesOf } from './naming.js';
+import { GIVEN_NAMES, INTERNATIONAL_WORDS, legalFormsOf, registerKind, STARTUP_STEMS, surnamesOf } from './naming.js';
 import type { OrganizationRecord, Registration } from './record.js';
 import { registerCourt } from './registers.js';
 
@@ -63,7 +63,10 @@ const SIZE_PROFILES: Record<NonNullable<IndustryClass['sizeSkew']> | 'default', 
   default: [34, 22, 16, 12, 7, 4.5, 2, 1.4, 0.8, 0.3],
 };
 
-const DEFAULT_TYPE_MIX: Record<OrganizationType, number> = { Company: 88, Startup: 6, Other: 4, Public: 1.5, Academic: 0.5 };
+/** For classes without their own mix; public and academic bodies come only from classes that have them. */
+const DEFAULT_TYPE_MIX: Partial<Record<OrganizationType, number>> = { Company: 94, Startup: 6 };
+/** Countries whose public bodies and trade words the vocabulary names (German-speaking). */
+const GERMAN_SPEAKING = new Set(['DE', 'AT', 'CH']);
 const SOURCES = ['register', 'cache', 'request'] as const;
 const SNAPSHOTS = ['dataset_03_2024', 'dataset_09_2024', 'dataset_03_2025', 'dataset_09_2025', 'dataset_03_2026'];
 
@@ -82,8 +85,23 @@ export function slugify(text: string): string {
     .replace(/^-+|-+$/g, '');
 }
 
+/** Courts register on working days: a Saturday or Sunday moves to the Monday after. */
+function onWeekday(ms: number): number {
+  const weekday = new Date(ms).getUTCDay();
+  return weekday === 6 ? ms + 2 * DAY_MS : weekday === 0 ? ms + DAY_MS : ms;
+}
+
 function formatDate(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
+}
+
+interface SharedIdentity {
+  name: string;
+  slug: string;
+  legalForm: string;
+  type: OrganizationType;
+  industry: IndustryClass;
+  countryCode: string;
 }
 
 interface Context {
@@ -95,8 +113,11 @@ interface Context {
   industryPicker: WeightedPicker<IndustryClass>;
   domains: Set<string>;
   /** Names given so far that may be reused by another domain (brands, chains, groups). */
-  sharedNames: { name: string; slug: string }[];
+  /** Identities another domain may reuse: a group's second site, a brand's country domain. */
+  sharedNames: SharedIdentity[];
   registerNumbers: Map<string, number>;
+  /** Public and academic names given so far (one institution of a kind per place). */
+  institutions: Set<string>;
 }
 
 function weightedFrom<T extends string>(random: Random, table: readonly (readonly [T, number])[]): T {
@@ -109,10 +130,11 @@ function weightedFrom<T extends string>(random: Random, table: readonly (readonl
   return (table[table.length - 1] as readonly [T, number])[0];
 }
 
-function pickType(random: Random, industry: IndustryClass): OrganizationType {
+function pickType(random: Random, industry: IndustryClass, countryCode: string): OrganizationType {
   // A class's own mix replaces the default (its shares are relative to each other).
-  const mix = industry.typeMix ?? DEFAULT_TYPE_MIX;
-  return weightedFrom(random, Object.entries(mix) as [OrganizationType, number][]);
+  const type = weightedFrom(random, Object.entries(industry.typeMix ?? DEFAULT_TYPE_MIX) as [OrganizationType, number][]);
+  // Public and academic bodies are named in German; elsewhere the same activity appears as a company.
+  return (type === 'Public' || type === 'Academic') && !GERMAN_SPEAKING.has(countryCode) ? 'Company' : type;
 }
 
 function pickEmployees(random: Random, industry: IndustryClass, type: OrganizationType): { employees: number; index: number } {
@@ -129,12 +151,17 @@ function revenueClass(random: Random, employees: number): string {
   return REVENUE_CLASSES.find((c) => revenue < c.below)?.label ?? '> 1 Mrd. EUR';
 }
 
-function fill(template: string, place: Place, field: string): string {
-  return template
-    .replace('{place}', place.municipality ?? place.state ?? place.country)
-    .replace('{district}', (place.district ?? place.municipality ?? place.country).replace(/,.*$/, ''))
-    .replace('{state}', place.state ?? place.country)
-    .replace('{field}', field);
+/**
+ * A public or academic body is named by its institution word and its place, as such bodies are
+ * ("Amtsgericht Regensburg", "Stadtwerke Ulm", "Hochschule Aalen"); a district office only where there
+ * is a Landkreis ("Landratsamt Neu-Ulm" for the Landkreis Neu-Ulm), a city administration otherwise.
+ */
+function institutionName(word: string, place: Place, placeName: string): string {
+  if (word === 'Landratsamt' || word === 'Kreisverwaltung') {
+    const county = /^(Landkreis|Kreis) (.+)$/.exec(place.district ?? '');
+    return county ? `${county[1] === 'Kreis' ? 'Kreisverwaltung' : 'Landratsamt'} ${county[2] ?? ''}` : `Stadtverwaltung ${placeName}`;
+  }
+  return `${word} ${placeName}`;
 }
 
 /** The legal name and the part of it a domain is made from. */
@@ -144,8 +171,10 @@ function makeName(ctx: Context, place: Place, industry: IndustryClass, type: Org
   const nameWord = random.pick(industry.nameWords);
   const placeName = (place.municipality ?? place.state ?? place.country).replace(/,.*$/, '').replace(/\s*\(.*\)$/, '');
   if (type === 'Public' || type === 'Academic') {
-    const table = type === 'Public' ? PUBLIC_BODIES : ACADEMIC_BODIES;
-    const name = fill(random.pick(table[cc] ?? table.default ?? ['{place}']), place, nameWord);
+    // One institution of a kind per place: a second "Amtsgericht Passau" becomes a branch office.
+    let name = institutionName(nameWord, place, placeName);
+    if (ctx.institutions.has(name)) name = `${name} ${random.pick(['Außenstelle', 'Nebenstelle', 'Zweigstelle'])} ${random.int(2, 9)}`;
+    ctx.institutions.add(name);
     return { name, slug: slugify(name), legalForm: '' };
   }
   const forms = legalFormsOf(cc);
@@ -153,14 +182,22 @@ function makeName(ctx: Context, place: Place, industry: IndustryClass, type: Org
   const surname = random.pick(surnamesOf(cc));
   let core: string;
   if (type === 'Startup') {
-    core = `${random.pick(STARTUP_STEMS)}${random.pick(['', 'ly', 'io', 'nic', 'tec', 'lab'])}`;
-    core = random.chance(0.5) ? core : `${core} ${nameWord}`;
-  } else {
+    core = `${random.pick(STARTUP_STEMS)}${random.pick(['', 'ly', 'io', 'nic', 'tec', 'lab', 'ify', 'ora', 'net', 'ix', 'go', 'hub'])}`;
+    core = random.chance(0.5) || !GERMAN_SPEAKING.has(cc) ? core : `${core} ${nameWord}`;
+  } else if (!GERMAN_SPEAKING.has(cc)) {
+    // The vocabulary's trade words are German: firms abroad are named after founders and places.
     const pattern = random.int(0, 9);
-    if (pattern < 4) core = `${surname} ${nameWord}`;
-    else if (pattern < 6) core = `${nameWord} ${placeName}`;
-    else if (pattern < 8) core = `${nameWord} ${surname}`;
-    else core = `${surname} & ${random.pick(surnamesOf(cc))}`;
+    if (pattern < 5) core = `${surname} ${random.pick(INTERNATIONAL_WORDS)}`;
+    else if (pattern < 7) core = `${surname} & ${random.pick(surnamesOf(cc))}`;
+    else core = `${placeName} ${random.pick(INTERNATIONAL_WORDS)}`;
+  } else {
+    const pattern = random.int(0, 11);
+    if (pattern < 3) core = `${surname} ${nameWord}`;
+    else if (pattern < 5) core = `${nameWord} ${placeName}`;
+    else if (pattern < 7) core = `${nameWord} ${surname} ${placeName}`;
+    else if (pattern < 9) core = `${random.pick(GIVEN_NAMES)} ${surname} ${nameWord}`;
+    else if (pattern < 10) core = `${nameWord} ${surname}`;
+    else core = `${surname} & ${random.pick(surnamesOf(cc))} ${nameWord}`;
   }
   const name = legalForm ? `${core} ${legalForm}` : core;
   return { name, slug: slugify(core), legalForm };
@@ -250,7 +287,7 @@ function registrations(ctx: Context, place: Place, legalForm: string, type: Orga
         : place.country_code === 'AT'
           ? `FN ${100_000 + next}${random.pick(['a', 'b', 'd', 'f', 'g', 'h', 'i', 'k', 'm', 'p', 's', 't', 'v', 'w', 'x', 'y', 'z'])}`
           : `CHE-${String(100 + (next % 900))}.${String(random.int(100, 999))}.${String(random.int(100, 999))}`;
-    out.push({ court: court.court, date: formatDate(date), id });
+    out.push({ court: court.court, date: formatDate(onWeekday(date)), id });
     date += random.int(200, 3_000) * DAY_MS;
   }
   return out;
@@ -273,24 +310,26 @@ function createContext(seed: number, asOf: string): Context {
     domains: new Set(),
     sharedNames: [],
     registerNumbers: new Map(),
+    institutions: new Set(),
   };
 }
 
 function generateOne(ctx: Context): OrganizationRecord {
   const { random } = ctx;
-  const country = ctx.countryPicker.pick(random);
-  const place = (ctx.placePickers.get(country.country_code) as WeightedPicker<Place>).pick(random);
-  const industry = ctx.industryPicker.pick(random);
-  const type = pickType(random, industry);
+  // A few organizations are another site of an organization already generated: same legal name, type,
+  // industry and country, another place and domain.
+  const reuse = ctx.sharedNames.length > 20 && random.chance(0.02) ? random.pick(ctx.sharedNames) : null;
+  const countryCode = reuse?.countryCode ?? ctx.countryPicker.pick(random).country_code;
+  const place = (ctx.placePickers.get(countryCode) as WeightedPicker<Place>).pick(random);
+  const industry = reuse?.industry ?? ctx.industryPicker.pick(random);
+  const type = reuse?.type ?? pickType(random, industry, countryCode);
   const ageYears = type === 'Startup' ? random.next() * 5 : Math.min(120, -Math.log(1 - random.next()) * 18);
   const founded = ctx.asOfMs - Math.round(ageYears * 365.25) * DAY_MS;
   const { employees, index } = pickEmployees(random, industry, type);
   const bracket = employeeClass(index);
 
-  // A few organizations carry a legal name another domain already has (group sites, brands, namesakes).
-  const reuse = ctx.sharedNames.length > 20 && random.chance(0.03) ? random.pick(ctx.sharedNames) : null;
-  const naming = reuse ? { ...reuse, legalForm: reuse.name.split(' ').pop() ?? '' } : makeName(ctx, place, industry, type);
-  if (!reuse && random.chance(0.05)) ctx.sharedNames.push({ name: naming.name, slug: naming.slug });
+  const naming = reuse ?? makeName(ctx, place, industry, type);
+  if (!reuse && random.chance(0.05)) ctx.sharedNames.push({ ...naming, type, industry, countryCode });
   const domain = uniqueDomain(ctx, naming.slug, place);
 
   const { summary, keywords, text } = describe(ctx, naming.name, place, industry, founded, employees);

@@ -23,12 +23,34 @@ export const SURNAMES: Record<string, readonly string[]> = {
     'Müller', 'Meier', 'Schmid', 'Keller', 'Weber', 'Huber', 'Schneider', 'Meyer', 'Steiner', 'Fischer',
     'Gerber', 'Brunner', 'Baumann', 'Frei', 'Zimmermann', 'Moser', 'Widmer', 'Wyss', 'Graf', 'Roth',
   ],
-  FR: ['Martin', 'Bernard', 'Dubois', 'Thomas', 'Robert', 'Richard', 'Petit', 'Durand', 'Leroy', 'Moreau', 'Simon', 'Laurent'],
-  IT: ['Rossi', 'Russo', 'Ferrari', 'Esposito', 'Bianchi', 'Romano', 'Colombo', 'Ricci', 'Marino', 'Greco', 'Bruno', 'Gallo'],
-  ES: ['García', 'Rodríguez', 'González', 'Fernández', 'López', 'Martínez', 'Sánchez', 'Pérez', 'Gómez', 'Martín'],
-  NL: ['de Jong', 'Jansen', 'de Vries', 'van den Berg', 'van Dijk', 'Bakker', 'Janssen', 'Visser', 'Smit', 'Meijer'],
-  BE: ['Peeters', 'Janssens', 'Maes', 'Jacobs', 'Mertens', 'Willems', 'Claes', 'Goossens', 'Wouters', 'De Smet'],
-  PL: ['Nowak', 'Kowalski', 'Wiśniewski', 'Wójcik', 'Kowalczyk', 'Kamiński', 'Lewandowski', 'Zieliński', 'Szymański', 'Woźniak'],
+  FR: [
+    'Martin', 'Bernard', 'Dubois', 'Thomas', 'Robert', 'Richard', 'Petit', 'Durand', 'Leroy', 'Moreau', 'Simon', 'Laurent',
+    'Lefebvre', 'Michel', 'Garcia', 'David', 'Bertrand', 'Roux', 'Vincent', 'Fournier', 'Morel', 'Girard', 'André', 'Mercier',
+    'Dupont', 'Lambert', 'Bonnet', 'François', 'Martinez', 'Legrand',
+  ],
+  IT: [
+    'Rossi', 'Russo', 'Ferrari', 'Esposito', 'Bianchi', 'Romano', 'Colombo', 'Ricci', 'Marino', 'Greco', 'Bruno', 'Gallo',
+    'Conti', 'De Luca', 'Mancini', 'Costa', 'Giordano', 'Rizzo', 'Lombardi', 'Moretti', 'Barbieri', 'Fontana', 'Santoro',
+    'Mariani', 'Rinaldi', 'Caruso', 'Ferrara', 'Galli', 'Martini', 'Leone',
+  ],
+  ES: [
+    'García', 'Rodríguez', 'González', 'Fernández', 'López', 'Martínez', 'Sánchez', 'Pérez', 'Gómez', 'Martín', 'Jiménez',
+    'Ruiz', 'Hernández', 'Díaz', 'Moreno', 'Muñoz', 'Álvarez', 'Romero', 'Alonso', 'Gutiérrez', 'Navarro', 'Torres',
+    'Domínguez', 'Vázquez', 'Ramos', 'Gil', 'Ramírez', 'Serrano', 'Blanco', 'Molina',
+  ],
+  NL: [
+    'de Jong', 'Jansen', 'de Vries', 'van den Berg', 'van Dijk', 'Bakker', 'Janssen', 'Visser', 'Smit', 'Meijer', 'de Boer',
+    'Mulder', 'de Groot', 'Bos', 'Vos', 'Peters', 'Hendriks', 'van Leeuwen', 'Dekker', 'Brouwer',
+  ],
+  BE: [
+    'Peeters', 'Janssens', 'Maes', 'Jacobs', 'Mertens', 'Willems', 'Claes', 'Goossens', 'Wouters', 'De Smet', 'Dubois',
+    'Lambert', 'Dupont', 'Martens', 'Hermans', 'Michiels', 'Pauwels', 'Vermeulen', 'Aerts', 'Van Damme',
+  ],
+  PL: [
+    'Nowak', 'Kowalski', 'Wiśniewski', 'Wójcik', 'Kowalczyk', 'Kamiński', 'Lewandowski', 'Zieliński', 'Szymański', 'Woźniak',
+    'Dąbrowski', 'Kozłowski', 'Jankowski', 'Mazur', 'Kwiatkowski', 'Krawczyk', 'Piotrowski', 'Grabowski', 'Nowakowski',
+    'Pawłowski', 'Michalski', 'Nowicki', 'Adamczyk', 'Dudek', 'Zając',
+  ],
   CZ: ['Novák', 'Svoboda', 'Novotný', 'Dvořák', 'Černý', 'Procházka', 'Kučera', 'Veselý', 'Horák', 'Němec'],
   DK: ['Nielsen', 'Jensen', 'Hansen', 'Pedersen', 'Andersen', 'Christensen', 'Larsen', 'Sørensen', 'Rasmussen', 'Jørgensen'],
   SE: ['Andersson', 'Johansson', 'Karlsson', 'Nilsson', 'Eriksson', 'Larsson', 'Olsson', 'Persson', 'Svensson', 'Gustafsson'],
@@ -66,21 +88,6 @@ export const LEGAL_FORMS: Record<string, FormTable> = {
   LU: { Company: [['S.à r.l.', 75], ['S.A.', 25]], Startup: [['S.à r.l.', 100]], Other: [['a.s.b.l.', 100]] },
 };
 
-/** How a public body of a country is named after its municipality (or state). */
-export const PUBLIC_BODIES: Record<string, readonly string[]> = {
-  DE: ['Stadt {place}', 'Gemeinde {place}', 'Stadtwerke {place} GmbH', 'Klinikum {place}', 'Landratsamt {district}', 'Sparkasse {place}', 'Volkshochschule {place}'],
-  AT: ['Stadtgemeinde {place}', 'Marktgemeinde {place}', 'Gemeinde {place}', 'Stadtwerke {place}'],
-  CH: ['Gemeinde {place}', 'Stadt {place}', 'Kantonsspital {state}', 'Werke {place}'],
-  default: ['{place}'],
-};
-
-export const ACADEMIC_BODIES: Record<string, readonly string[]> = {
-  DE: ['Hochschule {place}', 'Universität {place}', 'Technische Hochschule {place}', 'Institut für {field} {place}', 'Akademie {place}'],
-  AT: ['Fachhochschule {place}', 'Universität {place}', 'Institut für {field} {place}'],
-  CH: ['Fachhochschule {state}', 'Universität {place}', 'Institut für {field} {place}'],
-  default: ['{field} Institute {place}'],
-};
-
 /** The surnames of a country (German ones where the table has none). */
 export function surnamesOf(countryCode: string): readonly string[] {
   return SURNAMES[countryCode] ?? SURNAMES.DE ?? ['Müller'];
@@ -91,10 +98,24 @@ export function legalFormsOf(countryCode: string): FormTable {
   return LEGAL_FORMS[countryCode] ?? LEGAL_FORMS.DE ?? {};
 }
 
+/** Frequent German given names, for owner-named firms ("Thomas Becker Elektrotechnik e.K."). */
+export const GIVEN_NAMES = [
+  'Thomas', 'Michael', 'Andreas', 'Stefan', 'Peter', 'Christian', 'Frank', 'Markus', 'Martin', 'Jürgen', 'Klaus', 'Wolfgang',
+  'Sabine', 'Susanne', 'Petra', 'Claudia', 'Andrea', 'Nicole', 'Stefanie', 'Julia', 'Katrin', 'Anja', 'Monika', 'Birgit',
+];
+
+/** Words international firms put after a founder's name ("Rossi Solutions S.r.l."). */
+export const INTERNATIONAL_WORDS = [
+  'Group', 'Holding', 'Solutions', 'Services', 'Consulting', 'Trading', 'Partners', 'International', 'Systems',
+  'Technologies', 'Industries', 'Logistics', 'Engineering', 'Design', 'Invest', 'Digital',
+];
+
 /** Brand stems for young companies (coined names, as start-ups choose them). */
 export const STARTUP_STEMS = [
   'Nova', 'Vireo', 'Lumen', 'Quanta', 'Kiwa', 'Orbit', 'Helio', 'Zentro', 'Auro', 'Fluxo', 'Mira', 'Tessa',
   'Cubix', 'Nuvo', 'Veda', 'Sono', 'Kairo', 'Lyra', 'Pivo', 'Ardo', 'Brisk', 'Solvi', 'Tandem', 'Vela',
+  'Aeris', 'Bloom', 'Corvo', 'Delta', 'Elara', 'Ferro', 'Glint', 'Hyla', 'Ionix', 'Jaro', 'Kelvo', 'Loom',
+  'Mosaic', 'Nimbus', 'Opal', 'Pebble', 'Quill', 'Ravel', 'Sylva', 'Torus', 'Umbra', 'Vanta', 'Wyre', 'Zephyr',
 ];
 
 /**

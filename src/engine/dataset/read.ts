@@ -97,27 +97,62 @@ function cellValue(column: string, cell: string): unknown {
   return value;
 }
 
-/** Parses CSV text with a header row of column names (comma, semicolon or tab separated). */
+/** 1-based line number of each character offset, counted incrementally as the parser moves forward. */
+class LineCounter {
+  private offset = 0;
+  private line = 1;
+  constructor(private readonly text: string) {}
+
+  lineAt(offset: number): number {
+    for (; this.offset < offset && this.offset < this.text.length; this.offset++) {
+      if (this.text.charCodeAt(this.offset) === 10) this.line++;
+    }
+    return this.line;
+  }
+}
+
+/**
+ * Parses CSV text with a header row of column names (comma, semicolon or tab separated, detected).
+ * Rows are read one by one so that every row — including a blank-line-separated or multi-line one — is
+ * reported at the line where it starts; a row with the wrong number of fields (often a separator inside
+ * an unquoted cell) or a quoting error is reported, never merged into another.
+ */
 export function readCsv(text: string): ReadResult {
   const collector = new RecordCollector();
-  const parsed = Papa.parse<Record<string, string>>(text, { header: true, skipEmptyLines: 'greedy', transformHeader: (h) => h.trim() });
-  // Line numbers: the header is line 1; count newlines inside quoted cells so multi-line rows stay exact.
-  let line = 2;
-  for (const [index, row] of parsed.data.entries()) {
-    const rowError = parsed.errors.find((e) => e.row === index);
-    if (rowError) {
-      collector.errors.push({ line, reason: `CSV: ${rowError.message}` });
-    } else {
+  const lines = new LineCounter(text);
+  let header: string[] | null = null;
+  let rowStart = 0;
+  Papa.parse<string[]>(text, {
+    header: false,
+    skipEmptyLines: false,
+    step: (results) => {
+      const line = lines.lineAt(rowStart);
+      // Papa's cursor points past the row's line break, so the next row starts there.
+      rowStart = results.meta.cursor;
+      const cells = results.data;
+      if (cells.every((cell) => cell.trim() === '')) return;
+      const [error] = results.errors;
+      if (error) {
+        collector.errors.push({ line, reason: `CSV: ${error.message}${error.code === 'MissingQuotes' ? ' (the rest of the file is inside this cell)' : ''}` });
+        return;
+      }
+      if (header === null) {
+        header = cells.map((cell) => cell.trim());
+        return;
+      }
+      if (cells.length !== header.length) {
+        collector.errors.push({ line, reason: `CSV: expected ${header.length} fields as in the header, found ${cells.length} (a separator inside an unquoted cell?)` });
+        return;
+      }
       try {
         const record: Record<string, unknown> = {};
-        for (const [column, cell] of Object.entries(row)) record[column] = cellValue(column, cell);
+        header.forEach((column, i) => (record[column] = cellValue(column, cells[i] ?? '')));
         collector.add(line, record);
       } catch (error) {
         collector.errors.push({ line, reason: (error as Error).message });
       }
-    }
-    line += 1 + Object.values(row).reduce((n, cell) => n + (cell.match(/\n/g)?.length ?? 0), 0);
-  }
+    },
+  });
   return { records: collector.records, errors: collector.errors };
 }
 

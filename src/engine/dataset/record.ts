@@ -21,16 +21,22 @@ const nullableNumber = (min: number, max: number) =>
     .nullish()
     .transform((n) => n ?? null);
 
-/** ISO 8601 date-time (offset or Z); a bare date is accepted as midnight UTC. */
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
+
+/**
+ * ISO 8601 date-time with `Z` or an offset — never read in the host's time zone, so a stats bucket does
+ * not depend on the machine; the calendar date must exist. A bare date means midnight UTC.
+ */
 const timestamp = z
   .string()
   .nullish()
   .transform((raw, ctx) => {
     if (raw === undefined || raw === null || raw.trim() === '') return null;
-    const value = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? `${raw}T00:00:00Z` : raw;
+    const value = /^\d{4}-\d{2}-\d{2}$/.test(raw.trim()) ? `${raw.trim()}T00:00:00Z` : raw.trim();
+    const match = DATE_TIME.exec(value);
     const ms = Date.parse(value);
-    if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || !Number.isFinite(ms)) {
-      addIssue(ctx, `"${raw}" is not an ISO 8601 date-time such as 2025-03-01T12:00:00Z`, [], { type: 'datetime_parsing' });
+    if (!match || !DateSchema.safeParse(match[1]).success || !Number.isFinite(ms)) {
+      addIssue(ctx, `"${raw}" is not an ISO 8601 date-time with a time zone, such as 2025-03-01T12:00:00Z`, [], { type: 'datetime_parsing' });
       return z.NEVER;
     }
     return new Date(ms).toISOString();

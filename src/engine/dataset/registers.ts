@@ -1,13 +1,51 @@
 /**
- * Which register court keeps an organization's entry. Court names follow the real institutions:
- * German Amtsgerichte keep the Handelsregister (Berlin's is the Amtsgericht Charlottenburg), Austria's
- * Firmenbuch is kept by the Landesgerichte (the Handelsgericht in Vienna), Switzerland's commercial
- * register by cantonal offices. Which Amtsgericht serves which municipality is approximated: the nearest
- * of the state's largest cities, about one court per 1.2 million inhabitants (the real count is of that
- * order); the assignment is documented as an approximation, the names are real courts.
+ * Which register court keeps an organization's entry. German commercial registers are kept by a
+ * limited set of Amtsgerichte — the seats below, per state (Berlin's is the Amtsgericht
+ * Charlottenburg); Austria's Firmenbuch by the Landesgerichte (the Handelsgericht in Vienna);
+ * Switzerland's commercial register by cantonal offices. The seats are real; which seat serves a given
+ * municipality is approximated as the nearest seat of its state (documented as such).
  */
 import type { Random } from '../random.js';
 import { geography, type Place } from './geography.js';
+
+/** Register-court seats per German state: municipality name (as in the geography), court name where it differs. */
+const GERMAN_REGISTER_COURTS: Record<string, readonly (readonly [string, string?])[]> = {
+  'Baden-Württemberg': [['Freiburg im Breisgau'], ['Mannheim'], ['Stuttgart'], ['Ulm']],
+  Bayern: [
+    ['Amberg'], ['Ansbach'], ['Aschaffenburg'], ['Augsburg'], ['Bamberg'], ['Bayreuth'], ['Coburg'], ['Deggendorf'],
+    ['Fürth'], ['Hof'], ['Ingolstadt'], ['Kempten (Allgäu)'], ['Landshut'], ['Memmingen'], ['München'], ['Nürnberg'],
+    ['Passau'], ['Regensburg'], ['Schweinfurt'], ['Straubing'], ['Traunstein'], ['Weiden i.d.OPf.'], ['Würzburg'],
+  ],
+  Berlin: [['Berlin', 'Amtsgericht Charlottenburg']],
+  Brandenburg: [['Cottbus'], ['Frankfurt (Oder)'], ['Neuruppin'], ['Potsdam']],
+  Bremen: [['Bremen']],
+  Hamburg: [['Hamburg']],
+  Hessen: [
+    ['Bad Homburg vor der Höhe', 'Amtsgericht Bad Homburg v.d.Höhe'], ['Darmstadt'], ['Frankfurt am Main'], ['Friedberg (Hessen)'],
+    ['Fritzlar'], ['Fulda'], ['Gießen'], ['Hanau'], ['Kassel'], ['Königstein', 'Amtsgericht Königstein im Taunus'], ['Korbach'],
+    ['Limburg a. d. Lahn'], ['Marburg'], ['Offenbach am Main'], ['Wetzlar'], ['Wiesbaden'],
+  ],
+  'Mecklenburg-Vorpommern': [['Neubrandenburg'], ['Rostock'], ['Schwerin'], ['Stralsund']],
+  Niedersachsen: [
+    ['Aurich'], ['Braunschweig'], ['Göttingen'], ['Hannover'], ['Hildesheim'], ['Lüneburg'], ['Oldenburg (Oldenburg)'],
+    ['Osnabrück'], ['Stade'], ['Tostedt'], ['Walsrode'],
+  ],
+  'Nordrhein-Westfalen': [
+    ['Aachen'], ['Arnsberg'], ['Bad Oeynhausen'], ['Bielefeld'], ['Bochum'], ['Bonn'], ['Coesfeld'], ['Dortmund'], ['Duisburg'],
+    ['Düren'], ['Düsseldorf'], ['Essen'], ['Gelsenkirchen'], ['Gütersloh'], ['Hagen'], ['Hamm'], ['Iserlohn'], ['Kleve'], ['Köln'],
+    ['Krefeld'], ['Lemgo'], ['Mönchengladbach'], ['Münster'], ['Neuss'], ['Paderborn'], ['Recklinghausen'], ['Siegburg'],
+    ['Siegen'], ['Steinfurt'], ['Wuppertal'],
+  ],
+  'Rheinland-Pfalz': [
+    ['Bad Kreuznach'], ['Kaiserslautern'], ['Koblenz'], ['Landau in der Pfalz'], ['Ludwigshafen am Rhein'], ['Mainz'],
+    ['Montabaur'], ['Trier'], ['Wittlich'], ['Zweibrücken'],
+  ],
+  Saarland: [['Saarbrücken']],
+  Sachsen: [['Chemnitz'], ['Dresden'], ['Leipzig']],
+  'Sachsen-Anhalt': [['Stendal']],
+  'Schleswig-Holstein': [['Flensburg'], ['Kiel'], ['Lübeck'], ['Pinneberg']],
+  Thüringen: [['Jena']],
+};
 
 const AUSTRIAN_COURTS: Record<string, string> = {
   Wien: 'Handelsgericht Wien',
@@ -21,53 +59,48 @@ const AUSTRIAN_COURTS: Record<string, string> = {
   Burgenland: 'Landesgericht Eisenstadt',
 };
 
-const SPECIAL_GERMAN_COURTS: Record<string, string> = { Berlin: 'Amtsgericht Charlottenburg' };
-
-let germanCourtCities: Map<string, Place[]> | null = null;
-
-/** Per German state, its largest cities: the seats of the register courts we assign. */
-function courtCitiesByState(): Map<string, Place[]> {
-  if (germanCourtCities) return germanCourtCities;
-  const byState = new Map<string, Place[]>();
-  for (const place of geography().places.get('DE') ?? []) {
-    if (!place.state) continue;
-    const list = byState.get(place.state) ?? [];
-    list.push(place);
-    byState.set(place.state, list);
-  }
-  germanCourtCities = new Map();
-  for (const [state, places] of byState) {
-    const population = places.reduce((sum, p) => sum + p.population, 0);
-    const count = Math.max(1, Math.round(population / 1_200_000));
-    germanCourtCities.set(state, [...places].sort((a, b) => b.population - a.population).slice(0, count));
-  }
-  return germanCourtCities;
+interface Seat {
+  court: string;
+  place: Place | null;
 }
 
-function distance(a: Place, b: Place): number {
-  if (a.lat === null || a.lon === null || b.lat === null || b.lon === null) return Number.POSITIVE_INFINITY;
+let seatsByState: Map<string, Seat[]> | null = null;
+
+/** The seats of each state with their places from the geography (for distances). */
+function germanSeats(): Map<string, Seat[]> {
+  if (seatsByState) return seatsByState;
+  const places = new Map<string, Place>();
+  for (const place of geography().places.get('DE') ?? []) places.set(`${place.state ?? ''}/${place.municipality ?? ''}`, place);
+  seatsByState = new Map(
+    Object.entries(GERMAN_REGISTER_COURTS).map(([state, seats]) => [
+      state,
+      seats.map(([municipality, court]) => ({ court: court ?? `Amtsgericht ${municipality}`, place: places.get(`${state}/${municipality}`) ?? null })),
+    ]),
+  );
+  return seatsByState;
+}
+
+/** Seats whose municipality the geography lacks (kept for the test that the table and the asset agree). */
+export function unplacedRegisterCourts(): string[] {
+  return [...germanSeats().values()].flat().filter((seat) => seat.place === null).map((seat) => seat.court);
+}
+
+function distance(a: Place, b: Place | null): number {
+  if (!b || a.lat === null || a.lon === null || b.lat === null || b.lon === null) return Number.POSITIVE_INFINITY;
   const dLat = a.lat - b.lat;
   const dLon = (a.lon - b.lon) * Math.cos((a.lat * Math.PI) / 180);
   return dLat * dLat + dLon * dLon;
 }
 
-function cityName(place: Place): string {
-  return (place.municipality ?? '').replace(/,.*$/, '').replace(/\s*\(.*\)$/, '');
-}
-
 const nearestCourt = new WeakMap<Place, string>();
 
 function germanCourt(place: Place, random: Random | null): string {
-  const state = place.state ?? '';
-  const special = SPECIAL_GERMAN_COURTS[state];
-  if (special) return special;
-  const cities = courtCitiesByState().get(state) ?? [];
-  if (cities.length === 0) return `Amtsgericht ${cityName(place)}`;
-  if (random) return `Amtsgericht ${cityName(random.pick(cities))}`;
+  const seats = germanSeats().get(place.state ?? '') ?? [];
+  if (seats.length === 0) return 'Amtsgericht Charlottenburg';
+  if (random) return random.pick(seats).court;
   let court = nearestCourt.get(place);
   if (!court) {
-    const nearest = cities.reduce((best, city) => (distance(place, city) < distance(place, best) ? city : best));
-    court = `Amtsgericht ${cityName(nearest)}`;
+    court = seats.reduce((best, seat) => (distance(place, seat.place) < distance(place, best.place) ? seat : best)).court;
     nearestCourt.set(place, court);
   }
   return court;

@@ -51,24 +51,33 @@ export function naceMatches(stored: string, filterValue: string): boolean {
   return stored === filterValue || stored.startsWith(wanted);
 }
 
-/** Registration filters: court and date bounds must hold on the same registration. */
-function keepRegistrations(store: ColumnStore, bits: Uint8Array, filters: Filters): void {
-  const { offsets, court, day } = store.registrations;
-  const courtAllowed = filters.company_register_court
-    ? allowedIds(court, (value) => filters.company_register_court?.includes(value) ?? false)
-    : null;
+/**
+ * The registrations satisfying the register filters (court and date bounds together, on the same
+ * registration), one byte per registration; null when no register filter is set.
+ */
+export function registrationMask(store: ColumnStore, filters: Filters | null): Uint8Array | null {
+  if (!filters || (!filters.company_register_court && !filters.register_date_from && !filters.register_date_to)) return null;
+  const { court, day } = store.registrations;
+  const courts = filters.company_register_court;
+  const courtAllowed = courts ? allowedIds(court, (value) => courts.includes(value)) : null;
   const from = filters.register_date_from ? dayOf(filters.register_date_from) : null;
   const to = filters.register_date_to ? dayOf(filters.register_date_to) : null;
+  const ok = new Uint8Array(day.length);
+  for (let j = 0; j < day.length; j++) {
+    const d = day[j] ?? NO_DAY;
+    const courtOk = courtAllowed === null || courtAllowed[court.codes[j] ?? 0] === 1;
+    if (courtOk && (from === null || d >= from) && (to === null || (d !== NO_DAY && d <= to))) ok[j] = 1;
+  }
+  return ok;
+}
+
+/** Keeps organizations with at least one registration satisfying the register filters. */
+function keepRegistrations(store: ColumnStore, bits: Uint8Array, registrations: Uint8Array): void {
+  const { offsets } = store.registrations;
   for (let i = 0; i < bits.length; i++) {
     if (!bits[i]) continue;
     let any = false;
-    for (let j = offsets[i] ?? 0; j < (offsets[i + 1] ?? 0) && !any; j++) {
-      const d = day[j] ?? NO_DAY;
-      any =
-        (courtAllowed === null || courtAllowed[court.codes[j] ?? 0] === 1) &&
-        (from === null || d >= from) &&
-        (to === null || (d !== NO_DAY && d <= to));
-    }
+    for (let j = offsets[i] ?? 0; j < (offsets[i + 1] ?? 0) && !any; j++) any = registrations[j] === 1;
     if (!any) bits[i] = 0;
   }
 }
@@ -129,9 +138,8 @@ export function filterMask(store: ColumnStore, filters: Filters | null, base?: U
       const column = store.categorical.nace_code;
       keepAllowed(bits, column, allowedIds(column, (stored) => nace.some((wanted) => naceMatches(stored, wanted))));
     }
-    if (filters.company_register_court || filters.register_date_from || filters.register_date_to) {
-      keepRegistrations(store, bits, filters);
-    }
+    const registrations = registrationMask(store, filters);
+    if (registrations) keepRegistrations(store, bits, registrations);
     if (filters.summary_keywords) keepKeywordContainment(store, bits, filters.summary_keywords);
     if (filters.text_keywords) keepText(store, bits, filters.text_keywords);
   }

@@ -12,7 +12,8 @@ import type { CategoricalKey, ColumnStore } from '../store/store.js';
 
 const LEVELS: readonly (LocationType & CategoricalKey)[] = ['continent', 'country', 'state', 'region', 'district', 'municipality'];
 
-export function locationItems(store: ColumnStore): LocationItem[] {
+/** The areas holding at least one of the `visible` rows (null: all rows), with their counts. */
+export function locationItems(store: ColumnStore, visible: Uint8Array | null): LocationItem[] {
   const items = new Map<string, LocationItem>();
   const columns = LEVELS.map((level) => store.categorical[level]);
   // Rows in the same place share one chain of items: resolve each distinct combination of ids once.
@@ -41,6 +42,9 @@ export function locationItems(store: ColumnStore): LocationItem[] {
     chains.set(key, chain);
     return chain;
   };
-  for (let row = 0; row < store.size; row++) for (const item of chainOf(row)) item.doc_count++;
+  for (let row = 0; row < store.size; row++) {
+    if (visible && !visible[row]) continue;
+    for (const item of chainOf(row)) item.doc_count++;
+  }
   return [...items.values()];
 }

@@ -38,15 +38,21 @@ function cursorDomain(cursor: unknown[] | null): string | null {
   return domain;
 }
 
-/** A row is hidden by dedup when an earlier row (in domain order) with the same name also matches. */
-function hiddenByDedup(store: ColumnStore, mask: Mask, row: number): boolean {
-  const group = duplicateNameGroups(store).groupOf[row] ?? 0;
-  if (group === 0) return false;
-  for (const other of duplicateNameGroups(store).members[group] ?? []) {
-    if (other === row) return false;
-    if (mask.bits[other]) return true;
-  }
-  return false;
+/**
+ * Dedup as a predicate: a row is hidden when an earlier row (in domain order) with the same name also
+ * matches. The first matching member of every name group is found in one pass per query.
+ */
+function dedupFilter(store: ColumnStore, mask: Mask): (row: number) => boolean {
+  const { groupOf, members } = duplicateNameGroups(store);
+  const first = new Int32Array(members.length).fill(-1);
+  members.forEach((rows, group) => {
+    const kept = rows.find((row) => mask.bits[row] === 1);
+    if (kept !== undefined) first[group] = kept;
+  });
+  return (row) => {
+    const group = groupOf[row] ?? 0;
+    return group !== 0 && first[group] !== row;
+  };
 }
 
 export function searchFilterMode(context: QueryContext, request: SearchRequest): SearchResponse {
@@ -56,17 +62,18 @@ export function searchFilterMode(context: QueryContext, request: SearchRequest):
   const after = cursorDomain(request.search_after);
   const start = after === null ? 0 : store.positionAfter(after);
 
+  const hidden = request.dedup ? dedupFilter(store, mask) : () => false;
   const rows: number[] = [];
   let position = start;
   for (; position < store.size && rows.length < request.size; position++) {
     const row = store.byDomain[position] ?? 0;
-    if (mask.bits[row] && !(request.dedup && hiddenByDedup(store, mask, row))) rows.push(row);
+    if (mask.bits[row] && !hidden(row)) rows.push(row);
   }
   // Is there anything after this page? Look ahead for one more visible row.
   let more = false;
   for (; position < store.size && !more; position++) {
     const row = store.byDomain[position] ?? 0;
-    more = mask.bits[row] === 1 && !(request.dedup && hiddenByDedup(store, mask, row));
+    more = mask.bits[row] === 1 && !hidden(row);
   }
   const last = rows[rows.length - 1];
   const elapsed = context.now() - started;

@@ -14,7 +14,7 @@ import { isDateGrouping } from '../../contract/v2/stats.js';
 import { NACE_SECTIONS, sectionOf } from '../../contract/nace.js';
 import { dayOf, dayOfMs, formatDay, NO_DAY, truncateDay } from '../store/dates.js';
 import { CATEGORICAL_COLUMNS, type CategoricalKey, type ColumnStore, type KeywordColumn } from '../store/store.js';
-import { filterMask } from './filters.js';
+import { filterMask, registrationMask } from './filters.js';
 import type { QueryContext } from './search.js';
 
 const REGISTRATION_DIMENSIONS: readonly StatsGroupBy[] = ['company_register_court', 'company_register_date'];
@@ -141,6 +141,12 @@ function applyDateRange(store: ColumnStore, bits: Uint8Array, range: DateRange |
   return null;
 }
 
+function intersect(a: Uint8Array | null, b: Uint8Array | null): Uint8Array | null {
+  if (!a || !b) return a ?? b;
+  for (let j = 0; j < a.length; j++) a[j] = a[j] === 1 && b[j] === 1 ? 1 : 0;
+  return a;
+}
+
 interface Bucket {
   first: string | null;
   second: string | null;
@@ -151,7 +157,8 @@ export function computeStats(context: QueryContext, request: StatsRequest): Stat
   const started = context.now();
   const { store } = context;
   const mask = filterMask(store, request.filters, context.visible ?? undefined);
-  const regInRange = applyDateRange(store, mask.bits, request.date_range);
+  // Registrations counted when registrations are the unit: those passing the register filters and the range.
+  const regInRange = intersect(registrationMask(store, request.filters), applyDateRange(store, mask.bits, request.date_range));
 
   const dims = [request.group_by, request.group_by_secondary]
     .filter((c): c is StatsGroupBy => c !== null)
@@ -188,6 +195,8 @@ export function computeStats(context: QueryContext, request: StatsRequest): Stat
   }
 
   // Labels are resolved once per bucket: sorting compares them many times.
+  // Without grouping the answer is one total, also when nothing matches.
+  if (dims.length === 0 && counts.size === 0) counts.set(0, 0);
   const buckets: Bucket[] = [...counts].map(([key, count]) => {
     const first = Math.floor(key / width);
     const second = key % width;

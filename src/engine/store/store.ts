@@ -100,8 +100,11 @@ export class ColumnStore {
     this.size = n;
     this.domains = records.map((r) => r.domain);
     this.rowOfDomain = new Map();
-    for (let i = 0; i < n; i++) this.rowOfDomain.set(this.domains[i] ?? '', i);
-    if (this.rowOfDomain.size !== n) throw new Error('ColumnStore: domains must be unique');
+    for (let i = 0; i < n; i++) {
+      const domain = this.domains[i] ?? '';
+      if (this.rowOfDomain.has(domain)) throw new Error(`ColumnStore: the domain ${domain} appears twice (rows ${this.rowOfDomain.get(domain) ?? 0} and ${i})`);
+      this.rowOfDomain.set(domain, i);
+    }
 
     // The default sort compares strings by UTF-16 code units natively, much faster than a comparator.
     const sorted = this.domains.slice().sort();

@@ -45,6 +45,7 @@ import {
   appendTrigramIds,
   isWordChar,
   lowerCodePoint,
+  countShared,
   SIMILARITY_THRESHOLD,
   similarityFromCounts,
   sortUnique,
@@ -519,7 +520,7 @@ export class LocationIndex {
           this.record(i, at > 0 ? SUBSTRING : text.length === form.text.length ? EXACT : PREFIX, 0);
           continue;
         }
-        const similarity = similarityFromCounts(countSharedRange(form.known, this.docTrigrams, from, to), form.size, to - from);
+        const similarity = similarityFromCounts(countShared(form.known, this.docTrigrams, from, to), form.size, to - from);
         if (similarity >= SIMILARITY_THRESHOLD) this.record(i, FUZZY, similarity);
       }
     }
@@ -569,24 +570,6 @@ export class LocationIndex {
     }
     this.touchedItemCount = 0;
   }
-}
-
-/** |a ∩ b[from, to)| for ascending arrays. */
-function countSharedRange(a: Int32Array, b: Int32Array, from: number, to: number): number {
-  let i = 0;
-  let j = from;
-  let shared = 0;
-  while (i < a.length && j < to) {
-    const x = a[i] ?? 0;
-    const y = b[j] ?? 0;
-    if (x === y) {
-      shared++;
-      i++;
-      j++;
-    } else if (x < y) i++;
-    else j++;
-  }
-  return shared;
 }
 
 /** A non-negative integer option: missing → fallback; fractions floored; negatives → 0. */

@@ -231,14 +231,16 @@ export function trigramSet(text: string): Int32Array {
   return Int32Array.from(ids);
 }
 
-/** Size of the intersection of two ascending, distinct id arrays (merge, no allocation). */
-export function countShared(a: ArrayLike<number>, b: ArrayLike<number>): number {
+/**
+ * Size of the intersection of two ascending, distinct id arrays (merge, no allocation); `b` may be a
+ * slice `[bFrom, bTo)` of a larger array (the location index keeps all names' trigrams in one array).
+ */
+export function countShared(a: ArrayLike<number>, b: ArrayLike<number>, bFrom = 0, bTo = b.length): number {
   let i = 0;
-  let j = 0;
+  let j = bFrom;
   let shared = 0;
   const na = a.length;
-  const nb = b.length;
-  while (i < na && j < nb) {
+  while (i < na && j < bTo) {
     const x = a[i] ?? 0;
     const y = b[j] ?? 0;
     if (x === y) {

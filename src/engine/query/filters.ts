@@ -15,7 +15,8 @@ export interface Mask {
   count: number;
 }
 
-const CATEGORICAL_FILTER_KEYS = [
+/** Filter keys that are plain categorical columns (exact value match). */
+export const CATEGORICAL_FILTER_KEYS = [
   'country',
   'state',
   'region',

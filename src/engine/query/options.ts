@@ -7,18 +7,9 @@ import type { FilterOption, FilterOptionsResponse } from '../../contract/v2/serv
 import { NACE_SECTIONS, sectionOf } from '../../contract/nace.js';
 import type { CategoricalColumn, Codes } from '../store/dictionary.js';
 import type { ColumnStore } from '../store/store.js';
+import { CATEGORICAL_FILTER_KEYS } from './filters.js';
 import type { QueryContext } from './search.js';
 
-const CATEGORICAL_OPTION_KEYS = [
-  'country',
-  'state',
-  'region',
-  'district',
-  'municipality',
-  'organization_type',
-  'organization_size',
-  'source',
-] as const;
 
 function countIds(codes: Codes, size: number, visible: Uint8Array | null, dictionarySize: number): Uint32Array {
   const counts = new Uint32Array(dictionarySize);
@@ -61,7 +52,7 @@ export function filterOptions(context: QueryContext): FilterOptionsResponse {
   const started = context.now();
   const { store, visible } = context;
   const options: Record<string, FilterOption[]> = {};
-  for (const key of CATEGORICAL_OPTION_KEYS) options[key] = columnOptions(store, store.categorical[key], visible);
+  for (const key of CATEGORICAL_FILTER_KEYS) options[key] = columnOptions(store, store.categorical[key], visible);
 
   const sections = new Map<string, number>();
   for (const { value, count } of columnOptions(store, store.categorical.nace_code, visible)) {

@@ -5,7 +5,9 @@
  */
 import type { SearchRequest, SearchResponse } from '../../contract/v2/search.js';
 import { inferSearchMode } from '../../contract/v2/search.js';
-import { HttpError, ValidationError } from '../../client/errors.js';
+import { ValidationError } from '../../client/errors.js';
+import { fulltextRanker, hybridRanker, semanticRanker, similarRanker } from '../relevance/rankers.js';
+import { searchScored } from './scored.js';
 import type { ColumnStore } from '../store/store.js';
 import { applyExcludes, filterMask, type Mask } from './filters.js';
 import { duplicateNameGroups } from './dedup.js';
@@ -99,9 +101,20 @@ export function searchFilterMode(context: QueryContext, request: SearchRequest):
   };
 }
 
-/** Dispatches on the inferred mode; scored modes answer once the relevance engine is in. */
+/** Dispatches on the inferred mode: filter mode here, scored modes through their rankers. */
 export function search(context: QueryContext, request: SearchRequest): SearchResponse {
   const mode = inferSearchMode(request);
   if (mode === 'filter') return searchFilterMode(context, request);
-  throw new HttpError(`The local engine does not answer ${mode} searches yet; use filters only (filter mode)`, 501);
+  // Filters (and the key's visibility) narrow every mode before ranking; excludes never appear.
+  const allowed = applyExcludes(context.store, filterMask(context.store, request.filters, context.visible ?? undefined), request.excludes).bits;
+  const keywords = request.keywords ?? { must_all: [], must_any: [], must_not: [] };
+  const ranker =
+    mode === 'fulltext'
+      ? fulltextRanker(context, keywords, allowed)
+      : mode === 'semantic'
+        ? semanticRanker(context, request, allowed)
+        : mode === 'vector_similarity'
+          ? similarRanker(context, request, allowed)
+          : hybridRanker(context, request, allowed);
+  return searchScored(context, request, mode, ranker);
 }

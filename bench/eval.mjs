@@ -1,0 +1,57 @@
+// Search quality on the labelled evaluation set (eval/queries.json): nDCG@10 per query and per mode,
+// over the default dataset. Relevance grades come from the generator's ground truth (NACE class).
+// Usage: npm run eval [-- --verbose]
+import { readFileSync } from 'node:fs';
+import { createDefaultLocalIndex, generateDataset, DEFAULT_DATASET } from '../dist/lib/index.js';
+
+const verbose = process.argv.includes('--verbose');
+const { queries } = JSON.parse(readFileSync(new URL('../eval/queries.json', import.meta.url), 'utf8'));
+const records = generateDataset(DEFAULT_DATASET);
+const classOf = new Map(records.map((r) => [r.domain, r.nace_code]));
+const index = createDefaultLocalIndex();
+
+/** Words of a text, lower-cased (to report whether a query shares words with its relevant organizations). */
+const words = (text) => new Set((text ?? '').toLowerCase().match(/\p{L}+/gu) ?? []);
+
+function dcg(gains) {
+  return gains.reduce((sum, gain, i) => sum + (2 ** gain - 1) / Math.log2(i + 2), 0);
+}
+
+const byMode = new Map();
+for (const query of queries) {
+  let body = query.body ?? {};
+  if (query.similar_to_class) {
+    const reference = records.filter((r) => r.nace_code === query.similar_to_class).map((r) => r.domain).sort()[0];
+    body = { similar_to: [reference] };
+  }
+  const result = index.search({ ...body, size: 10, columns: ['nace_code', 'name'] });
+  if (result.metadata.mode !== query.mode) throw new Error(`${query.id}: expected mode ${query.mode}, got ${result.metadata.mode}`);
+  const gains = result.data.map((row) => query.relevant[classOf.get(row.domain)] ?? 0);
+  // Ideal: the best 10 grades available in the whole dataset (references excluded).
+  const available = records
+    .filter((r) => !(body.similar_to ?? []).includes(r.domain))
+    .map((r) => query.relevant[r.nace_code] ?? 0)
+    .filter((g) => g > 0)
+    .sort((a, b) => b - a)
+    .slice(0, 10);
+  const ndcg = available.length === 0 ? 0 : dcg(gains) / dcg(available);
+  const queryWords = words(`${body.describe ?? ''} ${(body.keywords?.must_all ?? []).join(' ')} ${(body.keywords?.must_any ?? []).join(' ')}`);
+  const relevantTexts = records.filter((r) => (query.relevant[r.nace_code] ?? 0) >= 3).slice(0, 400);
+  const shared = [...queryWords].filter((w) => w.length > 2 && relevantTexts.some((r) => words(`${r.name} ${r.summary} ${r.text} ${r.summary_keywords.join(" ")}`).has(w)));
+  const list = byMode.get(query.mode) ?? [];
+  list.push({ id: query.id, ndcg, shared });
+  byMode.set(query.mode, list);
+  if (verbose) {
+    console.log(`${query.id.padEnd(24)} nDCG@10 ${ndcg.toFixed(3)}  hits ${result.metadata.total_hits}  ${shared.length ? `shares: ${shared.join(', ')}` : 'shares no word'}`);
+    for (const row of result.data.slice(0, 3)) console.log(`    ${row.nace_code} ${row.name}`);
+  }
+}
+
+console.log('\n| mode | queries | mean nDCG@10 | queries sharing no word with their relevant organizations |');
+console.log('|---|---|---|---|');
+for (const [mode, list] of byMode) {
+  const mean = list.reduce((s, q) => s + q.ndcg, 0) / list.length;
+  const disjoint = list.filter((q) => q.shared.length === 0);
+  const disjointMean = disjoint.length ? ` (nDCG ${(disjoint.reduce((s, q) => s + q.ndcg, 0) / disjoint.length).toFixed(3)})` : '';
+  console.log(`| ${mode} | ${list.length} | ${mean.toFixed(3)} | ${disjoint.length}${disjointMean} |`);
+}

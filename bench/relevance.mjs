@@ -1,0 +1,248 @@
+// Benchmark of the relevance engine (scored modes) against MiniSearch and Orama, in one run on one dataset:
+// build time and heap of the BM25 text index and the organization vectors, keyword search (OrgIndex
+// search and the raw TextIndex.top, MiniSearch, Orama), semantic top-100, vector_similarity and hybrid.
+// Runs the compiled library (npm run build).
+// Usage: npm run bench:relevance [-- --sizes 100000,1000000] [-- --competitors minisearch,orama|none]
+import { performance } from 'node:perf_hooks';
+import MiniSearch from 'minisearch';
+import { create as createOrama, insertMultiple as oramaInsertMultiple, search as oramaSearch } from '@orama/orama';
+import { createLocalIndex, generateDataset } from '../dist/lib/index.js';
+// Not exported from the package entry: deep imports of the compiled modules.
+import { textIndexOf, vectorsOf, warmRelevance } from '../dist/lib/engine/relevance/rankers.js';
+import { applyComponentRemoval, embeddingVocabulary, sifGloveEmbedder } from '../dist/lib/engine/relevance/embedder.js';
+import { nearest } from '../dist/lib/engine/relevance/vectors.js';
+import { INDUSTRY_CLASSES } from '../dist/lib/engine/dataset/industries.js';
+
+const args = process.argv.slice(2);
+const arg = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
+const sizes = arg('--sizes', '100000').split(',').map(Number);
+const competitors = new Set(arg('--competitors', 'minisearch,orama').split(','));
+
+function gc() {
+  if (global.gc) {
+    global.gc();
+    global.gc();
+  }
+}
+/** Heap plus the typed arrays' backing stores (the engine keeps its structures in typed arrays). */
+function memory() {
+  const usage = process.memoryUsage();
+  return usage.heapUsed + usage.external;
+}
+const mb = (bytes) => `${(bytes / 1048576).toFixed(0)} MB`;
+
+function summarize(samples) {
+  samples.sort((a, b) => a - b);
+  return { p50: samples[Math.floor(samples.length / 2)], p95: samples[Math.floor(samples.length * 0.95)] };
+}
+/** Median and p95 of `runs` timed calls (after `warmup` untimed ones). */
+function time(fn, runs = 200, warmup = 20) {
+  for (let i = 0; i < warmup; i++) fn(i);
+  const samples = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    fn(i);
+    samples.push(performance.now() - start);
+  }
+  return summarize(samples);
+}
+/** The same for an async call, awaited per call. */
+async function timeAsync(fn, runs = 200, warmup = 20) {
+  for (let i = 0; i < warmup; i++) await fn(i);
+  const samples = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    await fn(i);
+    samples.push(performance.now() - start);
+  }
+  return summarize(samples);
+}
+const fmt = ({ p50, p95 }) => `p50 ${p50.toFixed(3)} ms, p95 ${p95.toFixed(3)} ms`;
+
+/** mulberry32: a small seeded PRNG, so the query sets are the same on every run. */
+function prng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const pick = (random, list) => list[Math.floor(random() * list.length)];
+
+/**
+ * 200 keyword queries of 1–3 single words, each taken from one record's summary_keywords (phrases split
+ * into words), so the words of a query co-occur somewhere; and, per query, an English description built
+ * from the same record's industry vocabulary (offering + audience) for semantic and hybrid.
+ */
+function buildQueries(records, count, seed) {
+  const random = prng(seed);
+  const classes = new Map(INDUSTRY_CLASSES.map((c) => [c.code, c]));
+  const queries = [];
+  while (queries.length < count) {
+    const record = records[Math.floor(random() * records.length)];
+    const words = [...new Set((record.summary_keywords ?? []).flatMap((k) => k.toLowerCase().split(/[^a-z0-9äöüß]+/)).filter((w) => w.length > 2))];
+    const industry = classes.get(record.nace_code);
+    if (words.length === 0 || !industry) continue;
+    const n = Math.min(words.length, 1 + Math.floor(random() * 3));
+    const terms = [];
+    while (terms.length < n) {
+      const word = pick(random, words);
+      if (!terms.includes(word)) terms.push(word);
+    }
+    queries.push({ terms, describe: `${pick(random, industry.offerings)} ${pick(random, industry.audiences)}` });
+  }
+  return queries;
+}
+
+const results = [];
+for (const count of sizes) {
+  console.log(`\n== ${count.toLocaleString('en')} organizations`);
+  let t = performance.now();
+  const records = generateDataset({ count, seed: 7 });
+  console.log(`generate: ${(performance.now() - t).toFixed(0)} ms`);
+  const queries = buildQueries(records, 200, 11);
+  const phrases = queries.slice(0, 20).map((q) => q.describe);
+  const random = prng(13);
+  const references = Array.from({ length: 10 }, () => records[Math.floor(random() * records.length)].domain);
+  const r = { count };
+
+  // ── OrgIndex: store, then the relevance structures (lazy; timed one by one).
+  gc();
+  let before = memory();
+  t = performance.now();
+  const index = createLocalIndex(records);
+  r.storeBuild = performance.now() - t;
+  gc();
+  r.storeHeap = memory() - before;
+  const { store } = index;
+
+  before = memory();
+  t = performance.now();
+  const text = textIndexOf(store);
+  r.textBuild = performance.now() - t;
+  gc();
+  r.textHeap = memory() - before;
+
+  before = memory();
+  t = performance.now();
+  embeddingVocabulary();
+  r.embeddingLoad = performance.now() - t;
+  t = performance.now();
+  vectorsOf(store);
+  r.vectorBuild = performance.now() - t + r.embeddingLoad;
+  gc();
+  r.vectorHeap = memory() - before;
+  warmRelevance(store); // both built: a no-op now
+  console.log(
+    `build: store ${r.storeBuild.toFixed(0)} ms (${mb(r.storeHeap)}); text index ${r.textBuild.toFixed(0)} ms (${mb(r.textHeap)}); ` +
+      `vectors ${r.vectorBuild.toFixed(0)} ms incl. embedding load ${r.embeddingLoad.toFixed(0)} ms (${mb(r.vectorHeap)})`,
+  );
+
+  // ── Competitors: name + summary, id = domain.
+  if (competitors.has('minisearch')) {
+    gc();
+    before = memory();
+    t = performance.now();
+    const mini = new MiniSearch({ idField: 'domain', fields: ['name', 'summary'], storeFields: [] });
+    mini.addAll(records.map((x) => ({ domain: x.domain, name: x.name ?? '', summary: x.summary ?? '' })));
+    r.miniBuild = performance.now() - t;
+    gc();
+    r.miniHeap = memory() - before;
+    r.mini = mini;
+    console.log(`MiniSearch build: ${r.miniBuild.toFixed(0)} ms (${mb(r.miniHeap)})`);
+  }
+  if (competitors.has('orama')) {
+    gc();
+    before = memory();
+    t = performance.now();
+    const db = createOrama({ schema: { name: 'string', summary: 'string' } });
+    await oramaInsertMultiple(db, records.map((x) => ({ id: x.domain, name: x.name ?? '', summary: x.summary ?? '' })), 1000);
+    r.oramaBuild = performance.now() - t;
+    gc();
+    r.oramaHeap = memory() - before;
+    r.orama = db;
+    console.log(`Orama build: ${r.oramaBuild.toFixed(0)} ms (${mb(r.oramaHeap)})`);
+  }
+
+  // ── Keyword queries: 200 queries, one warm-up pass, three timed passes.
+  const Q = queries.length;
+  const runs = 3 * Q;
+  const keywordBodies = queries.map((q) => ({ keywords: { must_all: q.terms }, size: 100, columns: ['name'] }));
+  const hits = { org: 0, mini: 0, orama: 0 };
+  queries.forEach((q, i) => {
+    hits.org += index.search(keywordBodies[i]).metadata.total_hits ?? 0;
+  });
+  r.keyword = time((i) => index.search(keywordBodies[i % Q]), runs, Q);
+  console.log(`OrgIndex fulltext search (must_all, 100 rows, name column): ${fmt(r.keyword)}; mean hits ${(hits.org / Q).toFixed(0)}`);
+  const rawQueries = queries.map((q) => ({ must_all: q.terms }));
+  r.keywordRaw = time((i) => text.top(rawQueries[i % Q], 100, undefined, store.domainRank), runs, Q);
+  console.log(`OrgIndex TextIndex.top(query, 100) (engine only): ${fmt(r.keywordRaw)}`);
+  if (r.mini) {
+    const strings = queries.map((q) => q.terms.join(' '));
+    queries.forEach((_, i) => {
+      hits.mini += r.mini.search(strings[i], { combineWith: 'AND' }).length;
+    });
+    r.miniKeyword = time((i) => r.mini.search(strings[i % Q], { combineWith: 'AND' }).slice(0, 100), runs, Q);
+    console.log(`MiniSearch search (AND, top 100): ${fmt(r.miniKeyword)}; mean hits ${(hits.mini / Q).toFixed(0)}`);
+  }
+  if (r.orama) {
+    const params = queries.map((q) => ({ term: q.terms.join(' '), properties: ['name', 'summary'], limit: 100, threshold: 0 }));
+    for (let i = 0; i < Q; i++) hits.orama += (await oramaSearch(r.orama, params[i])).count;
+    r.oramaKeyword = await timeAsync((i) => oramaSearch(r.orama, params[i % Q]), runs, Q);
+    console.log(`Orama search (threshold 0 = all terms, limit 100, awaited): ${fmt(r.oramaKeyword)}; mean hits ${(hits.orama / Q).toFixed(0)}`);
+  }
+
+  // ── Vector modes.
+  const semanticBodies = phrases.map((describe) => ({ describe, size: 100, columns: ['name'] }));
+  r.semantic = time((i) => index.search(semanticBodies[i % 20]), 100, 20);
+  console.log(`OrgIndex semantic top-100 (describe): ${fmt(r.semantic)}`);
+  const { matrix, component } = vectorsOf(store);
+  const embedder = sifGloveEmbedder();
+  const allowAll = new Uint8Array(store.size).fill(1);
+  r.semanticRaw = time((i) => nearest(matrix, applyComponentRemoval(embedder.embed(phrases[i % 20]), component), 100, allowAll, 0.35, store.domainRank), 100, 20);
+  console.log(`OrgIndex nearest() scan only (embed + brute-force cosine): ${fmt(r.semanticRaw)}`);
+  const similarBodies = references.map((domain) => ({ similar_to: [domain], size: 100, columns: ['name'] }));
+  r.similar = time((i) => index.search(similarBodies[i % 10]), 100, 20);
+  console.log(`OrgIndex vector_similarity top-100 (one reference domain): ${fmt(r.similar)}`);
+  const hybridBodies = queries.slice(0, 20).map((q) => ({ keywords: { must_all: q.terms }, describe: q.describe, size: 100, columns: ['name'] }));
+  r.hybrid = time((i) => index.search(hybridBodies[i % 20]), 100, 20);
+  console.log(`OrgIndex hybrid top-100 (keywords + describe): ${fmt(r.hybrid)}`);
+
+  delete r.mini;
+  delete r.orama;
+  results.push(r);
+  gc();
+}
+
+const ms = (v, digits = 3) => (v === undefined ? '–' : `${v.toFixed(digits)} ms`);
+const pp = (x) => (x ? `${x.p50.toFixed(3)} / ${x.p95.toFixed(3)} ms` : '–');
+const check = (ok) => (ok ? '✅' : '❌');
+for (const r of results) {
+  const at100k = r.count === 100_000;
+  const ratio = r.miniKeyword ? r.miniKeyword.p50 / r.keyword.p50 : undefined;
+  const ratioRaw = r.miniKeyword ? r.miniKeyword.p50 / r.keywordRaw.p50 : undefined;
+  const build = r.textBuild + r.vectorBuild;
+  const heap = r.textHeap + r.vectorHeap;
+  const target = (text, ok) => (at100k ? `${text} ${check(ok)}` : `(${text} at 100k)`);
+  console.log(`\n### ${r.count.toLocaleString('en')} organizations (p50 / p95; heap = heapUsed + external, after gc)\n`);
+  console.log('| measure | OrgIndex | MiniSearch | Orama | target |');
+  console.log('|---|---|---|---|---|');
+  console.log(`| build: text index | ${ms(r.textBuild, 0)} | ${ms(r.miniBuild, 0)} | ${ms(r.oramaBuild, 0)} | |`);
+  console.log(`| build: vectors (incl. embedding load ${r.embeddingLoad.toFixed(0)} ms) | ${ms(r.vectorBuild, 0)} | – | – | |`);
+  console.log(`| build: text + vectors | ${ms(build, 0)} | | | ${target('≤ 1.5 s', build <= 1500)} |`);
+  console.log(`| heap: text index | ${mb(r.textHeap)} | ${r.miniHeap === undefined ? '–' : mb(r.miniHeap)} | ${r.oramaHeap === undefined ? '–' : mb(r.oramaHeap)} | |`);
+  console.log(`| heap: vectors | ${mb(r.vectorHeap)} | – | – | |`);
+  console.log(`| heap: text + vectors | ${mb(heap)} | | | ${target('≤ 120 MB', heap <= 120 * 1048576)} |`);
+  console.log(`| keyword, 200 queries: search() | ${pp(r.keyword)} | ${pp(r.miniKeyword)} | ${pp(r.oramaKeyword)} | ${target('p50 ≤ 0.3 ms', r.keyword.p50 <= 0.3)} |`);
+  console.log(`| keyword: TextIndex.top (engine only) | ${pp(r.keywordRaw)} | | | |`);
+  if (ratio !== undefined) {
+    console.log(`| keyword speed-up vs MiniSearch (p50) | ${ratio.toFixed(1)}× (engine only ${ratioRaw.toFixed(1)}×) | 1× | | ${target('≥ 4×', ratio >= 4)} |`);
+  }
+  console.log(`| semantic top-100, 20 describes | ${pp(r.semantic)} | | | ${target('≤ 3 ms', r.semantic.p50 <= 3)} |`);
+  console.log(`| semantic: embed + nearest() only | ${pp(r.semanticRaw)} | | | |`);
+  console.log(`| vector_similarity top-100, 10 domains | ${pp(r.similar)} | | | |`);
+  console.log(`| hybrid top-100 (keywords + describe) | ${pp(r.hybrid)} | | | ${target('≤ 5 ms', r.hybrid.p50 <= 5)} |`);
+}

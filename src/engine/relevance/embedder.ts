@@ -1,0 +1,414 @@
+/**
+ * Local sentence embeddings without a model download: SIF-weighted averages (Arora, Liang & Ma 2017, "A
+ * Simple but Tough-to-Beat Baseline for Sentence Embeddings") of GloVe 6B 100-d word vectors, from the
+ * committed asset `data/embeddings.json` (50,000 most frequent GloVe words plus every word of the dataset
+ * vocabulary, int8 with one scale per vector; built by `npm run data:embeddings`, see data/README.md).
+ *
+ * Portable: no host globals (the asset's base64 is decoded here), synchronous, deterministic. The asset is
+ * decoded once, on first use (tens of milliseconds).
+ *
+ * Quality: averaged word vectors know topics and synonyms ('dentist' ~ 'dental practice', 'photovoltaic' ~
+ * 'solar panels') but not word order or negation; well below a sentence transformer. For a corpus, remove
+ * the common component (`removePrincipalComponent` + `applyComponentRemoval`) from documents and queries.
+ */
+import asset from '../data/embeddings.json' with { type: 'json' };
+
+export interface Embedder {
+  readonly dims: number;
+  /** The text's unit-length vector, or null when no word of it is known. */
+  embed(text: string): Float32Array | null;
+}
+
+/** The committed asset's shape (see data/README.md). */
+export interface EmbeddingsAsset {
+  source: { package: string; version: string; licence: string; upstream: string; size: number };
+  dims: number;
+  count: number;
+  /** The first `common` words are the most frequent of the source; the rest are dataset words. */
+  common: number;
+  /** Lower-case words in ascending frequency rank. */
+  words: string[];
+  /** 1-based frequency rank of each word in the source list (GloVe order, descending corpus count). */
+  ranks: number[];
+  /** Per-word dequantisation scale: value = code × scale. */
+  scales: number[];
+  /** base64 of an Int8Array of count × dims codes, row-major in `words` order. */
+  vectors: string;
+}
+
+/** The decoded asset: one contiguous Int8Array and a word → row map. */
+export interface EmbeddingVocabulary {
+  readonly dims: number;
+  readonly count: number;
+  /** Vocabulary size of the source list (the Zipf normaliser of SIF's word probabilities). */
+  readonly sourceSize: number;
+  readonly index: ReadonlyMap<string, number>;
+  readonly words: readonly string[];
+  readonly ranks: Uint32Array;
+  readonly scales: Float32Array;
+  readonly codes: Int8Array;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// base64 (no atob / Buffer in the portable core)
+
+const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+let base64Table: Int16Array | undefined;
+
+function base64Lookup(): Int16Array {
+  if (!base64Table) {
+    base64Table = new Int16Array(256).fill(-1);
+    for (let i = 0; i < BASE64_ALPHABET.length; i++) base64Table[BASE64_ALPHABET.charCodeAt(i)] = i;
+  }
+  return base64Table;
+}
+
+/** Decodes standard base64 (RFC 4648 alphabet, `=` padding optional, no whitespace); throws on bad input. */
+export function decodeBase64(text: string): Uint8Array {
+  const table = base64Lookup();
+  let end = text.length;
+  if (end % 4 === 0) {
+    while (end > 0 && text.length - end < 2 && text.charCodeAt(end - 1) === 61) end--;
+  }
+  if (end % 4 === 1) throw new SyntaxError('invalid base64: bad length');
+  const out = new Uint8Array(Math.floor((end * 3) / 4));
+  const code = (i: number): number => {
+    const c = text.charCodeAt(i);
+    return c < 256 ? (table[c] ?? -1) : -1;
+  };
+  let o = 0;
+  let i = 0;
+  let bad = 0;
+  for (const whole = end - (end % 4); i < whole; i += 4) {
+    const a = code(i);
+    const b = code(i + 1);
+    const c = code(i + 2);
+    const d = code(i + 3);
+    bad |= a | b | c | d;
+    const bits = (a << 18) | (b << 12) | (c << 6) | d;
+    out[o++] = (bits >> 16) & 255;
+    out[o++] = (bits >> 8) & 255;
+    out[o++] = bits & 255;
+  }
+  const rest = end - i;
+  if (rest >= 2) {
+    const a = code(i);
+    const b = code(i + 1);
+    const c = rest === 3 ? code(i + 2) : 0;
+    bad |= a | b | c;
+    const bits = (a << 18) | (b << 12) | (c << 6);
+    out[o++] = (bits >> 16) & 255;
+    if (rest === 3) out[o++] = (bits >> 8) & 255;
+  }
+  if (bad < 0) throw new SyntaxError('invalid base64: character outside the alphabet');
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The asset, decoded once
+
+let vocabulary: EmbeddingVocabulary | undefined;
+
+/** Decodes an embeddings asset (the committed one by default; cached). */
+export function decodeEmbeddings(data: EmbeddingsAsset): EmbeddingVocabulary {
+  const { dims, count } = data;
+  const bytes = decodeBase64(data.vectors);
+  if (bytes.length !== dims * count || data.words.length !== count || data.ranks.length !== count || data.scales.length !== count) {
+    throw new Error('embeddings asset: inconsistent sizes');
+  }
+  const index = new Map<string, number>();
+  data.words.forEach((word, row) => index.set(word, row));
+  return {
+    dims,
+    count,
+    sourceSize: data.source.size,
+    index,
+    words: data.words,
+    ranks: Uint32Array.from(data.ranks),
+    scales: Float32Array.from(data.scales),
+    codes: new Int8Array(bytes.buffer, bytes.byteOffset, bytes.length),
+  };
+}
+
+/** The committed asset, decoded on first use. */
+export function embeddingVocabulary(): EmbeddingVocabulary {
+  vocabulary ??= decodeEmbeddings(asset as EmbeddingsAsset);
+  return vocabulary;
+}
+
+/** Where the vectors come from (package, version, licence), for health output and attribution. */
+export function embeddingSource(): EmbeddingsAsset['source'] {
+  return (asset as EmbeddingsAsset).source;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Tokens
+
+const SPLIT = /[^\p{L}\p{N}-]+/u;
+const ASCII_WORD = /^[a-z0-9-]*$/;
+const BRITISH_ISE = /is(e|es|ed|ing|ation|ations|er|ers)$/;
+
+/**
+ * Lower-case word tokens as the embedder sees them: letters and digits, hyphenated compounds kept whole
+ * ("e-commerce"), ß → ss, possessive 's dropped. Diacritics are folded at lookup.
+ */
+export function embeddingTokens(text: string): string[] {
+  const tokens: string[] = [];
+  const lower = text.toLowerCase().replace(/ß/g, 'ss').replace(/['’]s\b/g, ' ');
+  for (const raw of lower.split(SPLIT)) {
+    let start = 0;
+    let end = raw.length;
+    while (start < end && raw.charCodeAt(start) === 45) start++;
+    while (end > start && raw.charCodeAt(end - 1) === 45) end--;
+    if (end > start) tokens.push(start === 0 && end === raw.length ? raw : raw.slice(start, end));
+  }
+  return tokens;
+}
+
+const stripMarks = (s: string): string => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '');
+const transliterate = (s: string): string => stripMarks(s.replace(/ä/g, 'ae').replace(/ö/g, 'oe').replace(/ü/g, 'ue'));
+
+/** Row of one lower-case word, or -1; British -ise spellings fall back to GloVe's -ize ones. */
+function rowOfPlain(index: ReadonlyMap<string, number>, word: string): number {
+  const row = index.get(word);
+  if (row !== undefined) return row;
+  if (BRITISH_ISE.test(word)) return index.get(word.replace(BRITISH_ISE, 'iz$1')) ?? -1;
+  return -1;
+}
+
+/**
+ * Row of one token, or -1. Words with diacritics are looked up stripped ("café" → "cafe") and, for
+ * German umlauts, transliterated ("grün" → "gruen"); of the forms GloVe has, the more frequent wins
+ * ("müller" → "mueller", "münchen" → "munchen").
+ */
+function rowOfWord(index: ReadonlyMap<string, number>, word: string): number {
+  if (ASCII_WORD.test(word)) return rowOfPlain(index, word);
+  const stripped = rowOfPlain(index, stripMarks(word));
+  const german = /[äöü]/.test(word) ? rowOfPlain(index, transliterate(word)) : -1;
+  if (stripped < 0) return german;
+  if (german < 0) return stripped;
+  return Math.min(stripped, german); // rows are in frequency order
+}
+
+/** Rows of a token: the word, or for an unknown hyphenated compound, its known parts. */
+function rowsOfToken(index: ReadonlyMap<string, number>, token: string, out: number[]): void {
+  const row = rowOfWord(index, token);
+  if (row >= 0) {
+    out.push(row);
+    return;
+  }
+  if (!token.includes('-')) return;
+  for (const part of token.split('-')) {
+    if (!part) continue;
+    const partRow = rowOfWord(index, part);
+    if (partRow >= 0) out.push(partRow);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// SIF embedder
+
+/** Euler–Mascheroni constant: H(n) ≈ ln n + γ normalises Zipf's law p(r) = 1 / (r · H(n)). */
+const EULER_GAMMA = 0.5772156649015329;
+
+export interface SifOptions {
+  /**
+   * SIF smoothing: a word weighs a / (a + p(w)). Default 1e-3 (Arora et al. use 1e-4 … 1e-3): "the"
+   * (p ≈ 0.075) weighs 0.013, a word of rank 100 about 0.57, of rank 1,000 0.93, rarer words ≈ 1.
+   */
+  a?: number;
+  /** A decoded vocabulary other than the committed asset (tests). */
+  vocabulary?: EmbeddingVocabulary;
+}
+
+/**
+ * Sentence vectors as SIF-weighted averages of GloVe word vectors, L2-normalised. p(w) is estimated from
+ * the word's frequency rank r by Zipf's law, p = 1 / (r · H(V)), V = the source's vocabulary size. Each
+ * occurrence of a word counts (the average is over tokens, as in SIF).
+ */
+export class SifGloveEmbedder implements Embedder {
+  readonly dims: number;
+  readonly a: number;
+  private readonly vocab: EmbeddingVocabulary;
+  /** SIF weight × dequantisation scale per row: the coefficient of the row's int8 codes in the sum. */
+  private readonly coefficients: Float32Array;
+  private readonly sum: Float64Array;
+  private readonly rows: number[] = [];
+
+  constructor(options: SifOptions = {}) {
+    this.vocab = options.vocabulary ?? embeddingVocabulary();
+    this.a = options.a ?? 1e-3;
+    if (!(this.a > 0)) throw new RangeError('SIF parameter a must be positive');
+    this.dims = this.vocab.dims;
+    this.sum = new Float64Array(this.dims);
+    const harmonic = Math.log(this.vocab.sourceSize) + EULER_GAMMA;
+    this.coefficients = new Float32Array(this.vocab.count);
+    for (let row = 0; row < this.vocab.count; row++) {
+      const p = 1 / ((this.vocab.ranks[row] ?? 1) * harmonic);
+      this.coefficients[row] = (this.a / (this.a + p)) * (this.vocab.scales[row] ?? 0);
+    }
+  }
+
+  /** The SIF weight a / (a + p(w)) of a known word (after the embedder's folding), or null. */
+  weight(word: string): number | null {
+    const row = this.rowOf(word);
+    if (row < 0) return null;
+    return (this.coefficients[row] ?? 0) / (this.vocab.scales[row] ?? 1);
+  }
+
+  embed(text: string): Float32Array | null {
+    const out = new Float32Array(this.dims);
+    return this.embedInto(text, out, 0) ? out : null;
+  }
+
+  /**
+   * Writes the text's unit vector into `target[offset … offset + dims)` (for one contiguous matrix of many
+   * documents, without allocating); returns false, leaving the slot untouched, when no word is known.
+   */
+  embedInto(text: string, target: Float32Array, offset: number): boolean {
+    const { index, codes } = this.vocab;
+    const { dims, sum, rows, coefficients } = this;
+    rows.length = 0;
+    for (const token of embeddingTokens(text)) rowsOfToken(index, token, rows);
+    if (rows.length === 0) return false;
+    sum.fill(0);
+    for (const row of rows) {
+      const c = coefficients[row] ?? 0;
+      const base = row * dims;
+      for (let d = 0; d < dims; d++) sum[d] = (sum[d] ?? 0) + c * (codes[base + d] ?? 0);
+    }
+    let norm = 0;
+    for (let d = 0; d < dims; d++) norm += (sum[d] ?? 0) ** 2;
+    if (norm === 0) return false;
+    const inv = 1 / Math.sqrt(norm);
+    for (let d = 0; d < dims; d++) target[offset + d] = (sum[d] ?? 0) * inv;
+    return true;
+  }
+
+  /**
+   * One word's vector (same folding as `embed`; a hyphenated compound only if GloVe has it whole), unit
+   * length unless `unit: false` (then the dequantised GloVe vector); null for an unknown word or for more
+   * than one word (embed phrases with `embed`).
+   */
+  wordVector(word: string, options: { unit?: boolean } = {}): Float32Array | null {
+    const row = this.rowOf(word);
+    if (row < 0) return null;
+    const { dims, vocab } = this;
+    const scale = vocab.scales[row] ?? 0;
+    const out = new Float32Array(dims);
+    let norm = 0;
+    for (let d = 0; d < dims; d++) {
+      const x = (vocab.codes[row * dims + d] ?? 0) * scale;
+      out[d] = x;
+      norm += x * x;
+    }
+    if (options.unit !== false && norm > 0) {
+      const inv = 1 / Math.sqrt(norm);
+      for (let d = 0; d < dims; d++) out[d] = (out[d] ?? 0) * inv;
+    }
+    return out;
+  }
+
+  private rowOf(word: string): number {
+    const tokens = embeddingTokens(word);
+    const [token] = tokens;
+    return tokens.length === 1 && token !== undefined ? rowOfWord(this.vocab.index, token) : -1;
+  }
+}
+
+let defaultEmbedder: SifGloveEmbedder | undefined;
+
+/** The shared embedder over the committed asset (a = 1e-3), created on first use. */
+export function sifGloveEmbedder(): SifGloveEmbedder {
+  defaultEmbedder ??= new SifGloveEmbedder();
+  return defaultEmbedder;
+}
+
+/** A word's unit vector from the committed asset (for similar_to boost / penalize terms), or null. */
+export function wordVector(word: string): Float32Array | null {
+  return sifGloveEmbedder().wordVector(word);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Common-component removal (SIF step 2)
+
+/**
+ * The first principal component u (unit length) of `count` rows of `dims` values — uncentred, as in SIF:
+ * the direction all sentence vectors share. Power iteration on XᵀX from the rows' sum (a deterministic
+ * start close to u); sign: u · (sum of rows) ≥ 0. All-zero rows (documents without a vector) do not count.
+ * Does not modify `vectors`; subtract u from every document and every query with `applyComponentRemoval`.
+ * One iteration reads the matrix twice (~20 ms at 100,000 × 100); it usually converges in under 10.
+ */
+export function removePrincipalComponent(vectors: Float32Array, count: number, dims: number): Float32Array {
+  if (!Number.isInteger(count) || !Number.isInteger(dims) || count < 0 || dims < 1 || count * dims > vectors.length) {
+    throw new RangeError('removePrincipalComponent: count × dims exceeds the array');
+  }
+  const start = new Float64Array(dims);
+  for (let row = 0, base = 0; row < count; row++, base += dims) {
+    for (let d = 0; d < dims; d++) start[d] = (start[d] ?? 0) + (vectors[base + d] ?? 0);
+  }
+  let u = Float64Array.from(start);
+  if (!normalise(u)) {
+    u.fill(1);
+    normalise(u);
+  }
+  const next = new Float64Array(dims);
+  for (let iteration = 0; iteration < 200; iteration++) {
+    next.fill(0);
+    for (let row = 0, base = 0; row < count; row++, base += dims) {
+      let p = 0;
+      for (let d = 0; d < dims; d++) p += (vectors[base + d] ?? 0) * (u[d] ?? 0);
+      if (p === 0) continue;
+      for (let d = 0; d < dims; d++) next[d] = (next[d] ?? 0) + p * (vectors[base + d] ?? 0);
+    }
+    if (!normalise(next)) return new Float32Array(dims); // all rows zero: nothing to remove
+    let change = 0;
+    for (let d = 0; d < dims; d++) change = Math.max(change, Math.abs((next[d] ?? 0) - (u[d] ?? 0)));
+    u = Float64Array.from(next);
+    if (change < 1e-9) break;
+  }
+  let side = 0;
+  for (let d = 0; d < dims; d++) side += (u[d] ?? 0) * (start[d] ?? 0);
+  const sign = side < 0 ? -1 : 1;
+  return Float32Array.from(u, (x) => sign * x);
+}
+
+/**
+ * Subtracts the projection on `u` from the vector at `vec[offset … offset + u.length)` and re-normalises it
+ * to unit length, in place (a zero vector stays zero); returns `vec`.
+ */
+export function applyComponentRemoval(vec: Float32Array, u: Float32Array, offset = 0): Float32Array {
+  const dims = u.length;
+  let p = 0;
+  for (let d = 0; d < dims; d++) p += (vec[offset + d] ?? 0) * (u[d] ?? 0);
+  let norm = 0;
+  for (let d = 0; d < dims; d++) {
+    const x = (vec[offset + d] ?? 0) - p * (u[d] ?? 0);
+    vec[offset + d] = x;
+    norm += x * x;
+  }
+  // Below this the vector was (almost) u itself: no direction is left.
+  if (norm < 1e-12) {
+    vec.fill(0, offset, offset + dims);
+    return vec;
+  }
+  const inv = 1 / Math.sqrt(norm);
+  for (let d = 0; d < dims; d++) vec[offset + d] = (vec[offset + d] ?? 0) * inv;
+  return vec;
+}
+
+/** `applyComponentRemoval` on each of `count` rows of a contiguous matrix; returns `vectors`. */
+export function applyComponentRemovalRows(vectors: Float32Array, count: number, dims: number, u: Float32Array): Float32Array {
+  if (u.length !== dims || count * dims > vectors.length) throw new RangeError('applyComponentRemovalRows: sizes');
+  for (let row = 0; row < count; row++) applyComponentRemoval(vectors, u, row * dims);
+  return vectors;
+}
+
+function normalise(v: Float64Array): boolean {
+  let norm = 0;
+  for (const x of v) norm += x * x;
+  if (!(norm > 0)) return false;
+  const inv = 1 / Math.sqrt(norm);
+  for (let d = 0; d < v.length; d++) v[d] = (v[d] ?? 0) * inv;
+  return true;
+}

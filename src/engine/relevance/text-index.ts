@@ -1,0 +1,957 @@
+/**
+ * The keyword engine of the local implementation: an inverted index over each organization's name and
+ * body (summary + hidden text) with Lucene's BM25, boolean set algebra and phrases. Pure, synchronous,
+ * typed arrays only — no object per document or per posting.
+ *
+ * LAYOUT. One term dictionary (an open-addressing hash table over the folded terms, see tokenize.ts for
+ * the analysis) shared by two fields, `name` and `body`. Per field, in term order and then doc order:
+ *   termStart[t] … termStart[t + 1]   the postings of term t (Uint32Array, T + 1)
+ *   docs[p]                           the doc id of posting p (Uint32Array, ascending within a term)
+ *   tfs[p]                            its term frequency = its number of positions
+ *   posBlock[p / 16]                  where the positions of every 16th posting start; posting p's
+ *                                     start is that plus the tfs of the postings before it in its block
+ *   positions                         word positions, posting after posting
+ *   lengths[d]                        the field length of doc d
+ * tfs and positions use the narrowest of Uint8Array / Uint16Array / Uint32Array that holds the longest
+ * doc (Uint8Array for this project's bodies of ~70 words).
+ * A body given as several columns (summary, text) is one field with a position gap between the columns,
+ * so a phrase never spans two columns; names and bodies are separate fields, so never those either.
+ *
+ * SCORING — BM25 as Lucene (≥ 8) computes it, per field with the field's own statistics:
+ *   idf   = ln(1 + (N − n + 0.5) / (n + 0.5))      N = docs whose field has ≥ 1 token, n = docs containing t
+ *   score = idf · tf / (tf + k1 · (1 − b + b · len / avgLen)),   k1 = 1.2, b = 0.75 (no (k1 + 1) factor)
+ *   len   = the field's token count in the doc; avgLen = Σ len / N. Like Lucene's `discountOverlaps`, the
+ *           tokens that share a position (umlaut variants, joined compounds) do not count.
+ * Deliberate differences from Lucene: lengths are exact (Lucene stores them in one lossy byte, exact only
+ * below 40 tokens) and the arithmetic is double precision (Lucene: float).
+ * Fields combine like Elasticsearch `multi_match` `most_fields` with `fields: ["name^2", "body"]`:
+ *   clause score = 2.0 · BM25_name + BM25_body   (`nameBoost`, default 2.0: a word in the name is the
+ *   strongest evidence of what an organization is, and names are short, so without the boost a long body
+ *   outweighs them), and a doc's score is the sum over the query's must_all and must_any clauses it
+ *   matches (a clause given twice counts twice, as in a Lucene bool query).
+ *
+ * CLAUSES. Every query string is one clause. One word → a term (a hyphenated compound → its joined form:
+ * "e-commerce" matches "e-commerce", "E-Commerce" and "ecommerce"). Several words → a PHRASE: its words
+ * (compounds split into their parts) must be adjacent and in order within one field. A phrase is scored
+ * like Lucene's PhraseQuery: tf = the number of positions where the phrase occurs in the field (overlapping
+ * occurrences count: "a a" occurs twice in "a a a"), idf = the sum of its words' idfs (a repeated word
+ * counts each time). A string that analyses to no word ("", "!!") is ignored.
+ *
+ * BOOLEAN. candidates = (∩ must_all) ∩ (∪ must_any, when it has a clause) − (∪ must_not), intersected with
+ * the `allowed` mask; an unknown word in must_all gives no candidate, in must_any or must_not nothing. With
+ * no must_all / must_any clause at all every doc (allowed, not excluded) is a candidate with score 0.
+ *
+ * QUERY COST. Postings are walked once per clause into dense per-doc buffers sized N that live with the
+ * index and are reset lazily by stamps (only touched entries, never an O(N) clear); must_all clauses run
+ * rarest first and later clauses only update docs the first one found. `top` keeps a binary heap of k.
+ * Not re-entrant across threads (there are none here); results are fresh arrays.
+ */
+import { analyzeQuery, ASCII_WORD, END, hashTerm, WordScanner } from './tokenize.js';
+
+/** The keywords of a search: each string is a word, a compound or a phrase. */
+export interface KeywordQuery {
+  must_all?: readonly string[];
+  must_any?: readonly string[];
+  must_not?: readonly string[];
+}
+
+/** One text column: a string (or null) per doc. */
+export type TextColumn = readonly (string | null | undefined)[];
+
+export interface TextIndexSource {
+  name: TextColumn;
+  /** The body: one column, or several (summary, text) indexed as one field with a phrase gap between them. */
+  body: TextColumn | readonly TextColumn[];
+}
+
+export interface TextIndexOptions {
+  /** BM25 k1 (1.2). */
+  k1?: number;
+  /** BM25 b (0.75). */
+  b?: number;
+  /** Weight of the name field's BM25 against the body's (2.0). */
+  nameBoost?: number;
+}
+
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
+export const NAME_BOOST = 2.0;
+
+export type FieldName = 'name' | 'body';
+
+/** Sizes of one field, for reports. */
+export interface FieldStats {
+  /** Docs whose field has at least one token (BM25's N). */
+  docCount: number;
+  avgLength: number;
+  postings: number;
+  positions: number;
+  bytes: number;
+}
+
+/** One clause's contribution in one field to one doc's score (`explain`). */
+export interface ClauseExplanation {
+  clause: string;
+  occur: 'must_all' | 'must_any';
+  field: FieldName;
+  /** The index terms looked up: one for a term, the words of a phrase in order. */
+  terms: string[];
+  /** Term or phrase frequency in the doc's field. */
+  tf: number;
+  /** BM25's N and, per term, n. */
+  N: number;
+  n: number[];
+  idf: number;
+  len: number;
+  avgLen: number;
+  boost: number;
+  /** boost · idf · tf / (tf + k1 · (1 − b + b · len / avgLen)), 0 when tf is 0. */
+  score: number;
+}
+
+export interface Explanation {
+  doc: number;
+  matches: boolean;
+  score: number;
+  details: ClauseExplanation[];
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Term dictionary
+
+/** Folded term → id, with a lookup straight from a range of the source text (no string made on a hit). */
+class TermDictionary {
+  readonly terms: string[] = [];
+  private hashes = new Int32Array(1024);
+  /** The characters of every term, back to back (term t is chars[charStart[t] … charStart[t + 1])). */
+  private chars = new Uint16Array(8192);
+  private charStart = new Uint32Array(1025);
+  private slots = new Int32Array(4096);
+  private mask = 4095;
+
+  get size(): number {
+    return this.terms.length;
+  }
+
+  /** The id of a term, or -1. */
+  get(term: string): number {
+    const hash = hashTerm(term);
+    for (let slot = hash & this.mask; ; slot = (slot + 1) & this.mask) {
+      const entry = this.slots[slot] ?? 0;
+      if (entry === 0) return -1;
+      const id = entry - 1;
+      if (this.hashes[id] === hash && this.terms[id] === term) return id;
+    }
+  }
+
+  /** The id of a term, added when new. */
+  intern(term: string): number {
+    const hash = hashTerm(term);
+    let slot = hash & this.mask;
+    for (; ; slot = (slot + 1) & this.mask) {
+      const entry = this.slots[slot] ?? 0;
+      if (entry === 0) break;
+      const id = entry - 1;
+      if (this.hashes[id] === hash && this.terms[id] === term) return id;
+    }
+    return this.add(term, hash, slot);
+  }
+
+  /** The id of the lower-cased ASCII word text[start, end) whose hash is `hash`, added when new. */
+  internRange(text: string, start: number, end: number, hash: number): number {
+    const length = end - start;
+    const { slots, mask, hashes, chars, charStart } = this;
+    let slot = hash & mask;
+    probe: for (; ; slot = (slot + 1) & mask) {
+      const entry = slots[slot] ?? 0;
+      if (entry === 0) break;
+      const id = entry - 1;
+      if (hashes[id] !== hash) continue;
+      const from = charStart[id] ?? 0;
+      if ((charStart[id + 1] ?? 0) - from !== length) continue;
+      for (let j = 0; j < length; j++) {
+        let c = text.charCodeAt(start + j);
+        if (c <= 90 && c >= 65) c += 32;
+        if (chars[from + j] !== c) continue probe;
+      }
+      return id;
+    }
+    return this.add(text.slice(start, end).toLowerCase(), hash, slot);
+  }
+
+  private add(term: string, hash: number, slot: number): number {
+    const id = this.terms.length;
+    this.terms.push(term);
+    if (id + 1 >= this.hashes.length) {
+      this.hashes = grow(this.hashes, this.hashes.length * 2);
+      this.charStart = grow(this.charStart, this.hashes.length + 1);
+    }
+    this.hashes[id] = hash;
+    const from = this.charStart[id] ?? 0;
+    if (from + term.length > this.chars.length) this.chars = grow(this.chars, Math.max(this.chars.length * 2, from + term.length));
+    for (let j = 0; j < term.length; j++) this.chars[from + j] = term.charCodeAt(j);
+    this.charStart[id + 1] = from + term.length;
+    this.slots[slot] = id + 1;
+    if ((id + 1) * 2 > this.slots.length) this.rehash();
+    return id;
+  }
+
+  private rehash(): void {
+    const slots = new Int32Array(this.slots.length * 2);
+    const mask = slots.length - 1;
+    for (let id = 0; id < this.terms.length; id++) {
+      let slot = (this.hashes[id] ?? 0) & mask;
+      while (slots[slot] !== 0) slot = (slot + 1) & mask;
+      slots[slot] = id + 1;
+    }
+    this.slots = slots;
+    this.mask = mask;
+  }
+
+  get bytes(): number {
+    let chars = 0;
+    for (const term of this.terms) chars += term.length;
+    // Strings (~16 B header + 1 B a Latin-1 character) and their array slot, plus the typed arrays.
+    return chars + this.terms.length * 24 + this.hashes.byteLength + this.chars.byteLength + this.charStart.byteLength + this.slots.byteLength;
+  }
+}
+
+/** A copy of a typed array with a larger capacity. */
+function grow<T extends Int32Array | Uint32Array | Uint16Array>(array: T, capacity: number): T {
+  const grown = new (array.constructor as new (length: number) => T)(capacity);
+  grown.set(array);
+  return grown;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Fields
+
+/** Token stream values: term id × 2, + 1 for a token sharing the next token's position; GAP skips a position. */
+const GAP = -1;
+
+/** The build's first pass over one field: the token stream of every doc. */
+class FieldTokenizer {
+  tokens: Int32Array;
+  size = 0;
+  readonly docEnd: Uint32Array;
+  readonly lengths: Uint32Array;
+  /** The largest number of positions (tokens + gaps) and of tokens (overlapping ones too) of a doc. */
+  maxPositions = 0;
+  maxTokens = 0;
+
+  constructor(dict: TermDictionary, columns: readonly TextColumn[], count: number) {
+    let chars = 0;
+    for (const column of columns) for (let d = 0; d < count; d++) chars += column[d]?.length ?? 0;
+    // Prose has about one token per six characters: start at one per five, grow by half when short.
+    this.tokens = new Int32Array(Math.ceil(chars / 5) + 1024);
+    this.docEnd = new Uint32Array(count);
+    this.lengths = new Uint32Array(count);
+    const scanner = new WordScanner();
+    for (let d = 0; d < count; d++) {
+      let length = 0;
+      const docStart = this.size;
+      let gaps = 0;
+      for (const column of columns) {
+        const text = column[d];
+        if (text === null || text === undefined || text === '') continue;
+        if (length > 0) {
+          this.push(GAP);
+          gaps++;
+        }
+        scanner.reset(text);
+        for (let kind = scanner.next(); kind !== END; kind = scanner.next()) {
+          if (kind === ASCII_WORD) {
+            this.push(dict.internRange(text, scanner.start, scanner.end, scanner.hash) * 2);
+            length++;
+            continue;
+          }
+          const { parts, variants, joined, joinedVariant } = scanner.folded;
+          if (joined !== null) {
+            this.push(dict.intern(joined) * 2 + 1);
+            if (joinedVariant !== null) this.push(dict.intern(joinedVariant) * 2 + 1);
+          }
+          for (let k = 0; k < parts.length; k++) {
+            const variant = variants[k] ?? null;
+            if (variant !== null) this.push(dict.intern(variant) * 2 + 1);
+            this.push(dict.intern(parts[k] ?? '') * 2);
+            length++;
+          }
+        }
+      }
+      this.docEnd[d] = this.size;
+      this.lengths[d] = length;
+      if (length + gaps > this.maxPositions) this.maxPositions = length + gaps;
+      if (this.size - docStart > this.maxTokens) this.maxTokens = this.size - docStart;
+    }
+  }
+
+  private push(value: number): void {
+    if (this.size === this.tokens.length) this.tokens = grow(this.tokens, Math.ceil(this.tokens.length * 1.5));
+    this.tokens[this.size++] = value;
+  }
+}
+
+/** The smallest unsigned typed array holding values up to `max`. */
+function uintArray(length: number, max: number): Uint8Array | Uint16Array | Uint32Array {
+  if (max < 0x100) return new Uint8Array(length);
+  if (max < 0x10000) return new Uint16Array(length);
+  return new Uint32Array(length);
+}
+
+/** Postings are grouped in blocks of this many for the position offsets (see FieldIndex.posBlock). */
+const BLOCK_SHIFT = 4;
+const BLOCK_MASK = (1 << BLOCK_SHIFT) - 1;
+
+class FieldIndex {
+  readonly termStart: Uint32Array;
+  readonly docs: Uint32Array;
+  /** Term frequency of each posting (the number of its positions). */
+  readonly tfs: Uint8Array | Uint16Array | Uint32Array;
+  /** posBlock[p >> 4]: the offset in `positions` of posting p when p is a multiple of 16 (see posOffset). */
+  readonly posBlock: Uint32Array;
+  readonly positions: Uint8Array | Uint16Array | Uint32Array;
+  readonly lengths: Uint32Array;
+  readonly docCount: number;
+  readonly avgLength: number;
+  /** BM25's length normalisation k1 · (1 − b + b · len / avgLen), computed as normBase + normPerToken · len. */
+  readonly normBase: number;
+  readonly normPerToken: number;
+
+  constructor(source: FieldTokenizer, termCount: number, k1: number, b: number) {
+    const { tokens, docEnd, lengths } = source;
+    const count = lengths.length;
+    this.lengths = lengths;
+
+    // Count postings (df) and positions (total tf) per term; the counts then become the fill cursors.
+    const postCursor = new Uint32Array(termCount);
+    const posCursor = new Uint32Array(termCount);
+    const last = new Int32Array(termCount).fill(-1);
+    let k = 0;
+    for (let doc = 0; doc < count; doc++) {
+      const end = docEnd[doc] ?? 0;
+      for (; k < end; k++) {
+        const value = tokens[k] ?? GAP;
+        if (value < 0) continue;
+        const term = value >>> 1;
+        posCursor[term] = (posCursor[term] ?? 0) + 1;
+        if (last[term] !== doc) {
+          last[term] = doc;
+          postCursor[term] = (postCursor[term] ?? 0) + 1;
+        }
+      }
+    }
+    const termStart = new Uint32Array(termCount + 1);
+    let postings = 0;
+    let positions = 0;
+    for (let t = 0; t < termCount; t++) {
+      termStart[t] = postings;
+      postings += postCursor[t] ?? 0;
+      postCursor[t] = termStart[t] ?? 0;
+      const total = posCursor[t] ?? 0;
+      posCursor[t] = positions;
+      positions += total;
+    }
+    termStart[termCount] = postings;
+
+    // Fill, doc by doc, so every term's postings come out in ascending doc order.
+    const docs = new Uint32Array(postings);
+    const tfs = uintArray(postings, source.maxTokens);
+    const posBlock = new Uint32Array((postings >> BLOCK_SHIFT) + 1);
+    const pos = uintArray(positions, source.maxPositions);
+    last.fill(-1);
+    k = 0;
+    for (let doc = 0; doc < count; doc++) {
+      const end = docEnd[doc] ?? 0;
+      let position = 0;
+      for (; k < end; k++) {
+        const value = tokens[k] ?? GAP;
+        if (value < 0) {
+          position++;
+          continue;
+        }
+        const term = value >>> 1;
+        const at = posCursor[term] ?? 0;
+        let p: number;
+        if (last[term] !== doc) {
+          last[term] = doc;
+          p = postCursor[term] ?? 0;
+          postCursor[term] = p + 1;
+          docs[p] = doc;
+          if ((p & BLOCK_MASK) === 0) posBlock[p >> BLOCK_SHIFT] = at;
+        } else {
+          p = (postCursor[term] ?? 1) - 1;
+        }
+        tfs[p] = (tfs[p] ?? 0) + 1;
+        pos[at] = position;
+        posCursor[term] = at + 1;
+        if ((value & 1) === 0) position++;
+      }
+    }
+    this.termStart = termStart;
+    this.docs = docs;
+    this.tfs = tfs;
+    this.posBlock = posBlock;
+    this.positions = pos;
+
+    let docCount = 0;
+    let sum = 0;
+    for (let doc = 0; doc < count; doc++) {
+      const len = lengths[doc] ?? 0;
+      if (len > 0) docCount++;
+      sum += len;
+    }
+    this.docCount = docCount;
+    this.avgLength = docCount === 0 ? 0 : sum / docCount;
+    this.normBase = k1 * (1 - b);
+    this.normPerToken = docCount === 0 ? 0 : (k1 * b) / this.avgLength;
+  }
+
+  /** k1 · (1 − b + b · len / avgLen) of a doc. */
+  norm(doc: number): number {
+    return this.normBase + this.normPerToken * (this.lengths[doc] ?? 0);
+  }
+
+  /** Docs containing term t in this field. */
+  docFreq(term: number): number {
+    return (this.termStart[term + 1] ?? 0) - (this.termStart[term] ?? 0);
+  }
+
+  /** Lucene's BM25 idf of a term in this field. */
+  idf(term: number): number {
+    const n = this.docFreq(term);
+    return Math.log(1 + (this.docCount - n + 0.5) / (n + 0.5));
+  }
+
+  /** Where posting p's positions start in `positions`. */
+  posOffset(p: number): number {
+    let offset = this.posBlock[p >> BLOCK_SHIFT] ?? 0;
+    for (let q = p & ~BLOCK_MASK; q < p; q++) offset += this.tfs[q] ?? 0;
+    return offset;
+  }
+
+  /** The posting of `doc` in term t's postings, or -1. */
+  find(term: number, doc: number): number {
+    const end = this.termStart[term + 1] ?? 0;
+    const p = advance(this.docs, this.termStart[term] ?? 0, end, doc);
+    return p < end && this.docs[p] === doc ? p : -1;
+  }
+
+  get stats(): FieldStats {
+    return {
+      docCount: this.docCount,
+      avgLength: this.avgLength,
+      postings: this.docs.length,
+      positions: this.positions.length,
+      bytes: this.termStart.byteLength + this.docs.byteLength + this.tfs.byteLength + this.posBlock.byteLength + this.positions.byteLength + this.lengths.byteLength,
+    };
+  }
+}
+
+/** The first index in [from, to) whose value is ≥ target (values ascending): galloping, then binary search. */
+function advance(values: Uint32Array, from: number, to: number, target: number): number {
+  if (from >= to || (values[from] ?? 0) >= target) return from;
+  let step = 1;
+  let lo = from;
+  let hi = from + 1;
+  while (hi < to && (values[hi] ?? 0) < target) {
+    lo = hi;
+    step *= 2;
+    hi = from + step;
+  }
+  if (hi > to) hi = to;
+  // values[lo] < target; the answer is in (lo, hi].
+  lo++;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((values[mid] ?? 0) < target) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Queries
+
+/** A query string, analysed: term ids (−1 = not in the index) — one for a term, several for a phrase. */
+interface Clause {
+  text: string;
+  terms: Int32Array;
+  words: string[];
+}
+
+const ALL = 0;
+const ANY = 1;
+const NOT = 2;
+
+/** Stamps run up to here before the per-doc buffers are cleared once. */
+const STAMP_LIMIT = 0xfffffff0;
+
+/** Doc ids (and, when scored, scores) of a query's candidates, in discovery order. */
+interface Candidates {
+  docs: Uint32Array;
+  scores: Float64Array;
+  count: number;
+}
+
+export class TextIndex {
+  readonly docCount: number;
+  private readonly dict: TermDictionary;
+  private readonly fields: readonly [FieldIndex, FieldIndex];
+  /** BM25 parameters and the name boost this index scores with. */
+  readonly params: Readonly<Required<TextIndexOptions>>;
+  private readonly boosts: readonly [number, number];
+
+  // Per-query buffers (allocated on first use, reused, reset lazily by stamps).
+  private stamp = 0;
+  private seen = new Uint32Array(0);
+  private clauseMark = new Uint32Array(0);
+  private excluded = new Uint32Array(0);
+  private anyHit = new Uint32Array(0);
+  private allCount = new Uint32Array(0);
+  private scores = new Float64Array(0);
+  private touched = new Uint32Array(0);
+  private touchedCount = 0;
+  private phraseDocs = new Uint32Array(256);
+  private phraseFreqs = new Uint32Array(256);
+
+  private constructor(docCount: number, dict: TermDictionary, fields: readonly [FieldIndex, FieldIndex], options: Required<TextIndexOptions>) {
+    this.docCount = docCount;
+    this.dict = dict;
+    this.fields = fields;
+    this.boosts = [options.nameBoost, 1];
+    this.params = options;
+  }
+
+  /** Index names and bodies (every column the same length: one entry per doc). */
+  static build(source: TextIndexSource, options: TextIndexOptions = {}): TextIndex {
+    const count = source.name.length;
+    const bodyColumns = isColumnList(source.body) ? source.body : [source.body];
+    for (const column of bodyColumns) {
+      if (column.length !== count) throw new Error(`TextIndex.build: a body column has ${column.length} entries for ${count} names`);
+    }
+    const resolved: Required<TextIndexOptions> = {
+      k1: options.k1 ?? BM25_K1,
+      b: options.b ?? BM25_B,
+      nameBoost: options.nameBoost ?? NAME_BOOST,
+    };
+    const dict = new TermDictionary();
+    const nameTokens = new FieldTokenizer(dict, [source.name], count);
+    const bodyTokens = new FieldTokenizer(dict, bodyColumns, count);
+    const name = new FieldIndex(nameTokens, dict.size, resolved.k1, resolved.b);
+    const body = new FieldIndex(bodyTokens, dict.size, resolved.k1, resolved.b);
+    return new TextIndex(count, dict, [name, body], resolved);
+  }
+
+  /** The index of a column store: name, and summary + hidden text as the body. */
+  static fromStore(
+    store: { readonly text: { readonly name: TextColumn; readonly summary: TextColumn }; readonly indexText: TextColumn },
+    options: TextIndexOptions = {},
+  ): TextIndex {
+    return TextIndex.build({ name: store.text.name, body: [store.text.summary, store.indexText] }, options);
+  }
+
+  /** Distinct index terms (both fields, variants and joined compounds included). */
+  get termCount(): number {
+    return this.dict.size;
+  }
+
+  /** Sizes, for reports: per field, and the bytes of all arrays plus an estimate for the dictionary. */
+  get stats(): { docs: number; terms: number; name: FieldStats; body: FieldStats; bytes: number } {
+    const name = this.fields[0].stats;
+    const body = this.fields[1].stats;
+    return { docs: this.docCount, terms: this.dict.size, name, body, bytes: name.bytes + body.bytes + this.dict.bytes };
+  }
+
+  /** Docs matching the boolean query (ascending ids), optionally only where `allowed[doc]` is non-zero. */
+  match(query: KeywordQuery, allowed?: Uint8Array): Uint32Array {
+    const found = this.run(query, allowed, false);
+    return found.docs.slice(0, found.count).sort();
+  }
+
+  /** BM25 scores of the matching docs: parallel arrays, in no particular order. */
+  score(query: KeywordQuery, allowed?: Uint8Array): { docs: Uint32Array; scores: Float64Array } {
+    const found = this.run(query, allowed, true);
+    return { docs: found.docs.slice(0, found.count), scores: found.scores.slice(0, found.count) };
+  }
+
+  /**
+   * The k best matching docs by score, descending; equal scores by `tieRank[doc]` ascending (default: the
+   * doc id). `total` counts every matching doc.
+   */
+  top(query: KeywordQuery, k: number, allowed?: Uint8Array, tieRank?: Uint32Array): { docs: Uint32Array; scores: Float64Array; total: number } {
+    const found = this.run(query, allowed, true);
+    const size = Math.max(0, Math.min(Math.floor(k), found.count));
+    const heapDocs = new Uint32Array(size);
+    const heapScores = new Float64Array(size);
+    const rank = (doc: number): number => (tieRank ? (tieRank[doc] ?? doc) : doc);
+    /** Whether the entry (sa, da) ranks below (sb, db). */
+    const worse = (sa: number, da: number, sb: number, db: number): boolean => sa < sb || (sa === sb && rank(da) > rank(db));
+    let filled = 0;
+    const siftDown = (from: number): void => {
+      let i = from;
+      const doc = heapDocs[i] ?? 0;
+      const score = heapScores[i] ?? 0;
+      for (;;) {
+        const left = 2 * i + 1;
+        if (left >= filled) break;
+        const right = left + 1;
+        let child = left;
+        if (right < filled && worse(heapScores[right] ?? 0, heapDocs[right] ?? 0, heapScores[left] ?? 0, heapDocs[left] ?? 0)) child = right;
+        const childScore = heapScores[child] ?? 0;
+        const childDoc = heapDocs[child] ?? 0;
+        if (!worse(childScore, childDoc, score, doc)) break;
+        heapDocs[i] = childDoc;
+        heapScores[i] = childScore;
+        i = child;
+      }
+      heapDocs[i] = doc;
+      heapScores[i] = score;
+    };
+    if (size > 0) {
+      const { docs, scores, count } = found;
+      for (let j = 0; j < count; j++) {
+        const doc = docs[j] ?? 0;
+        const score = scores[j] ?? 0;
+        if (filled < size) {
+          // Sift up.
+          let i = filled++;
+          while (i > 0) {
+            const parent = (i - 1) >> 1;
+            const parentScore = heapScores[parent] ?? 0;
+            const parentDoc = heapDocs[parent] ?? 0;
+            if (!worse(score, doc, parentScore, parentDoc)) break;
+            heapDocs[i] = parentDoc;
+            heapScores[i] = parentScore;
+            i = parent;
+          }
+          heapDocs[i] = doc;
+          heapScores[i] = score;
+        } else if (worse(heapScores[0] ?? 0, heapDocs[0] ?? 0, score, doc)) {
+          heapDocs[0] = doc;
+          heapScores[0] = score;
+          siftDown(0);
+        }
+      }
+    }
+    // Pop the worst into the back until empty: best first.
+    const outDocs = new Uint32Array(size);
+    const outScores = new Float64Array(size);
+    for (let i = size - 1; i >= 0; i--) {
+      outDocs[i] = heapDocs[0] ?? 0;
+      outScores[i] = heapScores[0] ?? 0;
+      filled--;
+      heapDocs[0] = heapDocs[filled] ?? 0;
+      heapScores[0] = heapScores[filled] ?? 0;
+      if (filled > 0) siftDown(0);
+    }
+    return { docs: outDocs, scores: outScores, total: found.count };
+  }
+
+  /**
+   * The must_all and must_any strings that analyse to at least one word. When 0, the query has no positive
+   * clause and every doc matches with score 0 (the caller may prefer to treat it as "no keywords").
+   */
+  positiveClauseCount(query: KeywordQuery): number {
+    return this.compile(query.must_all).length + this.compile(query.must_any).length;
+  }
+
+  /** How a doc's score comes about: every positive clause in every field, with BM25's inputs. */
+  explain(query: KeywordQuery, doc: number): Explanation {
+    const details: ClauseExplanation[] = [];
+    let score = 0;
+    const occurs: ['must_all' | 'must_any', readonly string[] | undefined][] = [
+      ['must_all', query.must_all],
+      ['must_any', query.must_any],
+    ];
+    for (const [occur, list] of occurs) {
+      for (const clause of this.compile(list)) {
+        for (let f = 0; f < 2; f++) {
+          const field = this.fields[f === 0 ? 0 : 1];
+          const boost = this.boosts[f === 0 ? 0 : 1];
+          const tf = this.frequency(field, clause.terms, doc);
+          const idf = this.clauseIdf(field, clause.terms);
+          const len = field.lengths[doc] ?? 0;
+          const part = tf > 0 ? (boost * idf * tf) / (tf + field.norm(doc)) : 0;
+          score += part;
+          details.push({
+            clause: clause.text,
+            occur,
+            field: f === 0 ? 'name' : 'body',
+            terms: clause.words,
+            tf,
+            N: field.docCount,
+            n: Array.from(clause.terms, (t) => (t < 0 ? 0 : field.docFreq(t))),
+            idf,
+            len,
+            avgLen: field.avgLength,
+            boost,
+            score: part,
+          });
+        }
+      }
+    }
+    const allowed = new Uint8Array(this.docCount);
+    if (doc >= 0 && doc < this.docCount) allowed[doc] = 1;
+    const matches = this.match(query, allowed).length === 1;
+    return { doc, matches, score: matches ? score : 0, details };
+  }
+
+  /** The analysed clauses of query strings (strings without any word are dropped). */
+  private compile(list: readonly string[] | undefined): Clause[] {
+    const clauses: Clause[] = [];
+    for (const text of list ?? []) {
+      const words = analyzeQuery(text);
+      if (words.length === 0) continue;
+      const terms = words.length === 1 ? [words[0]?.whole ?? ''] : words.flatMap((w) => w.parts);
+      clauses.push({ text, words: terms, terms: Int32Array.from(terms, (t) => this.dict.get(t)) });
+    }
+    return clauses;
+  }
+
+  /** Σ idf of the clause's terms in a field (a term's idf for a single term). */
+  private clauseIdf(field: FieldIndex, terms: Int32Array): number {
+    let idf = 0;
+    for (const t of terms) if (t >= 0) idf += field.idf(t);
+    return idf;
+  }
+
+  /** An upper bound of the docs a clause can match (to run must_all clauses rarest first). */
+  private estimate(clause: Clause): number {
+    let total = 0;
+    for (const field of this.fields) {
+      let least = Infinity;
+      for (const t of clause.terms) least = Math.min(least, t < 0 ? 0 : field.docFreq(t));
+      total += least;
+    }
+    return total;
+  }
+
+  /** Term or phrase frequency of a clause in one doc's field. */
+  private frequency(field: FieldIndex, terms: Int32Array, doc: number): number {
+    const postings: number[] = [];
+    for (const t of terms) {
+      if (t < 0) return 0;
+      const p = field.find(t, doc);
+      if (p < 0) return 0;
+      postings.push(p);
+    }
+    if (postings.length === 1) return field.tfs[postings[0] ?? 0] ?? 0;
+    return phraseFrequency(field, Uint32Array.from(postings), new Uint32Array(postings.length), new Uint32Array(postings.length));
+  }
+
+  private ensureBuffers(): void {
+    if (this.seen.length === this.docCount) return;
+    const n = this.docCount;
+    this.seen = new Uint32Array(n);
+    this.clauseMark = new Uint32Array(n);
+    this.excluded = new Uint32Array(n);
+    this.anyHit = new Uint32Array(n);
+    this.allCount = new Uint32Array(n);
+    this.scores = new Float64Array(n);
+    this.touched = new Uint32Array(n);
+  }
+
+  /** Reserve the stamps of one query (one for the query, one per clause), clearing the marks when they run out. */
+  private reserveStamps(count: number): void {
+    if (this.stamp + count < STAMP_LIMIT) return;
+    this.seen.fill(0);
+    this.clauseMark.fill(0);
+    this.excluded.fill(0);
+    this.anyHit.fill(0);
+    this.stamp = 0;
+  }
+
+  private nextStamp(): number {
+    return ++this.stamp;
+  }
+
+  /** The candidates of a query, scored when asked. */
+  private run(query: KeywordQuery, allowed: Uint8Array | undefined, scored: boolean): Candidates {
+    this.ensureBuffers();
+    const all = this.compile(query.must_all);
+    const any = this.compile(query.must_any);
+    const none = this.compile(query.must_not);
+    const n = this.docCount;
+    this.reserveStamps(all.length + any.length + 1);
+    const queryStamp = this.nextStamp();
+
+    // must_not first: excluded[doc] = queryStamp.
+    for (const clause of none) this.visit(clause, queryStamp, NOT, 0, undefined, false, false);
+
+    if (all.length === 0 && any.length === 0) {
+      // No positive clause: everything allowed and not excluded, score 0.
+      const docs = new Uint32Array(n);
+      let count = 0;
+      for (let doc = 0; doc < n; doc++) {
+        if (allowed && !allowed[doc]) continue;
+        if (this.excluded[doc] === queryStamp) continue;
+        docs[count++] = doc;
+      }
+      return { docs, scores: new Float64Array(count), count };
+    }
+    for (const clause of all) if (clause.terms.includes(-1)) return { docs: new Uint32Array(0), scores: new Float64Array(0), count: 0 };
+
+    all.sort((x, y) => this.estimate(x) - this.estimate(y));
+    this.touchedCount = 0;
+    all.forEach((clause, i) => {
+      this.visit(clause, queryStamp, ALL, this.nextStamp(), allowed, i === 0, scored);
+    });
+    for (const clause of any) {
+      if (clause.terms.includes(-1)) continue;
+      this.visit(clause, queryStamp, ANY, this.nextStamp(), allowed, all.length === 0, scored);
+    }
+
+    const needAll = all.length;
+    const needAny = any.length > 0;
+    const docs = new Uint32Array(this.touchedCount);
+    const scores = new Float64Array(scored ? this.touchedCount : 0);
+    let count = 0;
+    for (let j = 0; j < this.touchedCount; j++) {
+      const doc = this.touched[j] ?? 0;
+      if (this.allCount[doc] !== needAll) continue;
+      if (needAny && this.anyHit[doc] !== queryStamp) continue;
+      docs[count] = doc;
+      if (scored) scores[count] = this.scores[doc] ?? 0;
+      count++;
+    }
+    return { docs, scores, count };
+  }
+
+  /**
+   * Walk the docs a clause matches, field by field. NOT marks `excluded`; ALL / ANY add
+   * the BM25 contribution and count the clause once per doc (clauseMark = clauseStamp). `open`: the clause
+   * may add new docs (the first must_all clause, or must_any without must_all); otherwise it only updates
+   * docs already seen in this query.
+   */
+  private visit(clause: Clause, queryStamp: number, occur: number, clauseStamp: number, allowed: Uint8Array | undefined, open: boolean, scored: boolean): void {
+    if (clause.terms.includes(-1)) return;
+    const { seen, clauseMark, excluded, anyHit, allCount, scores, touched } = this;
+    for (let f = 0; f < 2; f++) {
+      const field = f === 0 ? this.fields[0] : this.fields[1];
+      const boost = f === 0 ? this.boosts[0] : this.boosts[1];
+      const weight = scored ? boost * this.clauseIdf(field, clause.terms) : 0;
+      const { normBase, normPerToken, lengths } = field;
+      let docs: Uint32Array;
+      let tfs: Uint8Array | Uint16Array | Uint32Array;
+      let from: number;
+      let to: number;
+      if (clause.terms.length === 1) {
+        const t = clause.terms[0] ?? 0;
+        docs = field.docs;
+        tfs = field.tfs;
+        from = field.termStart[t] ?? 0;
+        to = field.termStart[t + 1] ?? 0;
+      } else {
+        to = this.matchPhrase(field, clause.terms);
+        from = 0;
+        docs = this.phraseDocs;
+        tfs = this.phraseFreqs;
+      }
+      for (let p = from; p < to; p++) {
+        const doc = docs[p] ?? 0;
+        if (occur === NOT) {
+          excluded[doc] = queryStamp;
+          continue;
+        }
+        if (seen[doc] !== queryStamp) {
+          if (!open) continue;
+          if (allowed && !allowed[doc]) continue;
+          if (excluded[doc] === queryStamp) continue;
+          seen[doc] = queryStamp;
+          scores[doc] = 0;
+          allCount[doc] = 0;
+          touched[this.touchedCount++] = doc;
+        }
+        if (scored) {
+          const tf = tfs[p] ?? 0;
+          scores[doc] = (scores[doc] ?? 0) + (weight * tf) / (tf + (normBase + normPerToken * (lengths[doc] ?? 0)));
+        }
+        if (clauseMark[doc] !== clauseStamp) {
+          clauseMark[doc] = clauseStamp;
+          if (occur === ALL) allCount[doc] = (allCount[doc] ?? 0) + 1;
+          else anyHit[doc] = queryStamp;
+        }
+      }
+    }
+  }
+
+  /** The docs where a phrase occurs in a field, into phraseDocs / phraseFreqs; returns their count. */
+  private matchPhrase(field: FieldIndex, terms: Int32Array): number {
+    const m = terms.length;
+    const cursors = new Uint32Array(m);
+    const ends = new Uint32Array(m);
+    let pivot = 0;
+    for (let i = 0; i < m; i++) {
+      const t = terms[i] ?? 0;
+      cursors[i] = field.termStart[t] ?? 0;
+      ends[i] = field.termStart[t + 1] ?? 0;
+      if (cursors[i] === ends[i]) return 0;
+      if ((ends[i] ?? 0) - (cursors[i] ?? 0) < (ends[pivot] ?? 0) - (cursors[pivot] ?? 0)) pivot = i;
+    }
+    const pivotEnd = ends[pivot] ?? 0;
+    if (this.phraseDocs.length < pivotEnd - (cursors[pivot] ?? 0)) {
+      const size = pivotEnd - (cursors[pivot] ?? 0);
+      this.phraseDocs = new Uint32Array(size);
+      this.phraseFreqs = new Uint32Array(size);
+    }
+    const docs = field.docs;
+    const ptr = new Uint32Array(m);
+    const end = new Uint32Array(m);
+    let count = 0;
+    outer: for (let p = cursors[pivot] ?? 0; p < pivotEnd; p++) {
+      const doc = docs[p] ?? 0;
+      for (let i = 0; i < m; i++) {
+        if (i === pivot) continue;
+        const end = ends[i] ?? 0;
+        const c = advance(docs, cursors[i] ?? 0, end, doc);
+        cursors[i] = c;
+        if (c >= end) break outer;
+        if (docs[c] !== doc) continue outer;
+      }
+      cursors[pivot] = p;
+      const freq = phraseFrequency(field, cursors, ptr, end);
+      if (freq > 0) {
+        this.phraseDocs[count] = doc;
+        this.phraseFreqs[count] = freq;
+        count++;
+      }
+    }
+    return count;
+  }
+}
+
+/**
+ * How often the words whose postings (all in the same doc) are `postings[0…]` occur adjacently and in
+ * order: the number of start positions s with word i at s + i for every i (Lucene's ExactPhraseMatcher).
+ * `ptr` and `end` are scratch arrays of the same length as `postings`.
+ */
+function phraseFrequency(field: FieldIndex, postings: Uint32Array, ptr: Uint32Array, end: Uint32Array): number {
+  const m = postings.length;
+  const { tfs, positions } = field;
+  for (let i = 0; i < m; i++) {
+    const p = postings[i] ?? 0;
+    const offset = field.posOffset(p);
+    ptr[i] = offset;
+    end[i] = offset + (tfs[p] ?? 0);
+  }
+  let freq = 0;
+  const firstEnd = end[0] ?? 0;
+  outer: for (let a = ptr[0] ?? 0; a < firstEnd; a++) {
+    const start = positions[a] ?? 0;
+    for (let i = 1; i < m; i++) {
+      const want = start + i;
+      let q = ptr[i] ?? 0;
+      const qEnd = end[i] ?? 0;
+      while (q < qEnd && (positions[q] ?? 0) < want) q++;
+      ptr[i] = q;
+      if (q >= qEnd) break outer;
+      if (positions[q] !== want) continue outer;
+    }
+    freq++;
+  }
+  return freq;
+}
+
+function isColumnList(body: TextColumn | readonly TextColumn[]): body is readonly TextColumn[] {
+  return body.length > 0 && Array.isArray(body[0]);
+}

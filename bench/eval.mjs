@@ -10,8 +10,9 @@ const records = generateDataset(DEFAULT_DATASET);
 const classOf = new Map(records.map((r) => [r.domain, r.nace_code]));
 const index = createDefaultLocalIndex();
 
-/** Words of a text, lower-cased (to report whether a query shares words with its relevant organizations). */
-const words = (text) => new Set((text ?? '').toLowerCase().match(/\p{L}+/gu) ?? []);
+/** Content words of a text, lower-cased (to report whether a query shares words with its relevant organizations). */
+const STOP_WORDS = new Set(['a', 'an', 'and', 'are', 'as', 'at', 'by', 'for', 'from', 'in', 'into', 'is', 'of', 'on', 'or', 'the', 'to', 'who', 'while', 'with']);
+const words = (text) => new Set(((text ?? '').toLowerCase().match(/\p{L}+/gu) ?? []).filter((w) => !STOP_WORDS.has(w)));
 
 function dcg(gains) {
   return gains.reduce((sum, gain, i) => sum + (2 ** gain - 1) / Math.log2(i + 2), 0);
@@ -37,7 +38,7 @@ for (const query of queries) {
   const ndcg = available.length === 0 ? 0 : dcg(gains) / dcg(available);
   const queryWords = words(`${body.describe ?? ''} ${(body.keywords?.must_all ?? []).join(' ')} ${(body.keywords?.must_any ?? []).join(' ')}`);
   const relevantTexts = records.filter((r) => (query.relevant[r.nace_code] ?? 0) >= 3).slice(0, 400);
-  const shared = [...queryWords].filter((w) => w.length > 2 && relevantTexts.some((r) => words(`${r.name} ${r.summary} ${r.text} ${r.summary_keywords.join(" ")}`).has(w)));
+  const shared = [...queryWords].filter((w) => relevantTexts.some((r) => words(`${r.name} ${r.summary} ${r.text} ${r.summary_keywords.join(" ")}`).has(w)));
   const list = byMode.get(query.mode) ?? [];
   list.push({ id: query.id, ndcg, shared });
   byMode.set(query.mode, list);

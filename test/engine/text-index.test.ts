@@ -385,6 +385,17 @@ describe('phrases', () => {
     expect(veryLong.explain({ must_all: ['la la'] }, 0).details[1]?.tf).toBe(69_999);
     expect(veryLong.explain({ must_all: ['la fin'] }, 0).details[1]?.tf).toBe(1);
   });
+
+  test('more than 32,767 distinct terms (the build widens its token stream)', () => {
+    const many = Array.from({ length: 40_000 }, (_, i) => `w${i}`).join(' ');
+    const wide = TextIndex.build({ name: ['Müller', 'Mueller'], body: [many, 'Straße in München w39999 e-commerce'] });
+    expect(wide.termCount).toBeGreaterThan(40_000);
+    expect(ids(wide.match({ must_all: ['w39998 w39999'] }))).toEqual([0]);
+    expect(ids(wide.match({ must_all: ['w39999'] }))).toEqual([0, 1]);
+    expect(ids(wide.match({ must_all: ['Munchen w39999', 'strasse', 'ecommerce', 'e commerce'] }))).toEqual([1]);
+    expect(ids(wide.match({ must_all: ['muller'] }))).toEqual([0]);
+    expect(wide.explain({ must_all: ['w5'] }, 0).details[1]).toMatchObject({ tf: 1, len: 40_000 });
+  });
 });
 
 // ---------------------------------------------------------------------------------------------------------

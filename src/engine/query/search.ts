@@ -101,12 +101,28 @@ export function searchFilterMode(context: QueryContext, request: SearchRequest):
   };
 }
 
+const everyRowMasks = new WeakMap<ColumnStore, Uint8Array>();
+
+/** A mask allowing every row, shared by the queries without filters (never written to). */
+function everyRow(store: ColumnStore): Uint8Array {
+  let mask = everyRowMasks.get(store);
+  if (!mask) {
+    mask = new Uint8Array(store.size).fill(1);
+    everyRowMasks.set(store, mask);
+  }
+  return mask;
+}
+
 /** Dispatches on the inferred mode: filter mode here, scored modes through their rankers. */
 export function search(context: QueryContext, request: SearchRequest): SearchResponse {
   const mode = inferSearchMode(request);
   if (mode === 'filter') return searchFilterMode(context, request);
-  // Filters (and the key's visibility) narrow every mode before ranking; excludes never appear.
-  const allowed = applyExcludes(context.store, filterMask(context.store, request.filters, context.visible ?? undefined), request.excludes).bits;
+  // Filters (and the key's visibility) narrow every mode before ranking; excludes never appear. Rankers
+  // treat `allowed` as read-only (those that drop rows copy it), so an unfiltered query shares one mask.
+  const unconstrained = !context.visible && request.excludes.length === 0 && (!request.filters || Object.keys(request.filters).length === 0);
+  const allowed = unconstrained
+    ? everyRow(context.store)
+    : applyExcludes(context.store, filterMask(context.store, request.filters, context.visible ?? undefined), request.excludes).bits;
   const keywords = request.keywords ?? { must_all: [], must_any: [], must_not: [] };
   const ranker =
     mode === 'fulltext'

@@ -9,6 +9,7 @@
  *                      − 0.5·Σ v(repel_domains), re-normalised; entries summed by weight, normalised;
  *                      cosine ≥ min_score; the reference domains never appear
  *   hybrid             weighted RRF of the BM25 list and the vector list, each cut at HYBRID_WINDOW
+ * The `allowed` mask a ranker receives is read-only (it may be shared); rankers that drop rows copy it.
  */
 import { ValidationError } from '../../client/errors.js';
 import type { ValidationErrorItem } from '../../contract/validation.js';
@@ -198,17 +199,17 @@ export function semanticRanker(context: QueryContext, request: SearchRequest, al
 }
 
 export function similarRanker(context: QueryContext, request: SearchRequest, allowed: Uint8Array): Ranker {
-  const query = similarVector(context, request, allowed);
-  return vectorRanker(context, query, allowed, request.min_score, 'vector_similarity');
+  const withoutReferences = allowed.slice();
+  const query = similarVector(context, request, withoutReferences);
+  return vectorRanker(context, query, withoutReferences, request.min_score, 'vector_similarity');
 }
 
 /** Hybrid: the BM25 list and the vector list (describe or similar_to), each cut at the window, fused by weighted RRF. */
 export function hybridRanker(context: QueryContext, request: SearchRequest, allowed: Uint8Array): Ranker {
+  // Reference domains never appear, in either list: both rank over the same reduced mask.
   const vectorAllowed = allowed.slice();
   const query = request.describe !== null ? describeVector(context, request.describe) : similarVector(context, request, vectorAllowed);
-  // Reference domains never appear, in either list.
-  for (let row = 0; row < allowed.length; row++) if (!vectorAllowed[row]) allowed[row] = 0;
-  const keyword = fulltextRanker(context, request.keywords ?? { must_all: [], must_any: [], must_not: [] }, allowed)(HYBRID_WINDOW);
+  const keyword = fulltextRanker(context, request.keywords ?? { must_all: [], must_any: [], must_not: [] }, vectorAllowed)(HYBRID_WINDOW);
   const vector = vectorRanker(context, query, vectorAllowed, request.min_score, 'vector')(HYBRID_WINDOW);
   const fused = orderFused(weightedRrf(keyword, vector, request.search_balance), (row) => context.store.domains[row] ?? '');
   const ranking = {

@@ -227,13 +227,24 @@ function grow<T extends Int32Array | Uint32Array | Uint16Array>(array: T, capaci
 // ---------------------------------------------------------------------------------------------------------
 // Fields
 
-/** Token stream values: term id × 2, + 1 for a token sharing the next token's position; GAP skips a position. */
-const GAP = -1;
+/**
+ * Token stream values: 1 + term id × 2, + 1 more for a token sharing the next token's position (variants,
+ * joined compounds); GAP skips a position (between body columns). Kept in a Uint16Array while the term
+ * ids allow (half the memory of the build's largest temporary), else a Uint32Array.
+ */
+const GAP = 0;
+const SHARED = 1;
+
+function token(term: number, shared: number): number {
+  return 1 + term * 2 + shared;
+}
 
 /** The build's first pass over one field: the token stream of every doc. */
 class FieldTokenizer {
-  tokens: Int32Array;
+  tokens: Uint16Array | Uint32Array;
   size = 0;
+  /** The largest value `tokens` holds. */
+  private limit = 0xffff;
   readonly docEnd: Uint32Array;
   readonly lengths: Uint32Array;
   /** The largest number of positions (tokens + gaps) and of tokens (overlapping ones too) of a doc. */
@@ -244,7 +255,7 @@ class FieldTokenizer {
     let chars = 0;
     for (const column of columns) for (let d = 0; d < count; d++) chars += column[d]?.length ?? 0;
     // Prose has about one token per six characters: start at one per five, grow by half when short.
-    this.tokens = new Int32Array(Math.ceil(chars / 5) + 1024);
+    this.tokens = new Uint16Array(Math.ceil(chars / 5) + 1024);
     this.docEnd = new Uint32Array(count);
     this.lengths = new Uint32Array(count);
     const scanner = new WordScanner();
@@ -262,19 +273,19 @@ class FieldTokenizer {
         scanner.reset(text);
         for (let kind = scanner.next(); kind !== END; kind = scanner.next()) {
           if (kind === ASCII_WORD) {
-            this.push(dict.internRange(text, scanner.start, scanner.end, scanner.hash) * 2);
+            this.push(token(dict.internRange(text, scanner.start, scanner.end, scanner.hash), 0));
             length++;
             continue;
           }
           const { parts, variants, joined, joinedVariant } = scanner.folded;
           if (joined !== null) {
-            this.push(dict.intern(joined) * 2 + 1);
-            if (joinedVariant !== null) this.push(dict.intern(joinedVariant) * 2 + 1);
+            this.push(token(dict.intern(joined), SHARED));
+            if (joinedVariant !== null) this.push(token(dict.intern(joinedVariant), SHARED));
           }
           for (let k = 0; k < parts.length; k++) {
             const variant = variants[k] ?? null;
-            if (variant !== null) this.push(dict.intern(variant) * 2 + 1);
-            this.push(dict.intern(parts[k] ?? '') * 2);
+            if (variant !== null) this.push(token(dict.intern(variant), SHARED));
+            this.push(token(dict.intern(parts[k] ?? ''), 0));
             length++;
           }
         }
@@ -287,8 +298,17 @@ class FieldTokenizer {
   }
 
   private push(value: number): void {
-    if (this.size === this.tokens.length) this.tokens = grow(this.tokens, Math.ceil(this.tokens.length * 1.5));
+    if (this.size === this.tokens.length || value > this.limit) this.grow(value);
     this.tokens[this.size++] = value;
+  }
+
+  private grow(value: number): void {
+    const capacity = this.size === this.tokens.length ? Math.ceil(this.tokens.length * 1.5) : this.tokens.length;
+    const wide = value > this.limit || this.tokens instanceof Uint32Array;
+    const grown = wide ? new Uint32Array(capacity) : new Uint16Array(capacity);
+    grown.set(this.tokens.subarray(0, this.size));
+    this.tokens = grown;
+    if (wide) this.limit = 0xffffffff;
   }
 }
 
@@ -332,8 +352,8 @@ class FieldIndex {
       const end = docEnd[doc] ?? 0;
       for (; k < end; k++) {
         const value = tokens[k] ?? GAP;
-        if (value < 0) continue;
-        const term = value >>> 1;
+        if (value === GAP) continue;
+        const term = (value - 1) >>> 1;
         posCursor[term] = (posCursor[term] ?? 0) + 1;
         if (last[term] !== doc) {
           last[term] = doc;
@@ -366,11 +386,11 @@ class FieldIndex {
       let position = 0;
       for (; k < end; k++) {
         const value = tokens[k] ?? GAP;
-        if (value < 0) {
+        if (value === GAP) {
           position++;
           continue;
         }
-        const term = value >>> 1;
+        const term = (value - 1) >>> 1;
         const at = posCursor[term] ?? 0;
         let p: number;
         if (last[term] !== doc) {
@@ -385,7 +405,7 @@ class FieldIndex {
         tfs[p] = (tfs[p] ?? 0) + 1;
         pos[at] = position;
         posCursor[term] = at + 1;
-        if ((value & 1) === 0) position++;
+        if (((value - 1) & SHARED) === 0) position++;
       }
     }
     this.termStart = termStart;

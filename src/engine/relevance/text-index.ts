@@ -17,6 +17,11 @@
  * A body given as several columns (summary, text) is one field with a position gap between the columns,
  * so a phrase never spans two columns; names and bodies are separate fields, so never those either.
  *
+ * BUILD. Per field, pass 1 tokenizes every doc into a stream of term ids (a plain ASCII word is looked up
+ * straight from the source text, no string is made for it); pass 2 counts postings and positions per
+ * term and pass 3 fills them doc by doc, so every term's postings come out in ascending doc order. At
+ * 100,000 generated organizations: about 1 s and 38 MB of typed arrays (doc ids half of it, positions a fifth).
+ *
  * SCORING — BM25 as Lucene (≥ 8) computes it, per field with the field's own statistics:
  *   idf   = ln(1 + (N − n + 0.5) / (n + 0.5))      N = docs whose field has ≥ 1 token, n = docs containing t
  *   score = idf · tf / (tf + k1 · (1 − b + b · len / avgLen)),   k1 = 1.2, b = 0.75 (no (k1 + 1) factor)

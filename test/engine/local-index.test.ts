@@ -53,6 +53,7 @@ describe('filters: OR inside a key, AND across keys', () => {
       ['alpha-software-muenchen.de', 'alpha-software.de'],
     ],
     ['text_keywords phrase', { text_keywords: { must_all: ['data centre'] } }, ['gamma-cloud.de']],
+    ['text_keywords in the name', { text_keywords: { must_all: ['bau'] } }, ['beta-bau.de']],
   ])('%s', (_, filters, expected) => {
     expect(domains(filters as SearchRequestInput['filters'])).toEqual(expected);
   });

@@ -119,6 +119,10 @@ describe('scored pages', () => {
 });
 
 describe('semantic and similar-to', () => {
+  test('keywords without a searchable word are a 422 at keywords', () => {
+    expect(validationLoc(() => index.search({ keywords: { must_all: ['!!'] } }))).toEqual([['body', 'keywords']]);
+  });
+
   test('a description without a known word is a 422 at describe', () => {
     expect(validationLoc(() => index.search({ describe: 'xqzv wvvq' }))).toEqual([['body', 'describe']]);
   });

@@ -3,7 +3,19 @@
  * unique belong to group 0; the others to a group listing its members in domain order.
  */
 import type { ColumnStore } from '../store/store.js';
-import { foldForMatch } from './text-match.js';
+
+/** Lower case, accents removed, ß → ss, anything not a letter or digit → one space, padded with spaces. */
+/** The key two names must share to count as the same organization name. */
+export function foldForMatch(text: string): string {
+  const folded = text
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/ß/g, 'ss')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+  return ` ${folded} `;
+}
 
 export interface NameGroups {
   groupOf: Uint32Array;

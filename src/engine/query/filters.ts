@@ -8,7 +8,7 @@ import { sectionOf } from '../../contract/nace.js';
 import { dayOf, NO_DAY } from '../store/dates.js';
 import type { CategoricalColumn } from '../store/dictionary.js';
 import type { CategoricalKey, ColumnStore } from '../store/store.js';
-import { textMatcher } from './text-match.js';
+import { textIndexOf } from '../relevance/rankers.js';
 
 export interface Mask {
   bits: Uint8Array;
@@ -110,9 +110,12 @@ function keepKeywordContainment(store: ColumnStore, bits: Uint8Array, wanted: re
   }
 }
 
+/** text_keywords: the keyword engine's boolean logic (terms, phrases, variants), without scoring. */
 function keepText(store: ColumnStore, bits: Uint8Array, keywords: Keywords): void {
-  const matches = textMatcher(store, keywords);
-  for (let i = 0; i < bits.length; i++) if (bits[i] && !matches(i)) bits[i] = 0;
+  const matching = textIndexOf(store).match({ must_all: keywords.must_all, must_any: keywords.must_any, must_not: keywords.must_not }, bits);
+  const keep = new Uint8Array(bits.length);
+  for (const doc of matching) keep[doc] = 1;
+  for (let i = 0; i < bits.length; i++) if (bits[i] && !keep[i]) bits[i] = 0;
 }
 
 function count(bits: Uint8Array): number {

@@ -105,6 +105,10 @@ function keywordQuery(keywords: Keywords): { must_all: string[]; must_any: strin
 
 export function fulltextRanker(context: QueryContext, keywords: Keywords, allowed: Uint8Array): Ranker {
   const index = textIndexOf(context.store);
+  if (index.positiveClauseCount(keywordQuery(keywords)) === 0) {
+    const reason = 'must_all and must_any hold no searchable word (letters or digits)';
+    throw unprocessable([{ type: 'value_error', loc: ['body', 'keywords'], msg: `Value error, ${reason}`, input: keywords, ctx: { error: reason } }]);
+  }
   return (k) => {
     const top = index.top(keywordQuery(keywords), k, allowed, context.store.domainRank);
     return { rows: top.docs, total: top.total, plan: [`bm25: ${top.total} matching document(s) (must_all ∩ must_any − must_not), name boost 2.0`] };

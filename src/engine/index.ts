@@ -12,3 +12,6 @@ export {
 export { ColumnStore } from './store/store.js';
 export { LocationIndex } from './locations/location-index.js';
 export { similarity as trigramSimilarity } from './locations/trigram.js';
+export { warmRelevance } from './relevance/rankers.js';
+export { TextIndex } from './relevance/text-index.js';
+export { SifGloveEmbedder, type Embedder } from './relevance/embedder.js';

@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import MiniSearch from 'minisearch';
 import { create as createOrama, insertMultiple as oramaInsertMultiple, search as oramaSearch } from '@orama/orama';
 import { createLocalIndex, generateDataset } from '../dist/lib/index.js';
+import { fmt, gc, mb, memory, time, timeAsync } from './timing.mjs';
 // Not exported from the package entry: deep imports of the compiled modules.
 import { textIndexOf, vectorsOf, warmRelevance } from '../dist/lib/engine/relevance/rankers.js';
 import { applyComponentRemoval, embeddingVocabulary, sifGloveEmbedder } from '../dist/lib/engine/relevance/embedder.js';
@@ -19,47 +20,6 @@ const args = process.argv.slice(2);
 const arg = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
 const sizes = arg('--sizes', '100000').split(',').map(Number);
 const competitors = new Set(arg('--competitors', 'minisearch,orama').split(','));
-
-function gc() {
-  if (global.gc) {
-    global.gc();
-    global.gc();
-  }
-}
-/** Heap plus the typed arrays' backing stores (the engine keeps its structures in typed arrays). */
-function memory() {
-  const usage = process.memoryUsage();
-  return usage.heapUsed + usage.external;
-}
-const mb = (bytes) => `${(bytes / 1048576).toFixed(0)} MB`;
-
-function summarize(samples) {
-  samples.sort((a, b) => a - b);
-  return { p50: samples[Math.floor(samples.length / 2)], p95: samples[Math.floor(samples.length * 0.95)] };
-}
-/** Median and p95 of `runs` timed calls (after `warmup` untimed ones). */
-function time(fn, runs = 200, warmup = 20) {
-  for (let i = 0; i < warmup; i++) fn(i);
-  const samples = [];
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    fn(i);
-    samples.push(performance.now() - start);
-  }
-  return summarize(samples);
-}
-/** The same for an async call, awaited per call. */
-async function timeAsync(fn, runs = 200, warmup = 20) {
-  for (let i = 0; i < warmup; i++) await fn(i);
-  const samples = [];
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    await fn(i);
-    samples.push(performance.now() - start);
-  }
-  return summarize(samples);
-}
-const fmt = ({ p50, p95 }) => `p50 ${p50.toFixed(3)} ms, p95 ${p95.toFixed(3)} ms`;
 
 /** mulberry32: a small seeded PRNG, so the query sets are the same on every run. */
 function prng(seed) {

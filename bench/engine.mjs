@@ -3,7 +3,7 @@
 // Usage: npm run bench [-- --sizes 100000,1000000]
 import { performance } from 'node:perf_hooks';
 import { createLocalIndex, generateDataset } from '../dist/lib/index.js';
-import { fmt, gc, mb, time } from './timing.mjs';
+import { fmt, gc, mb, time, timedDataset } from './timing.mjs';
 
 const args = process.argv.slice(2);
 const sizesArg = args.includes('--sizes') ? args[args.indexOf('--sizes') + 1] : '100000,1000000';
@@ -12,9 +12,8 @@ const sizes = sizesArg.split(',').map(Number);
 const results = [];
 for (const count of sizes) {
   console.log(`\n== ${count.toLocaleString('en')} organizations`);
-  let t = performance.now();
-  const records = generateDataset({ count, seed: 7 });
-  console.log(`generate: ${(performance.now() - t).toFixed(0)} ms`);
+  const records = timedDataset(generateDataset, count);
+  let t;
   gc();
   const heapBefore = process.memoryUsage().heapUsed;
   t = performance.now();

@@ -9,30 +9,19 @@ import { performance } from 'node:perf_hooks';
 import MiniSearch from 'minisearch';
 import { create as createOrama, insertMultiple as oramaInsertMultiple, search as oramaSearch } from '@orama/orama';
 import { createLocalIndex, generateDataset } from '../dist/lib/index.js';
-import { fmt, gc, mb, memory, time, timeAsync } from './timing.mjs';
+import { fmt, gc, mb, memory, time, timeAsync, timedDataset } from './timing.mjs';
 // Not exported from the package entry: deep imports of the compiled modules.
 import { textIndexOf, vectorsOf, warmRelevance } from '../dist/lib/engine/relevance/rankers.js';
 import { applyComponentRemoval, embeddingVocabulary, sifGloveEmbedder } from '../dist/lib/engine/relevance/embedder.js';
 import { nearest } from '../dist/lib/engine/relevance/vectors.js';
 import { INDUSTRY_CLASSES } from '../dist/lib/engine/dataset/industries.js';
+import { Random } from '../dist/lib/engine/random.js';
 
 const args = process.argv.slice(2);
 const arg = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
 const sizes = arg('--sizes', '100000').split(',').map(Number);
 const competitors = new Set(arg('--competitors', 'minisearch,orama').split(','));
 
-/** mulberry32: a small seeded PRNG, so the query sets are the same on every run. */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const pick = (random, list) => list[Math.floor(random() * list.length)];
 
 /**
  * 200 keyword queries of 1–3 single words, each taken from one record's summary_keywords (phrases split
@@ -40,21 +29,21 @@ const pick = (random, list) => list[Math.floor(random() * list.length)];
  * from the same record's industry vocabulary (offering + audience) for semantic and hybrid.
  */
 function buildQueries(records, count, seed) {
-  const random = prng(seed);
+  const random = new Random(seed);
   const classes = new Map(INDUSTRY_CLASSES.map((c) => [c.code, c]));
   const queries = [];
   while (queries.length < count) {
-    const record = records[Math.floor(random() * records.length)];
+    const record = random.pick(records);
     const words = [...new Set((record.summary_keywords ?? []).flatMap((k) => k.toLowerCase().split(/[^a-z0-9äöüß]+/)).filter((w) => w.length > 2))];
     const industry = classes.get(record.nace_code);
     if (words.length === 0 || !industry) continue;
-    const n = Math.min(words.length, 1 + Math.floor(random() * 3));
+    const n = Math.min(words.length, 1 + random.int(0, 2));
     const terms = [];
     while (terms.length < n) {
-      const word = pick(random, words);
+      const word = random.pick(words);
       if (!terms.includes(word)) terms.push(word);
     }
-    queries.push({ terms, describe: `${pick(random, industry.offerings)} ${pick(random, industry.audiences)}` });
+    queries.push({ terms, describe: `${random.pick(industry.offerings)} ${random.pick(industry.audiences)}` });
   }
   return queries;
 }
@@ -62,13 +51,12 @@ function buildQueries(records, count, seed) {
 const results = [];
 for (const count of sizes) {
   console.log(`\n== ${count.toLocaleString('en')} organizations`);
-  let t = performance.now();
-  const records = generateDataset({ count, seed: 7 });
-  console.log(`generate: ${(performance.now() - t).toFixed(0)} ms`);
+  const records = timedDataset(generateDataset, count);
+  let t;
   const queries = buildQueries(records, 200, 11);
   const phrases = queries.slice(0, 20).map((q) => q.describe);
-  const random = prng(13);
-  const references = Array.from({ length: 10 }, () => records[Math.floor(random() * records.length)].domain);
+  const random = new Random(13);
+  const references = Array.from({ length: 10 }, () => random.pick(records).domain);
   const r = { count };
 
   // ── OrgIndex: store, then the relevance structures (lazy; timed one by one).

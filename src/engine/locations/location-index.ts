@@ -106,14 +106,8 @@ export function foldLocationName(text: string, german = false): string {
   let last = 0;
   const n = s.length;
   for (let i = 0; i < n; i++) {
-    let cp = s.charCodeAt(i);
-    if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < n) {
-      const low = s.charCodeAt(i + 1);
-      if (low >= 0xdc00 && low <= 0xdfff) {
-        cp = ((cp - 0xd800) << 10) + (low - 0xdc00) + 0x10000;
-        i++;
-      }
-    }
+    const cp = s.codePointAt(i) ?? 0;
+    if (cp > 0xffff) i++; // a surrogate pair: one code point, two code units
     if (cp >= COMBINING_FIRST && cp <= COMBINING_LAST) {
       if (german && cp === COMBINING_DIAERESIS && (last === 0x61 || last === 0x6f || last === 0x75)) {
         out += 'e';

@@ -183,14 +183,8 @@ export function appendTrigramIds(text: string, out: number[]): number[] {
   let inWord = false;
   const n = text.length;
   for (let i = 0; i < n; i++) {
-    let cp = text.charCodeAt(i);
-    if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < n) {
-      const low = text.charCodeAt(i + 1);
-      if (low >= 0xdc00 && low <= 0xdfff) {
-        cp = ((cp - 0xd800) << 10) + (low - 0xdc00) + 0x10000;
-        i++;
-      }
-    }
+    const cp = text.codePointAt(i) ?? 0;
+    if (cp > 0xffff) i++; // a surrogate pair: one code point, two code units
     // A lone surrogate cannot come from PostgreSQL text; it is treated as a separator.
     if (isWordChar(cp)) {
       const lower = lowerCodePoint(cp);

@@ -11,9 +11,9 @@ import { CATEGORICAL_FILTER_KEYS } from './filters.js';
 import type { QueryContext } from './search.js';
 
 
-function countIds(codes: Codes, size: number, visible: Uint8Array | null, dictionarySize: number): Uint32Array {
+function countIds(codes: Codes, visible: Uint8Array | null, dictionarySize: number): Uint32Array {
   const counts = new Uint32Array(dictionarySize);
-  for (let i = 0; i < size; i++) {
+  for (let i = 0; i < codes.length; i++) {
     const id = codes[i] ?? 0;
     if (!visible || visible[i]) counts[id] = (counts[id] ?? 0) + 1;
   }
@@ -27,7 +27,7 @@ function ranked(entries: Iterable<[string | null, number]>): FilterOption[] {
 }
 
 function columnOptions(store: ColumnStore, column: CategoricalColumn, visible: Uint8Array | null): FilterOption[] {
-  const counts = countIds(column.codes, column.codes.length, visible, column.dict.size);
+  const counts = countIds(column.codes, visible, column.dict.size);
   return ranked(column.dict.values.map((value, id) => [value, counts[id] ?? 0]));
 }
 

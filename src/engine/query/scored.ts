@@ -48,7 +48,8 @@ export function queryFingerprint(mode: SearchMode, request: SearchRequest): stri
   return `q:${hash.toString(16).padStart(8, '0')}`;
 }
 
-function cursorError(message: string, cursor: unknown): ValidationError {
+/** The 422 of a `search_after` that cannot be used (filter mode and scored modes alike). */
+export function cursorError(message: string, cursor: unknown): ValidationError {
   return new ValidationError([{ type: 'value_error', loc: ['body', 'search_after'], msg: `Value error, ${message}`, input: cursor, ctx: { error: message } }], 422);
 }
 

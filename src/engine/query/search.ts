@@ -5,9 +5,8 @@
  */
 import type { SearchRequest, SearchResponse } from '../../contract/v2/search.js';
 import { inferSearchMode } from '../../contract/v2/search.js';
-import { ValidationError } from '../../client/errors.js';
 import { fulltextRanker, hybridRanker, semanticRanker, similarRanker } from '../relevance/rankers.js';
-import { searchScored } from './scored.js';
+import { cursorError, searchScored } from './scored.js';
 import type { ColumnStore } from '../store/store.js';
 import { applyExcludes, filterMask, type Mask } from './filters.js';
 import { duplicateNameGroups } from './dedup.js';
@@ -24,18 +23,7 @@ function cursorDomain(cursor: unknown[] | null): string | null {
   if (cursor === null) return null;
   const [domain] = cursor;
   if (cursor.length !== 1 || typeof domain !== 'string') {
-    throw new ValidationError(
-      [
-        {
-          type: 'value_error',
-          loc: ['body', 'search_after'],
-          msg: 'Value error, this cursor does not come from a filter-mode search: send metadata.search_after of the previous page unchanged',
-          input: cursor,
-          ctx: { error: 'filter mode cursors hold the last domain of the previous page' },
-        },
-      ],
-      422,
-    );
+    throw cursorError('this cursor does not come from a filter-mode search: send metadata.search_after of the previous page unchanged', cursor);
   }
   return domain;
 }

@@ -17,6 +17,8 @@ export interface Embedder {
   readonly dims: number;
   /** The text's unit-length vector, or null when no word of it is known. */
   embed(text: string): Float32Array | null;
+  /** The same, written into `target` at `offset` (no allocation); false when no word is known. */
+  embedInto(text: string, target: Float32Array, offset: number): boolean;
 }
 
 /** The committed asset's shape (see data/README.md). */

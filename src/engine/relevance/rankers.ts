@@ -69,19 +69,7 @@ export function vectorsOf(store: ColumnStore, embedder: Embedder = sifGloveEmbed
     const dims = embedder.dims;
     const data = new Float32Array(store.size * dims);
     const present = new Uint8Array(store.size);
-    const sif = embedder as Embedder & { embedInto?: (text: string, target: Float32Array, offset: number) => boolean };
-    for (let row = 0; row < store.size; row++) {
-      const text = vectorText(store, row);
-      if (sif.embedInto) {
-        present[row] = sif.embedInto(text, data, row * dims) ? 1 : 0;
-      } else {
-        const vector = embedder.embed(text);
-        if (vector) {
-          data.set(vector, row * dims);
-          present[row] = 1;
-        }
-      }
-    }
+    for (let row = 0; row < store.size; row++) present[row] = embedder.embedInto(vectorText(store, row), data, row * dims) ? 1 : 0;
     const component = removePrincipalComponent(data, store.size, dims);
     applyComponentRemovalRows(data, store.size, dims, component);
     relevance.vectors = { matrix: new VectorMatrix(dims, data, present), component };

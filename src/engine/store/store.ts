@@ -150,11 +150,6 @@ export class ColumnStore {
     return lo;
   }
 
-  categoricalValue(key: CategoricalKey, row: number): string | null {
-    const column = this.categorical[key];
-    return column.dict.value(column.codes[row] ?? 0);
-  }
-
   keywordsOf(row: number): string[] {
     const { offsets, ids, dict } = this.keywords;
     const out: string[] = [];

@@ -11,12 +11,14 @@
 //
 // Vocabulary = the N most frequent GloVe words (those the runtime tokeniser can produce) ∪ every word the
 // dataset vocabulary (src/engine/dataset/industries.ts) needs. Each word keeps its frequency rank in the
-// source list (SIF weights). Vectors are quantised to int8 with one scale per vector.
+// source list (SIF weights). Vectors are rotated into the principal axes of the default dataset's
+// organization vectors (see "Principal axes" below; needs the compiled engine in dist/lib) and quantised to
+// int8 with one scale per vector.
 
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, '..', '..');
@@ -173,21 +175,123 @@ const roundUp4 = (x) => {
 };
 
 const count = vocabulary.length;
-const codes = new Int8Array(count * DIMS);
-const scales = new Array(count);
-const ranks = new Array(count);
-let globalMax = 0;
-for (let i = 0; i < count; i += 1) {
-  const v = SOURCE_VECTORS[vocabulary[i]];
-  let max = 0;
-  for (let d = 0; d < DIMS; d += 1) max = Math.max(max, Math.abs(v[d]));
-  globalMax = Math.max(globalMax, max);
-  check(max > 0, `${vocabulary[i]} has a non-zero vector`);
-  const scale = roundUp4(max / 127);
-  scales[i] = scale;
-  ranks[i] = RANK.get(vocabulary[i]);
-  for (let d = 0; d < DIMS; d += 1) codes[i * DIMS + d] = Math.max(-127, Math.min(127, Math.round(v[d] / scale)));
+const ranks = vocabulary.map((w) => RANK.get(w));
+
+/** int8 codes with one scale per word, from `vectorOf(word)` (the first DIMS values). */
+function quantise(vectorOf) {
+  const codes = new Int8Array(count * DIMS);
+  const scales = new Array(count);
+  let globalMax = 0;
+  for (let i = 0; i < count; i += 1) {
+    const v = vectorOf(vocabulary[i]);
+    let max = 0;
+    for (let d = 0; d < DIMS; d += 1) max = Math.max(max, Math.abs(v[d]));
+    globalMax = Math.max(globalMax, max);
+    check(max > 0, `${vocabulary[i]} has a non-zero vector`);
+    const scale = roundUp4(max / 127);
+    scales[i] = scale;
+    for (let d = 0; d < DIMS; d += 1) codes[i * DIMS + d] = Math.max(-127, Math.min(127, Math.round(v[d] / scale)));
+  }
+  return { codes, scales, globalMax };
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Principal axes. The engine's exact vector scan (src/engine/relevance/vectors.ts) is fastest when the first
+// dimensions carry most of every organization vector's length. So the vectors are rotated into the
+// principal axes of the default dataset's organization vectors: an orthogonal change of basis, which
+// changes no dot product, no norm and no cosine. The axes come from the engine itself (compiled by
+// build-embeddings.sh): organization vectors over the provisional, unrotated asset, common component
+// removed, then the eigenvectors of their second-moment matrix (Jacobi), by descending eigenvalue.
+
+/** Eigenvalues (descending) and unit eigenvectors of a symmetric n × n matrix (cyclic Jacobi). */
+function symmetricEigen(matrix, n) {
+  const a = Float64Array.from(matrix);
+  const v = new Float64Array(n * n);
+  for (let i = 0; i < n; i += 1) v[i * n + i] = 1;
+  for (let sweep = 0; sweep < 100; sweep += 1) {
+    let off = 0;
+    for (let p = 0; p < n; p += 1) for (let q = p + 1; q < n; q += 1) off += a[p * n + q] ** 2;
+    if (off < 1e-22) break;
+    for (let p = 0; p < n; p += 1) {
+      for (let q = p + 1; q < n; q += 1) {
+        const apq = a[p * n + q];
+        if (Math.abs(apq) < 1e-300) continue;
+        const theta = (a[q * n + q] - a[p * n + p]) / (2 * apq);
+        const t = (theta >= 0 ? 1 : -1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
+        const c = 1 / Math.sqrt(t * t + 1);
+        const s = t * c;
+        for (let k = 0; k < n; k += 1) {
+          const akp = a[k * n + p], akq = a[k * n + q];
+          a[k * n + p] = c * akp - s * akq;
+          a[k * n + q] = s * akp + c * akq;
+        }
+        for (let k = 0; k < n; k += 1) {
+          const apk = a[p * n + k], aqk = a[q * n + k];
+          a[p * n + k] = c * apk - s * aqk;
+          a[q * n + k] = s * apk + c * aqk;
+        }
+        for (let k = 0; k < n; k += 1) {
+          const vkp = v[k * n + p], vkq = v[k * n + q];
+          v[k * n + p] = c * vkp - s * vkq;
+          v[k * n + q] = s * vkp + c * vkq;
+        }
+      }
+    }
+  }
+  const order = Array.from({ length: n }, (_, i) => i).sort((i, j) => a[j * n + j] - a[i * n + i] || i - j);
+  return order.map((i) => {
+    const axis = Array.from({ length: n }, (_, k) => v[k * n + i]);
+    // A deterministic sign: the largest component positive.
+    const largest = axis.reduce((best, x) => (Math.abs(x) > Math.abs(best) ? x : best), 0);
+    return { value: a[i * n + i], axis: largest < 0 ? axis.map((x) => -x) : axis };
+  });
+}
+
+async function principalAxes(provisional) {
+  const lib = (file) => import(pathToFileURL(join(REPO, 'dist', 'lib', file)).href);
+  const { createLocalIndex, generateDataset, DEFAULT_DATASET } = await lib('index.js');
+  const { decodeEmbeddings, SifGloveEmbedder } = await lib('engine/relevance/embedder.js');
+  const { vectorsOf } = await lib('engine/relevance/rankers.js');
+  const { store } = createLocalIndex(generateDataset(DEFAULT_DATASET));
+  const { matrix } = vectorsOf(store, new SifGloveEmbedder({ vocabulary: decodeEmbeddings(provisional) }));
+  const moment = new Float64Array(DIMS * DIMS);
+  for (let row = 0; row < matrix.rows; row += 1) {
+    const base = row * DIMS;
+    for (let i = 0; i < DIMS; i += 1) {
+      const xi = matrix.data[base + i];
+      for (let j = i; j < DIMS; j += 1) moment[i * DIMS + j] += xi * matrix.data[base + j];
+    }
+  }
+  for (let i = 0; i < DIMS; i += 1) for (let j = 0; j < i; j += 1) moment[i * DIMS + j] = moment[j * DIMS + i];
+  const eigen = symmetricEigen(moment, DIMS);
+  const total = eigen.reduce((sum, e) => sum + e.value, 0);
+  const energy = Object.fromEntries([8, 16, 32, 48, 64].map((k) => [k, Number((eigen.slice(0, k).reduce((sum, e) => sum + e.value, 0) / total).toFixed(4))]));
+  log(`principal axes of ${matrix.rows} organization vectors (${DEFAULT_DATASET.count} generated, seed ${DEFAULT_DATASET.seed}); share of length² in the first k axes: ${JSON.stringify(energy)}`);
+  return { axes: eigen.map((e) => e.axis), energy, organizations: DEFAULT_DATASET.count };
+}
+
+const provisional = quantise((w) => SOURCE_VECTORS[w]);
+const { axes, energy, organizations: DEFAULT_ORGANIZATIONS } = await principalAxes({
+  source: { size: source.size },
+  dims: DIMS,
+  count,
+  words: vocabulary,
+  ranks,
+  scales: provisional.scales,
+  vectors: Buffer.from(provisional.codes.buffer).toString('base64'),
+});
+/** A source vector in the principal axes (first DIMS values). */
+const rotatedCache = new Map();
+function rotated(word) {
+  let out = rotatedCache.get(word);
+  if (!out) {
+    const v = SOURCE_VECTORS[word];
+    out = axes.map((axis) => axis.reduce((sum, a, d) => sum + a * v[d], 0));
+    rotatedCache.set(word, out);
+  }
+  return out;
+}
+const { codes, scales, globalMax } = quantise(rotated);
 
 function cosine(a, b) {
   let ab = 0, aa = 0, bb = 0;
@@ -201,7 +305,7 @@ function quantisationError() {
   const perVector = [], global = [];
   let relNorm = 0;
   for (let i = 0; i < count; i += 1) {
-    const v = SOURCE_VECTORS[vocabulary[i]].slice(0, DIMS);
+    const v = rotated(vocabulary[i]);
     const q = Array.from({ length: DIMS }, (_, d) => codes[i * DIMS + d] * scales[i]);
     const g = v.map((x) => Math.round(x / globalScale) * globalScale);
     perVector.push(1 - cosine(v, q));
@@ -229,7 +333,7 @@ function sentenceError() {
       if (i === undefined || w.includes('-')) continue;
       any = true;
       const weight = 1e-3 / (1e-3 + 1 / (ranks[i] * H));
-      const v = SOURCE_VECTORS[w];
+      const v = rotated(w);
       for (let d = 0; d < DIMS; d += 1) { f[d] += weight * v[d]; q[d] += weight * codes[i * DIMS + d] * scales[i]; }
     }
     if (!any) continue;
@@ -261,6 +365,11 @@ const asset = {
   count,
   common: common.length,
   quantisation: 'int8 per vector: value = code * scales[i]',
+  axes: {
+    note: 'vectors are GloVe vectors rotated into the principal axes of the default dataset organization vectors (orthogonal: cosines unchanged); energy = share of length squared in the first k axes',
+    organizations: DEFAULT_ORGANIZATIONS,
+    energy,
+  },
   words: vocabulary,
   ranks,
   scales,
@@ -278,11 +387,11 @@ writeFileSync(ARGS.out, text);
 log(`wrote ${ARGS.out}: ${(bytes / 1e6).toFixed(2)} MB`);
 
 const samples = {
-  note: `Float GloVe vectors from ${PACKAGE}@${pkg.version}, to check the int8 asset (written by scripts/data/build-embeddings.mjs).`,
+  note: `Float GloVe vectors from ${PACKAGE}@${pkg.version} in the asset's principal axes, to check the int8 asset (written by scripts/data/build-embeddings.mjs).`,
   quantisation: { perVector: qError.perVector, global: qError.global, sentences: sError },
   words: Object.fromEntries(SAMPLE_WORDS.map((w) => {
     check(RANK.has(w) && vocabulary.includes(w), `sample word ${w} in the asset`);
-    return [w, { rank: RANK.get(w), vector: SOURCE_VECTORS[w].slice(0, DIMS) }];
+    return [w, { rank: RANK.get(w), vector: rotated(w).map((x) => Number(x.toPrecision(7))) }];
   })),
 };
 mkdirSync(dirname(ARGS.samples), { recursive: true });

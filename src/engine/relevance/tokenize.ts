@@ -289,7 +289,7 @@ function complexWordEnd(text: string, from: number): number {
 export const END = 0;
 /** A plain ASCII word: `start`, `end`, `hash`. */
 export const ASCII_WORD = 1;
-/** Any other word: `folded`. */
+/** Any other word: `folded` (and `start`, `end`: the raw word in the text). */
 export const FOLDED_WORD = 2;
 
 /**
@@ -346,9 +346,9 @@ export class WordScanner {
         // It may go on with a non-ASCII character or a joiner: the full rules decide where it ends.
         const end = i >= n || (c < 128 && ASCII_CLASS[c] === SEP) ? i : complexWordEnd(text, i);
         this.start = start;
+        this.end = end;
         this.i = end;
         if (end === i) {
-          this.end = i;
           this.hash = hash;
           return ASCII_WORD;
         }
@@ -364,6 +364,7 @@ export class WordScanner {
       const start = i;
       i = complexWordEnd(text, i);
       this.start = start;
+      this.end = i;
       this.i = i;
       this.folded = this.fold(text.slice(start, i));
       if (this.folded.parts.length === 0) continue; // only invisible characters

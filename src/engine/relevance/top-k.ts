@@ -23,6 +23,15 @@ export class TopK {
     return scoreA < scoreB || (scoreA === scoreB && tieA > tieB);
   }
 
+  /**
+   * A score a row must exceed (or equal with a smaller tie key) to be kept: the worst kept score once k
+   * rows are kept, −∞ before (+∞ when k is 0: nothing is ever kept).
+   */
+  get threshold(): number {
+    if (this.k <= 0) return Number.POSITIVE_INFINITY;
+    return this.length < this.k ? Number.NEGATIVE_INFINITY : (this.scores[0] ?? Number.NEGATIVE_INFINITY);
+  }
+
   offer(row: number, score: number): void {
     if (this.k <= 0) return;
     const tie = this.tieKey[row] ?? 0;

@@ -1,18 +1,45 @@
 /**
- * Organization vectors in one contiguous Float32Array (row-major, L2-normalised) and the brute-force
- * scan over it. At 100,000 × 100 dimensions a scan reads 40 MB and takes a few milliseconds; no
- * approximate index beats that at this size in plain JavaScript (see NOTES).
+ * Organization vectors in one contiguous Float32Array (row-major, L2-normalised) and the exact scan over
+ * them: the k most similar rows and the exact count of rows at or above a similarity floor.
+ *
+ * A plain scan reads every dimension of every row: 100,000 × 100 multiply-adds, about 10 ms in scalar
+ * JavaScript on this machine (≈ 1 ns each; no SIMD). The scan here gets the same answer reading far less.
+ * The word vectors of the embedding asset are expressed in the principal axes of the organizations'
+ * vectors (see data/README.md), so the first dimensions carry most of a vector's length (the first 16
+ * about 70 %). Row by row, the scan adds 16 dimensions at a time and, by Cauchy–Schwarz, bounds what the
+ * rest can still add: |q_rest · x_rest| ≤ ‖q_rest‖ · ‖x_rest‖ (the rows' tail norms are precomputed). It
+ * stops as soon as the bound settles both questions — below the floor, or counted and unable to reach the
+ * current k-th best. Rows that reach the end get their score from the same full dot product as a plain
+ * scan, so results, scores and `total` are exactly those of brute force; only the work differs.
  */
 import { TopK } from './top-k.js';
 
+/** Dimensions added between two bound checks. */
+const STEP = 16;
+/**
+ * Slack added to every bound: covers the rounding of the partial sums and of the stored tail norms (both
+ * far below 1e-9 for unit vectors), so that a pruning decision is never wrong.
+ */
+const SLACK = 1e-9;
+
 export class VectorMatrix {
+  /** Dimensions after which the scan checks its bound: STEP, 2·STEP, … below dims. */
+  readonly cuts: readonly number[];
+  /** rows × cuts.length: ‖x[cut …]‖ of each row after each cut (rounded up a little: see SLACK). */
+  readonly tailNorms: Float64Array;
+
   constructor(
     readonly dims: number,
     /** rows × dims; a row without a vector is all zeros. */
     readonly data: Float32Array,
     /** 1 when the row has a vector. */
     readonly present: Uint8Array,
-  ) {}
+  ) {
+    const cuts: number[] = [];
+    for (let cut = STEP; cut < dims; cut += STEP) cuts.push(cut);
+    this.cuts = cuts;
+    this.tailNorms = tailNorms(data, present.length, dims, cuts);
+  }
 
   get rows(): number {
     return this.present.length;
@@ -25,6 +52,24 @@ export class VectorMatrix {
   }
 }
 
+function tailNorms(data: Float32Array, rows: number, dims: number, cuts: readonly number[]): Float64Array {
+  const norms = new Float64Array(rows * cuts.length);
+  for (let row = 0; row < rows; row++) {
+    let sum = 0;
+    let c = cuts.length - 1;
+    // From the last dimension backwards: each cut's tail is the next one's plus the dimensions between.
+    for (let d = dims - 1; d >= 0 && c >= 0; d--) {
+      const x = data[row * dims + d] ?? 0;
+      sum += x * x;
+      if (d === cuts[c]) {
+        norms[row * cuts.length + c] = Math.sqrt(sum) * (1 + 1e-6);
+        c--;
+      }
+    }
+  }
+  return norms;
+}
+
 export interface VectorHits {
   rows: Uint32Array;
   scores: Float64Array;
@@ -34,49 +79,79 @@ export interface VectorHits {
 
 /**
  * The k rows most similar (cosine = dot product of unit vectors) to `query` among `allowed` rows, with
- * similarity ≥ `minScore`; ties by `tieKey` (domain order).
+ * similarity ≥ `minScore`; ties by `tieKey` (domain order). Exact (see the module comment).
  */
 export function nearest(matrix: VectorMatrix, query: Float32Array, k: number, allowed: Uint8Array, minScore: number, tieKey: Uint32Array): VectorHits {
-  const { dims, data, present } = matrix;
+  const { dims, data, present, cuts, tailNorms: norms } = matrix;
+  const q = Float64Array.from(query);
+  const stages = cuts.length;
+  // ‖q[cut …]‖ per cut.
+  const queryTails = new Float64Array(stages);
+  for (let c = 0; c < stages; c++) {
+    let sum = 0;
+    for (let d = cuts[c] ?? dims; d < dims; d++) sum += (q[d] ?? 0) ** 2;
+    queryTails[c] = Math.sqrt(sum) * (1 + 1e-9);
+  }
   const top = new TopK(k, tieKey);
-  const scores = dotAll(data, dims, query, allowed, present);
   let total = 0;
-  for (let row = 0; row < scores.length; row++) {
-    const score = scores[row] as number;
+  /* eslint-disable @typescript-eslint/no-non-null-assertion -- hot loop: every index is < length */
+  rows: for (let row = 0; row < present.length; row++) {
+    if (allowed[row]! === 0 || present[row]! === 0) continue;
+    const base = row * dims;
+    let p = 0;
+    let d = 0;
+    let counted = false;
+    for (let c = 0; c < stages; c++) {
+      // Inline (a call here costs a third of the scan); cuts are multiples of 4.
+      const cut = cuts[c]!;
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      let s3 = 0;
+      for (; d < cut; d += 4) {
+        s0 += data[base + d]! * q[d]!;
+        s1 += data[base + d + 1]! * q[d + 1]!;
+        s2 += data[base + d + 2]! * q[d + 2]!;
+        s3 += data[base + d + 3]! * q[d + 3]!;
+      }
+      p += s0 + s1 + s2 + s3;
+      const bound = queryTails[c]! * norms[row * stages + c]! + SLACK;
+      if (p + bound < minScore) continue rows;
+      if (!counted && p - bound >= minScore) counted = true;
+      if (counted && p + bound < top.threshold) {
+        total++;
+        continue rows;
+      }
+    }
+    const score = fullDot(data, base, q, dims);
     if (score < minScore) continue;
     total++;
     top.offer(row, score);
   }
+  /* eslint-enable @typescript-eslint/no-non-null-assertion */
   return { ...top.sorted(), total };
 }
 
-/**
- * The dot product of every allowed row with `query` (−∞ for the others). This loop is the whole cost of
- * a semantic search, so it is written for V8: the query in a local Float64Array, plain indexed reads
- * without undefined checks (indices are in range by construction), four accumulators.
- */
-function dotAll(data: Float32Array, dims: number, query: Float32Array, allowed: Uint8Array, present: Uint8Array): Float64Array {
-  const rows = present.length;
-  const out = new Float64Array(rows).fill(Number.NEGATIVE_INFINITY);
-  const q = Float64Array.from(query);
+/** Σ x[d] · q[d] over [from, to) of the row at `base`. */
+function partialDot(data: Float32Array, base: number, q: Float64Array, from: number, to: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let d = from;
   /* eslint-disable @typescript-eslint/no-non-null-assertion -- hot loop: every index is < length */
-  for (let row = 0; row < rows; row++) {
-    if (allowed[row]! === 0 || present[row]! === 0) continue;
-    const base = row * dims;
-    let s0 = 0;
-    let s1 = 0;
-    let s2 = 0;
-    let s3 = 0;
-    let d = 0;
-    for (; d + 3 < dims; d += 4) {
-      s0 += data[base + d]! * q[d]!;
-      s1 += data[base + d + 1]! * q[d + 1]!;
-      s2 += data[base + d + 2]! * q[d + 2]!;
-      s3 += data[base + d + 3]! * q[d + 3]!;
-    }
-    for (; d < dims; d++) s0 += data[base + d]! * q[d]!;
-    out[row] = s0 + s1 + s2 + s3;
+  for (; d + 3 < to; d += 4) {
+    s0 += data[base + d]! * q[d]!;
+    s1 += data[base + d + 1]! * q[d + 1]!;
+    s2 += data[base + d + 2]! * q[d + 2]!;
+    s3 += data[base + d + 3]! * q[d + 3]!;
   }
+  for (; d < to; d++) s0 += data[base + d]! * q[d]!;
   /* eslint-enable @typescript-eslint/no-non-null-assertion */
-  return out;
+  return s0 + s1 + s2 + s3;
+}
+
+/** The row's score: one summation order for every path, so equal vectors always score equal. */
+function fullDot(data: Float32Array, base: number, q: Float64Array, dims: number): number {
+  return partialDot(data, base, q, 0, dims);
 }

@@ -1,0 +1,115 @@
+// The pruned vector scan (src/engine/relevance/vectors.ts) against the plainest brute force: every
+// dot product, a full sort. Rows, scores and totals must be identical — the bounds may only save work.
+import { Random } from '../../src/engine/random.js';
+import { nearest, VectorMatrix } from '../../src/engine/relevance/vectors.js';
+
+function unit(values: number[]): number[] {
+  const norm = Math.hypot(...values);
+  return norm === 0 ? values : values.map((v) => v / norm);
+}
+
+/** Random unit vectors whose energy decays with the dimension like principal axes (or is flat). */
+function randomMatrix(random: Random, rows: number, dims: number, decay: number, missingEvery = 0): VectorMatrix {
+  const data = new Float32Array(rows * dims);
+  const present = new Uint8Array(rows);
+  for (let row = 0; row < rows; row++) {
+    if (missingEvery > 0 && row % missingEvery === 0) continue;
+    const v = unit(Array.from({ length: dims }, (_, d) => (random.next() * 2 - 1) * Math.exp(-decay * d)));
+    data.set(v, row * dims);
+    present[row] = 1;
+  }
+  return new VectorMatrix(dims, data, present);
+}
+
+function bruteForce(matrix: VectorMatrix, query: Float32Array, k: number, allowed: Uint8Array, minScore: number, tieKey: Uint32Array) {
+  const hits: { row: number; score: number }[] = [];
+  for (let row = 0; row < matrix.rows; row++) {
+    if (!allowed[row] || !matrix.present[row]) continue;
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    let d = 0;
+    const base = row * matrix.dims;
+    // The scan's summation order (four accumulators), so scores compare bit for bit.
+    for (; d + 3 < matrix.dims; d += 4) {
+      s0 += (matrix.data[base + d] ?? 0) * (query[d] ?? 0);
+      s1 += (matrix.data[base + d + 1] ?? 0) * (query[d + 1] ?? 0);
+      s2 += (matrix.data[base + d + 2] ?? 0) * (query[d + 2] ?? 0);
+      s3 += (matrix.data[base + d + 3] ?? 0) * (query[d + 3] ?? 0);
+    }
+    for (; d < matrix.dims; d++) s0 += (matrix.data[base + d] ?? 0) * (query[d] ?? 0);
+    const score = s0 + s1 + s2 + s3;
+    if (score >= minScore) hits.push({ row, score });
+  }
+  hits.sort((a, b) => b.score - a.score || (tieKey[a.row] ?? 0) - (tieKey[b.row] ?? 0));
+  const top = hits.slice(0, k);
+  return { rows: top.map((h) => h.row), scores: top.map((h) => h.score), total: hits.length };
+}
+
+describe('nearest: the pruned scan returns exactly what brute force returns', () => {
+  const cases = [
+    { name: 'energy in the first dimensions (principal axes)', decay: 0.08, dims: 100 },
+    { name: 'flat energy (nothing to prune)', decay: 0, dims: 100 },
+    { name: 'dimensions not a multiple of the step', decay: 0.05, dims: 37 },
+    { name: 'fewer dimensions than one step', decay: 0.05, dims: 10 },
+  ];
+  for (const { name, decay, dims } of cases) {
+    test(name, () => {
+      const random = new Random(dims * 1000 + Math.round(decay * 100));
+      const rows = 3_000;
+      const matrix = randomMatrix(random, rows, dims, decay, 97);
+      const tieKey = Uint32Array.from({ length: rows }, (_, row) => (row * 7919) % rows);
+      let checked = 0;
+      for (let i = 0; i < 12; i++) {
+        // Queries near a row (high scores), and random ones (scores around 0).
+        const near = Array.from(matrix.vector(1 + i * 101) ?? new Float32Array(dims));
+        const raw = i % 2 === 0 ? near.map((v) => v + (random.next() - 0.5) * 0.3) : Array.from({ length: dims }, (_, d) => (random.next() * 2 - 1) * Math.exp(-decay * d));
+        const query = Float32Array.from(unit(raw));
+        const allowed = new Uint8Array(rows).fill(1);
+        if (i % 3 === 1) for (let row = 0; row < rows; row += 3) allowed[row] = 0;
+        for (const minScore of [-1, 0, 0.2, 0.35, 0.6]) {
+          for (const k of [0, 1, 10, 100, 1_000]) {
+            const got = nearest(matrix, query, k, allowed, minScore, tieKey);
+            const want = bruteForce(matrix, query, k, allowed, minScore, tieKey);
+            expect(got.total).toBe(want.total);
+            expect(Array.from(got.rows)).toEqual(want.rows);
+            expect(Array.from(got.scores)).toEqual(want.scores);
+            checked += want.rows.length;
+          }
+        }
+      }
+      expect(checked).toBeGreaterThan(1_000);
+    });
+  }
+
+  test('equal scores (duplicate vectors) are ordered by the tie key, across the pruning threshold', () => {
+    const dims = 40;
+    const random = new Random(5);
+    const base = unit(Array.from({ length: dims }, (_, d) => (random.next() * 2 - 1) * Math.exp(-0.1 * d)));
+    const rows = 500;
+    const data = new Float32Array(rows * dims);
+    // Every row the same vector: every score ties, so only the tie key orders them.
+    for (let row = 0; row < rows; row++) data.set(base, row * dims);
+    const matrix = new VectorMatrix(dims, data, new Uint8Array(rows).fill(1));
+    const tieKey = Uint32Array.from({ length: rows }, (_, row) => rows - 1 - row);
+    const hits = nearest(matrix, Float32Array.from(base), 5, new Uint8Array(rows).fill(1), 0.35, tieKey);
+    expect(Array.from(hits.rows)).toEqual([499, 498, 497, 496, 495]);
+    expect(hits.total).toBe(rows);
+  });
+
+  test('tail norms are per row and per cut, never below the true norm', () => {
+    const random = new Random(9);
+    const matrix = randomMatrix(random, 50, 100, 0.05);
+    expect(matrix.cuts).toEqual([16, 32, 48, 64, 80, 96]);
+    for (let row = 0; row < 50; row++) {
+      const v = matrix.vector(row) ?? new Float32Array(100);
+      matrix.cuts.forEach((cut, c) => {
+        const exact = Math.hypot(...Array.from(v.subarray(cut)));
+        const stored = matrix.tailNorms[row * matrix.cuts.length + c] ?? 0;
+        expect(stored).toBeGreaterThanOrEqual(exact);
+        expect(stored).toBeLessThan(exact * (1 + 1e-5) + 1e-12);
+      });
+    }
+  });
+});

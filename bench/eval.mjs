@@ -3,6 +3,8 @@
 // Usage: npm run eval [-- --verbose]
 import { readFileSync } from 'node:fs';
 import { createDefaultLocalIndex, generateDataset, DEFAULT_DATASET } from '../dist/lib/index.js';
+// Not exported from the package entry: deep import of the compiled module.
+import { buildTextIndex } from '../dist/lib/engine/relevance/rankers.js';
 
 const verbose = process.argv.includes('--verbose');
 const { queries } = JSON.parse(readFileSync(new URL('../eval/queries.json', import.meta.url), 'utf8'));
@@ -18,6 +20,18 @@ function dcg(gains) {
   return gains.reduce((sum, gain, i) => sum + (2 ** gain - 1) / Math.log2(i + 2), 0);
 }
 
+/** nDCG@10 of ranked domains for a query (ideal: the best 10 grades in the whole dataset, references excluded). */
+function ndcgOf(query, body, domains) {
+  const gains = domains.map((domain) => query.relevant[classOf.get(domain)] ?? 0);
+  const available = records
+    .filter((r) => !(body.similar_to ?? []).includes(r.domain))
+    .map((r) => query.relevant[r.nace_code] ?? 0)
+    .filter((g) => g > 0)
+    .sort((a, b) => b - a)
+    .slice(0, 10);
+  return available.length === 0 ? 0 : dcg(gains) / dcg(available);
+}
+
 const byMode = new Map();
 for (const query of queries) {
   let body = query.body ?? {};
@@ -27,15 +41,7 @@ for (const query of queries) {
   }
   const result = index.search({ ...body, size: 10, columns: ['nace_code', 'name'] });
   if (result.metadata.mode !== query.mode) throw new Error(`${query.id}: expected mode ${query.mode}, got ${result.metadata.mode}`);
-  const gains = result.data.map((row) => query.relevant[classOf.get(row.domain)] ?? 0);
-  // Ideal: the best 10 grades available in the whole dataset (references excluded).
-  const available = records
-    .filter((r) => !(body.similar_to ?? []).includes(r.domain))
-    .map((r) => query.relevant[r.nace_code] ?? 0)
-    .filter((g) => g > 0)
-    .sort((a, b) => b - a)
-    .slice(0, 10);
-  const ndcg = available.length === 0 ? 0 : dcg(gains) / dcg(available);
+  const ndcg = ndcgOf(query, body, result.data.map((row) => row.domain));
   const queryWords = words(`${body.describe ?? ''} ${(body.keywords?.must_all ?? []).join(' ')} ${(body.keywords?.must_any ?? []).join(' ')}`);
   const relevantTexts = records.filter((r) => (query.relevant[r.nace_code] ?? 0) >= 3).slice(0, 400);
   const shared = [...queryWords].filter((w) => relevantTexts.some((r) => words(`${r.name} ${r.summary} ${r.text} ${r.summary_keywords.join(" ")}`).has(w)));
@@ -55,4 +61,22 @@ for (const [mode, list] of byMode) {
   const disjoint = list.filter((q) => q.shared.length === 0);
   const disjointMean = disjoint.length ? ` (nDCG ${(disjoint.reduce((s, q) => s + q.ndcg, 0) / disjoint.length).toFixed(3)})` : '';
   console.log(`| ${mode} | ${list.length} | ${mean.toFixed(3)} | ${disjoint.length}${disjointMean} |`);
+}
+
+// The keyword analyzer with and without the plural stemmer, on the fulltext queries (BM25 alone: the
+// same ranking as fulltext search, which has no other signal).
+const { store } = index;
+const fulltext = queries.filter((q) => q.mode === 'fulltext');
+console.log('\n| keyword analyzer (fulltext queries) | mean nDCG@10 | queries without any result | per query (nDCG@10) |');
+console.log('|---|---|---|---|');
+for (const stemmer of ['none', 'english-minimal']) {
+  const text = buildTextIndex(store, { stemmer });
+  const scores = fulltext.map((query) => {
+    const top = text.top(query.body.keywords, 10, undefined, store.domainRank);
+    return { id: query.id, ndcg: ndcgOf(query, query.body, Array.from(top.docs, (row) => store.domains[row])), empty: top.total === 0 };
+  });
+  const mean = scores.reduce((s, q) => s + q.ndcg, 0) / scores.length;
+  const empty = scores.filter((q) => q.empty).map((q) => q.id);
+  const detail = scores.filter((q) => q.ndcg < 0.999).map((q) => `${q.id} ${q.ndcg.toFixed(2)}`).join(', ');
+  console.log(`| ${stemmer} | ${mean.toFixed(3)} | ${empty.length}${empty.length ? ` (${empty.join(', ')})` : ''} | below 1: ${detail || 'none'} |`);
 }

@@ -75,6 +75,11 @@ describe('nearest: the pruned scan returns exactly what brute force returns', ()
             expect(got.total).toBe(want.total);
             expect(Array.from(got.rows)).toEqual(want.rows);
             expect(Array.from(got.scores)).toEqual(want.scores);
+            // Without the count (hybrid): the same rows and scores, pruned on the k-th best alone.
+            const uncounted = nearest(matrix, query, k, allowed, minScore, tieKey, { count: false });
+            expect(uncounted.total).toBeNull();
+            expect(Array.from(uncounted.rows)).toEqual(want.rows);
+            expect(Array.from(uncounted.scores)).toEqual(want.scores);
             checked += want.rows.length;
           }
         }

@@ -20,7 +20,7 @@ import type { QueryContext } from '../query/search.js';
 import type { ColumnStore } from '../store/store.js';
 import { applyComponentRemoval, applyComponentRemovalRows, removePrincipalComponent, sifGloveEmbedder, type Embedder } from './embedder.js';
 import { orderFused, weightedRrf } from './rrf.js';
-import { TextIndex } from './text-index.js';
+import { TextIndex, type TextIndexOptions } from './text-index.js';
 import { nearest, VectorMatrix } from './vectors.js';
 
 /** Coefficients of the similar-to arithmetic (pinned; see the module comment). */
@@ -44,13 +44,16 @@ function relevanceOf(store: ColumnStore): Relevance {
   return relevance;
 }
 
-/** The BM25 index: the name field, and a body of summary, keyword tags and hidden text. */
+/** A BM25 index of a store: the name field, and a body of summary, keyword tags and hidden text. */
+export function buildTextIndex(store: ColumnStore, options: TextIndexOptions = {}): TextIndex {
+  const tags = Array.from({ length: store.size }, (_, row) => store.keywordsOf(row).join(', '));
+  return TextIndex.build({ name: store.text.name, body: [store.text.summary, tags, store.indexText] }, options);
+}
+
+/** The store's BM25 index (default options), built on first use. */
 export function textIndexOf(store: ColumnStore): TextIndex {
   const relevance = relevanceOf(store);
-  if (!relevance.text) {
-    const tags = Array.from({ length: store.size }, (_, row) => store.keywordsOf(row).join(', '));
-    relevance.text = TextIndex.build({ name: store.text.name, body: [store.text.summary, tags, store.indexText] });
-  }
+  relevance.text ??= buildTextIndex(store);
   return relevance.text;
 }
 
@@ -183,11 +186,12 @@ function similarVector(context: QueryContext, request: SearchRequest, allowed: U
   return query;
 }
 
-function vectorRanker(context: QueryContext, query: Float32Array, allowed: Uint8Array, minScore: number, label: string): Ranker {
+function vectorRanker(context: QueryContext, query: Float32Array, allowed: Uint8Array, minScore: number, label: string, count = true): Ranker {
   const { matrix } = vectorsOf(context.store);
   return (k) => {
-    const hits = nearest(matrix, query, k, allowed, minScore, context.store.domainRank);
-    return { rows: hits.rows, total: hits.total, plan: [`${label}: brute-force cosine over ${matrix.rows} vectors, ${hits.total} at or above min_score ${minScore}`] };
+    const hits = nearest(matrix, query, k, allowed, minScore, context.store.domainRank, { count });
+    const found = hits.total === null ? `best ${hits.rows.length} at or above min_score ${minScore} (not counted)` : `${hits.total} at or above min_score ${minScore}`;
+    return { rows: hits.rows, total: hits.total, plan: [`${label}: exact cosine scan over ${matrix.rows} vectors (pruned by bounds), ${found}`] };
   };
 }
 
@@ -207,7 +211,7 @@ export function hybridRanker(context: QueryContext, request: SearchRequest, allo
   const vectorAllowed = allowed.slice();
   const query = request.describe !== null ? describeVector(context, request.describe) : similarVector(context, request, vectorAllowed);
   const keyword = fulltextRanker(context, request.keywords ?? { must_all: [], must_any: [], must_not: [] }, vectorAllowed)(HYBRID_WINDOW);
-  const vector = vectorRanker(context, query, vectorAllowed, request.min_score, 'vector')(HYBRID_WINDOW);
+  const vector = vectorRanker(context, query, vectorAllowed, request.min_score, 'vector', false)(HYBRID_WINDOW);
   const fused = orderFused(weightedRrf(keyword, vector, request.search_balance), (row) => context.store.domains[row] ?? '');
   const ranking = {
     rows: fused.rows,

@@ -42,8 +42,19 @@
  * occurrences count: "a a" occurs twice in "a a a"), idf = the sum of its words' idfs (a repeated word
  * counts each time). A string that analyses to no word ("", "!!") is ignored.
  *
+ * PLURALS (stemmer 'english-minimal', the default). The index keeps words as written; at query time each
+ * word also stands for the index's other words with the same stem under Lucene's EnglishMinimalStemmer
+ * ("dentist" ↔ "dentists", "bakery" ↔ "bakeries"). A clause becomes a group of alternatives — every
+ * combination of its words' forms (at most 16), the one as typed first — that matches as one clause (a doc
+ * counts once per group) and scores the sum of its alternatives, the typed one at weight 1 and the others
+ * at STEM_WEIGHT = 0.5 (Elasticsearch's exact-plus-stemmed `most_fields` pattern, without a second index).
+ * On the eval set: plural queries the data spells singular ("electricians", "tax advisors") find their
+ * organizations, and exact words still rank first — stemming the index instead lets "dentist" rank the
+ * labs that serve "dentists" above dentists, and turns "news" into "new" (README: Search quality).
+ *
  * BOOLEAN. candidates = (∩ must_all) ∩ (∪ must_any, when it has a clause) − (∪ must_not), intersected with
- * the `allowed` mask; an unknown word in must_all gives no candidate, in must_any or must_not nothing. With
+ * the `allowed` mask (each clause is a group, see PLURALS); an unknown word in must_all gives no candidate, in
+ * must_any or must_not nothing. With
  * no must_all / must_any clause at all every doc (allowed, not excluded) is a candidate with score 0.
  *
  * QUERY COST. Postings are walked once per clause into dense per-doc buffers sized N that live with the
@@ -53,7 +64,7 @@
  * make an index single-threaded (as everything here is).
  */
 import { TermDictionary } from './term-dictionary.js';
-import { analyzeQuery, ASCII_WORD, END, WordScanner } from './tokenize.js';
+import { analyzeQuery, ASCII_WORD, END, stemMinimalEnglish, WordScanner } from './tokenize.js';
 
 /** The keywords of a search: each string is a word, a compound or a phrase. */
 export interface KeywordQuery {
@@ -78,8 +89,23 @@ export interface TextIndexOptions {
   b?: number;
   /** Weight of the name field's BM25 against the body's (2.0). */
   nameBoost?: number;
+  /**
+   * 'english-minimal': a query word also matches the index's words with the same stem under Lucene's
+   * EnglishMinimalStemmer (plurals only, tokenize.ts) — "electricians" finds "electrician" — and those
+   * other forms score STEM_WEIGHT of the typed form, so exact matches rank first. The index itself stays
+   * unstemmed. 'none': exact words only. Default: TEXT_STEMMER.
+   */
+  stemmer?: Stemmer;
 }
 
+export type Stemmer = 'none' | 'english-minimal';
+
+/** The stemmer of indexes built without the option (decided on the eval set: see README). */
+export const TEXT_STEMMER: Stemmer = 'english-minimal';
+/** Score weight of a clause's other forms ("dentists" for "dentist") against the form as typed. */
+export const STEM_WEIGHT = 0.5;
+/** At most this many form combinations per query string (a phrase of n plural-ambiguous words has 2ⁿ). */
+const MAX_FORMS = 16;
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
 export const NAME_BOOST = 2.0;
@@ -112,7 +138,9 @@ export interface ClauseExplanation {
   len: number;
   avgLen: number;
   boost: number;
-  /** boost · idf · tf / (tf + k1 · (1 − b + b · len / avgLen)), 0 when tf is 0. */
+  /** 1 for the clause as typed, STEM_WEIGHT for another form of its words (stemmer). */
+  weight: number;
+  /** weight · boost · idf · tf / (tf + k1 · (1 − b + b · len / avgLen)), 0 when tf is 0. */
   score: number;
 }
 
@@ -397,6 +425,14 @@ interface Clause {
   text: string;
   terms: Int32Array;
   words: string[];
+  /** 1 for the words as typed, STEM_WEIGHT for another form of them (see `stemmer`). */
+  weight: number;
+}
+
+/** One query string: the clause as typed and, with the stemmer, its other forms — matched as one clause. */
+interface ClauseGroup {
+  text: string;
+  alternatives: Clause[];
 }
 
 const ALL = 0;
@@ -432,6 +468,8 @@ export class TextIndex {
   private touched = new Uint32Array(0);
   private touchedCount = 0;
   private phraseDocs = new Uint32Array(256);
+  /** Plural stem → the index's terms with that stem (built at the first query that needs it). */
+  private stems: Map<string, string[]> | null = null;
   private phraseFreqs = new Uint32Array(256);
 
   private constructor(docCount: number, dict: TermDictionary, fields: readonly [FieldIndex, FieldIndex], options: Required<TextIndexOptions>) {
@@ -453,6 +491,7 @@ export class TextIndex {
       k1: options.k1 ?? BM25_K1,
       b: options.b ?? BM25_B,
       nameBoost: options.nameBoost ?? NAME_BOOST,
+      stemmer: options.stemmer ?? TEXT_STEMMER,
     };
     const dict = new TermDictionary();
     const nameTokens = new FieldTokenizer(dict, [source.name], count);
@@ -584,14 +623,14 @@ export class TextIndex {
       ['must_any', query.must_any],
     ];
     for (const [occur, list] of occurs) {
-      for (const clause of this.compile(list)) {
+      for (const clause of this.compile(list).flatMap((group) => group.alternatives)) {
         for (let f = 0; f < 2; f++) {
           const field = this.fields[f === 0 ? 0 : 1];
           const boost = this.boosts[f === 0 ? 0 : 1];
           const tf = this.frequency(field, clause.terms, doc);
           const idf = this.clauseIdf(field, clause.terms);
           const len = field.lengths[doc] ?? 0;
-          const part = tf > 0 ? (boost * idf * tf) / (tf + field.norm(doc)) : 0;
+          const part = tf > 0 ? (clause.weight * boost * idf * tf) / (tf + field.norm(doc)) : 0;
           score += part;
           details.push({
             clause: clause.text,
@@ -605,6 +644,7 @@ export class TextIndex {
             len,
             avgLen: field.avgLength,
             boost,
+            weight: clause.weight,
             score: part,
           });
         }
@@ -617,15 +657,43 @@ export class TextIndex {
   }
 
   /** The analysed clauses of query strings (strings without any word are dropped). */
-  private compile(list: readonly string[] | undefined): Clause[] {
-    const clauses: Clause[] = [];
+  private compile(list: readonly string[] | undefined): ClauseGroup[] {
+    const groups: ClauseGroup[] = [];
     for (const text of list ?? []) {
       const words = analyzeQuery(text);
       if (words.length === 0) continue;
-      const terms = words.length === 1 ? [words[0]?.whole ?? ''] : words.flatMap((w) => w.parts);
-      clauses.push({ text, words: terms, terms: Int32Array.from(terms, (t) => this.dict.get(t)) });
+      const typed = words.length === 1 ? [words[0]?.whole ?? ''] : words.flatMap((w) => w.parts);
+      // Every combination of the words' forms, the typed one first; a long phrase of plurals is capped.
+      let combinations: string[][] = [[]];
+      for (const word of typed) {
+        const forms = this.formsOf(word);
+        combinations = combinations.flatMap((head) => forms.map((form) => [...head, form])).slice(0, MAX_FORMS);
+      }
+      const alternatives = combinations.map((terms, i) => ({
+        text,
+        words: terms,
+        terms: Int32Array.from(terms, (t) => this.dict.get(t)),
+        weight: i === 0 ? 1 : STEM_WEIGHT,
+      }));
+      groups.push({ text, alternatives });
     }
-    return clauses;
+    return groups;
+  }
+
+  /** A query word and, with the stemmer, the index's other words with the same plural stem. */
+  private formsOf(word: string): string[] {
+    if (this.params.stemmer === 'none') return [word];
+    if (!this.stems) {
+      this.stems = new Map();
+      for (const term of this.dict.terms) {
+        const stem = stemMinimalEnglish(term);
+        const forms = this.stems.get(stem);
+        if (forms) forms.push(term);
+        else this.stems.set(stem, [term]);
+      }
+    }
+    const others = (this.stems.get(stemMinimalEnglish(word)) ?? []).filter((form) => form !== word);
+    return [word, ...others];
   }
 
   /** Σ idf of the clause's terms in a field (a term's idf for a single term). */
@@ -635,13 +703,15 @@ export class TextIndex {
     return idf;
   }
 
-  /** An upper bound of the docs a clause can match (to run must_all clauses rarest first). */
-  private estimate(clause: Clause): number {
+  /** An upper bound of the docs a clause group can match (to run must_all clauses rarest first). */
+  private estimate(group: ClauseGroup): number {
     let total = 0;
-    for (const field of this.fields) {
-      let least = Infinity;
-      for (const t of clause.terms) least = Math.min(least, t < 0 ? 0 : field.docFreq(t));
-      total += least;
+    for (const clause of group.alternatives) {
+      for (const field of this.fields) {
+        let least = Infinity;
+        for (const t of clause.terms) least = Math.min(least, t < 0 ? 0 : field.docFreq(t));
+        total += least;
+      }
     }
     return total;
   }
@@ -696,7 +766,7 @@ export class TextIndex {
     const queryStamp = this.nextStamp();
 
     // must_not first: excluded[doc] = queryStamp.
-    for (const clause of none) this.visit(clause, queryStamp, NOT, 0, undefined, false, false);
+    for (const group of none) for (const clause of group.alternatives) this.visit(clause, queryStamp, NOT, 0, undefined, false, false);
 
     if (all.length === 0 && any.length === 0) {
       // No positive clause: everything allowed and not excluded, score 0.
@@ -709,16 +779,19 @@ export class TextIndex {
       }
       return { docs, scores: new Float64Array(count), count };
     }
-    for (const clause of all) if (clause.terms.includes(-1)) return { docs: new Uint32Array(0), scores: new Float64Array(0), count: 0 };
+    const unmatchable = (group: ClauseGroup): boolean => group.alternatives.every((clause) => clause.terms.includes(-1));
+    if (all.some(unmatchable)) return { docs: new Uint32Array(0), scores: new Float64Array(0), count: 0 };
 
+    // The alternatives of a group share its stamp: a doc counts once per group, scores from each form.
     all.sort((x, y) => this.estimate(x) - this.estimate(y));
     this.touchedCount = 0;
-    all.forEach((clause, i) => {
-      this.visit(clause, queryStamp, ALL, this.nextStamp(), allowed, i === 0, scored);
+    all.forEach((group, i) => {
+      const stamp = this.nextStamp();
+      for (const clause of group.alternatives) this.visit(clause, queryStamp, ALL, stamp, allowed, i === 0, scored);
     });
-    for (const clause of any) {
-      if (clause.terms.includes(-1)) continue;
-      this.visit(clause, queryStamp, ANY, this.nextStamp(), allowed, all.length === 0, scored);
+    for (const group of any) {
+      const stamp = this.nextStamp();
+      for (const clause of group.alternatives) this.visit(clause, queryStamp, ANY, stamp, allowed, all.length === 0, scored);
     }
 
     const needAll = all.length;
@@ -749,7 +822,7 @@ export class TextIndex {
     for (let f = 0; f < 2; f++) {
       const field = f === 0 ? this.fields[0] : this.fields[1];
       const boost = f === 0 ? this.boosts[0] : this.boosts[1];
-      const weight = scored ? boost * this.clauseIdf(field, clause.terms) : 0;
+      const weight = scored ? clause.weight * boost * this.clauseIdf(field, clause.terms) : 0;
       const { normBase, normPerToken, lengths } = field;
       let docs: Uint32Array;
       let tfs: Uint8Array | Uint16Array | Uint32Array;

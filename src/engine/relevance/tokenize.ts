@@ -36,7 +36,8 @@
  *
  * NOT DONE: stop words are kept (Elasticsearch's default `standard` analyzer keeps them too; BM25's idf
  * already makes "the" or "and" worth almost nothing, and the English list would delete "IT" and "no",
- * real words in this data — "IT-Systemhaus"); no stemming (the lead evaluates a light stemmer later).
+ * real words in this data — "IT-Systemhaus"); no stemming here: the index keeps words as written, and the
+ * keyword engine expands a query word to its plural forms instead (`stemMinimalEnglish`, text-index.ts).
  */
 
 /** Receives the tokens of one text, in order. Positions are implicit: see the methods. */
@@ -65,6 +66,33 @@ export function hashTerm(term: string): number {
 
 const FNV_OFFSET = 0x811c9dc5 | 0;
 const FNV_PRIME = 0x01000193;
+
+// ---------------------------------------------------------------------------------------------------------
+// Plural stemming (the keyword engine's query expansion, see text-index.ts)
+
+/**
+ * A folded term's stem under Lucene's EnglishMinimalStemmer (the "S-stemmer", Harman 1991), which only
+ * undoes English plurals:
+ *   -ies → -y (not -aies, -eies)             bakeries → bakery
+ *   -es  → -e (not -aes, -ees, -oes, -ies)   services → service
+ *   -s   → removed (not -us, -ss)            dentists → dentist; business, status stay
+ * Terms shorter than 3 characters stay.
+ */
+export function stemMinimalEnglish(term: string): string {
+  const len = term.length;
+  if (len < 3 || term.charCodeAt(len - 1) !== 0x73) return term;
+  const before = term.charCodeAt(len - 2);
+  if (before === 0x75 || before === 0x73) return term; // -us, -ss
+  if (before === 0x65) {
+    const third = term.charCodeAt(len - 3);
+    if (len > 3 && third === 0x69) {
+      const fourth = term.charCodeAt(len - 4);
+      if (fourth !== 0x61 && fourth !== 0x65) return `${term.slice(0, -3)}y`;
+    }
+    if (third === 0x69 || third === 0x61 || third === 0x6f || third === 0x65) return term;
+  }
+  return term.slice(0, -1);
+}
 
 // ---------------------------------------------------------------------------------------------------------
 // Character classes

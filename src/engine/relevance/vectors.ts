@@ -73,15 +73,26 @@ function tailNorms(data: Float32Array, rows: number, dims: number, cuts: readonl
 export interface VectorHits {
   rows: Uint32Array;
   scores: Float64Array;
-  /** Rows at or above the floor among those allowed. */
-  total: number;
+  /** Rows at or above the floor among those allowed; null when not counted. */
+  total: number | null;
 }
 
 /**
  * The k rows most similar (cosine = dot product of unit vectors) to `query` among `allowed` rows, with
- * similarity ≥ `minScore`; ties by `tieKey` (domain order). Exact (see the module comment).
+ * similarity ≥ `minScore`; ties by `tieKey` (domain order). Exact (see the module comment). Counting
+ * every row above the floor means settling every row near it; `count: false` (hybrid, whose total is
+ * its fused list) skips that and prunes on the k-th best alone, about a third faster.
  */
-export function nearest(matrix: VectorMatrix, query: Float32Array, k: number, allowed: Uint8Array, minScore: number, tieKey: Uint32Array): VectorHits {
+export function nearest(
+  matrix: VectorMatrix,
+  query: Float32Array,
+  k: number,
+  allowed: Uint8Array,
+  minScore: number,
+  tieKey: Uint32Array,
+  options: { count?: boolean } = {},
+): VectorHits {
+  const count = options.count !== false;
   const { dims, data, present, cuts, tailNorms: norms } = matrix;
   const q = Float64Array.from(query);
   const stages = cuts.length;
@@ -117,7 +128,7 @@ export function nearest(matrix: VectorMatrix, query: Float32Array, k: number, al
       p += s0 + s1 + s2 + s3;
       const bound = queryTails[c]! * norms[row * stages + c]! + SLACK;
       if (p + bound < minScore) continue rows;
-      if (!counted && p - bound >= minScore) counted = true;
+      if (!counted && (!count || p - bound >= minScore)) counted = true;
       if (counted && p + bound < top.threshold) {
         total++;
         continue rows;
@@ -129,7 +140,7 @@ export function nearest(matrix: VectorMatrix, query: Float32Array, k: number, al
     top.offer(row, score);
   }
   /* eslint-enable @typescript-eslint/no-non-null-assertion */
-  return { ...top.sorted(), total };
+  return { ...top.sorted(), total: count ? total : null };
 }
 
 /** Σ x[d] · q[d] over [from, to) of the row at `base`. */

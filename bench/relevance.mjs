@@ -153,7 +153,7 @@ for (const count of sizes) {
   const embedder = sifGloveEmbedder();
   const allowAll = new Uint8Array(store.size).fill(1);
   r.semanticRaw = time((i) => nearest(matrix, applyComponentRemoval(embedder.embed(phrases[i % 20]), component), 100, allowAll, 0.35, store.domainRank), 100, 20);
-  console.log(`OrgIndex nearest() scan only (embed + brute-force cosine): ${fmt(r.semanticRaw)}`);
+  console.log(`OrgIndex nearest() only (embed + exact pruned scan): ${fmt(r.semanticRaw)}`);
   const similarBodies = references.map((domain) => ({ similar_to: [domain], size: 100, columns: ['name'] }));
   r.similar = time((i) => index.search(similarBodies[i % 10]), 100, 20);
   console.log(`OrgIndex vector_similarity top-100 (one reference domain): ${fmt(r.similar)}`);

@@ -1,6 +1,6 @@
 /**
- * The `orgindex` command line. Today: contract tools (`endpoints`, `check`); later issues add `serve`
- * and `dataset`. `runCli` takes its I/O as arguments so tests drive it in-process.
+ * The `orgindex` command line: contract tools (`endpoints`, `check`), the sample dataset (`dataset`) and
+ * the server (`serve`). `runCli` takes its I/O as arguments so tests drive it in-process.
  */
 import { createWriteStream, readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
@@ -10,6 +10,7 @@ import { ENDPOINTS, type EndpointId } from '../contract/endpoints.js';
 import { validate, type InputLocation } from '../contract/validation.js';
 import { DateSchema } from '../contract/common.js';
 import { DEFAULT_DATASET, generateRecords } from '../engine/dataset/generate.js';
+import { serve } from './serve.js';
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -98,6 +99,64 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
       }
       io.stderr(`wrote ${count} organizations to ${options.out}\n`);
     });
+  program
+    .command('serve')
+    .description('serve the v2 interface over HTTP (keys, rate limits, quotas, per-key visibility)')
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--port <port>', 'port (0: any free port)', '8787')
+    .option('--data <file>', 'organizations to serve: JSON Lines, or CSV/TSV (default: the embedded 50,000 sample)')
+    .option('--count <n>', 'serve n generated organizations instead of the embedded sample')
+    .option('--keys <file>', 'API keys file (default: <state-dir>/keys.json, created with a development key)')
+    .option('--state-dir <dir>', 'where the quota journal (and the default keys file) live', '.orgindex')
+    .option('--cors-origin <origin...>', 'origins allowed to call from a browser ("*" for any; default: the add-in dev origins)')
+    .option('--log-level <level>', 'fatal, error, warn, info, debug or silent', 'info')
+    .action(async (options: { host: string; port: string; data?: string; count?: string; keys?: string; stateDir: string; corsOrigin?: string[]; logLevel: string }) => {
+      const port = Number(options.port);
+      const count = options.count === undefined ? undefined : Number(options.count);
+      if (!Number.isInteger(port) || port < 0 || port > 65535 || (count !== undefined && (!Number.isInteger(count) || count < 1))) {
+        io.stderr('--port must be 0–65535 and --count a whole number ≥ 1\n');
+        setExitCode(2);
+        return;
+      }
+      if (options.data !== undefined && count !== undefined) {
+        io.stderr('give --data or --count, not both\n');
+        setExitCode(2);
+        return;
+      }
+      try {
+        const server = await serve(
+          {
+            host: options.host,
+            port,
+            stateDir: options.stateDir,
+            logLevel: options.logLevel,
+            ...(options.data !== undefined ? { data: options.data } : {}),
+            ...(count !== undefined ? { count } : {}),
+            ...(options.keys !== undefined ? { keys: options.keys } : {}),
+            ...(options.corsOrigin ? { corsOrigins: options.corsOrigin } : {}),
+          },
+          (line) => {
+            io.stderr(`${line}\n`);
+          },
+        );
+        const stop = (signal: string): void => {
+          io.stderr(`${signal}: closing (flushing the quota journal)\n`);
+          server.close().then(
+            () => process.exit(0),
+            (error: unknown) => {
+              io.stderr(`error while closing: ${(error as Error).message}\n`);
+              process.exit(1);
+            },
+          );
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      } catch (error) {
+        io.stderr(`${(error as Error).message}\n`);
+        setExitCode(1);
+      }
+    });
+
   return program;
 }
 

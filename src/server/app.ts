@@ -1,0 +1,252 @@
+/**
+ * The v2 interface over HTTP, on Fastify: routes mounted from the contract's endpoint table and answered by
+ * the local engine (`LocalIndex`), with API keys, per-key visibility, rate limits and durable quotas.
+ *
+ * Per request (every /v2 route but /v2/health):
+ *   onRequest   key (401) → rate limit (429) → monthly quotas (429) — before the body is even parsed
+ *   handler     validate with the contract (422 in the FastAPI layout) → tier rules (403) → engine
+ *   count       successful answers only: +1 request, +1 /stats request, +rows for /search and /fetch;
+ *               the response waits until the count is durable (quota-ledger.ts)
+ *   onSend      X-RateLimit-* headers on every answer to a known key, x-request-id on every answer
+ * Errors are JSON `{"detail": …}`: 400 bad JSON, 404 unknown route or location, 413 body too large, 415
+ * not JSON; anything unexpected is a 500 with a fixed message (the cause goes to the log, not the client).
+ */
+import { randomUUID } from 'node:crypto';
+import cors from '@fastify/cors';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { ValidationError } from '../client/errors.js';
+import { ENDPOINTS, type EndpointId } from '../contract/endpoints.js';
+import { validate } from '../contract/validation.js';
+import type { LocalIndex } from '../engine/local-index.js';
+import type { ApiKey, KeyRing } from './keys.js';
+import { quotaMonth, quotaReset, TokenBucket } from './limits.js';
+import { openApiDocument } from './openapi.js';
+import type { QuotaLedger, Usage } from './quota-ledger.js';
+
+/** The engine, or why there is none (health reports it; other routes answer 503). */
+export interface EngineState {
+  index: LocalIndex | null;
+  error: string | null;
+}
+
+export interface ServerOptions {
+  engine: EngineState;
+  keys: KeyRing;
+  ledger: QuotaLedger;
+  /** Origins allowed by CORS: a list, or true for any origin. Default: the add-in dev origins. */
+  corsOrigins?: string[] | true;
+  /** Fastify's logger option (pino); false in tests. */
+  logger?: FastifyServerOptions['logger'];
+  /** Largest request body in bytes (default 1 MiB: a /fetch of 5,000 long URLs is ~0.4 MB). */
+  bodyLimit?: number;
+  /** Wall clock in ms (tests move it across a month end). */
+  now?: () => number;
+}
+
+/** The origins an add-in task pane runs on in development (Office add-in dev server, Vite). */
+export const DEFAULT_CORS_ORIGINS = ['https://localhost:3000', 'https://127.0.0.1:3000'];
+
+const RATE_LIMIT_HEADERS = ['X-RateLimit-Requests-Limit', 'X-RateLimit-Requests-Remaining', 'X-RateLimit-Results-Limit', 'X-RateLimit-Results-Remaining', 'X-RateLimit-Reset'];
+
+/** An error with an HTTP status and a `detail` for the client. */
+export class HttpProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    apiKey: ApiKey | null;
+  }
+}
+
+/** What a successful answer adds to the key's monthly usage. */
+function usageOf(id: EndpointId, body: unknown): Usage {
+  const rows = (id === 'v2.search' || id === 'v2.fetch') && body && typeof body === 'object' && 'data' in body && Array.isArray(body.data) ? body.data.length : 0;
+  return { requests: 1, statsRequests: id === 'v2.stats' ? 1 : 0, results: rows };
+}
+
+const isoSeconds = (date: Date): string => `${date.toISOString().slice(0, 19)}Z`;
+const plural = (n: number, word: string): string => `${n.toLocaleString('en')} ${word}${n === 1 ? '' : 's'}`;
+
+export async function createServer(options: ServerOptions): Promise<FastifyInstance> {
+  const { engine, keys, ledger } = options;
+  const now = options.now ?? (() => Date.now());
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+  });
+  app.decorateRequest('apiKey', null);
+  // Bodies are JSON only: anything else is a 415 (Fastify would otherwise accept text/plain).
+  app.removeContentTypeParser('text/plain');
+
+  await app.register(cors, {
+    origin: options.corsOrigins ?? DEFAULT_CORS_ORIGINS,
+    methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+    allowedHeaders: ['x-api-key', 'authorization', 'content-type', 'x-request-id'],
+    exposedHeaders: [...RATE_LIMIT_HEADERS, 'Retry-After', 'x-request-id'],
+    maxAge: 600,
+  });
+
+  const buckets = new Map<string, TokenBucket>();
+  const views = new Map<string, LocalIndex>();
+
+  /** The engine as the key sees it (visibility intersected into everything). */
+  const viewFor = (key: ApiKey): LocalIndex => {
+    const index = engine.index;
+    if (!index) throw new HttpProblem(503, `the index is not loaded${engine.error ? `: ${engine.error}` : ''}`);
+    if (!key.visibility) return index;
+    let view = views.get(key.id);
+    if (!view) {
+      view = index.withVisibility(key.visibility);
+      views.set(key.id, view);
+    }
+    return view;
+  };
+
+  const rateLimitHeaders = (key: ApiKey): Record<string, string> => {
+    const at = now();
+    const usage = ledger.get(quotaMonth(at), key.id);
+    const { monthlyRequests, monthlyResults } = key.limits;
+    return {
+      'X-RateLimit-Requests-Limit': String(monthlyRequests),
+      'X-RateLimit-Requests-Remaining': String(Math.max(0, monthlyRequests - usage.requests)),
+      'X-RateLimit-Results-Limit': String(monthlyResults),
+      'X-RateLimit-Results-Remaining': String(Math.max(0, monthlyResults - usage.results)),
+      'X-RateLimit-Reset': isoSeconds(quotaReset(at)),
+    };
+  };
+
+  /** 401 / 429 before any work: the key, its token bucket, its monthly quotas. */
+  const admit = (id: EndpointId, request: FastifyRequest): void => {
+    const header = request.headers['x-api-key'];
+    const presented = Array.isArray(header) ? header[0] : header;
+    if (!presented) throw new HttpProblem(401, 'Missing API key: send it in the x-api-key header');
+    const key = keys.lookup(presented);
+    if (!key) throw new HttpProblem(401, 'Invalid API key');
+    request.apiKey = key;
+    request.log = request.log.child({ key: key.id });
+    if (key.admin) return;
+    const at = now();
+    const { limits, tier } = key;
+    let bucket = buckets.get(key.id);
+    if (!bucket) {
+      bucket = new TokenBucket(limits.ratePerSecond, limits.burst, at);
+      buckets.set(key.id, bucket);
+    }
+    const taken = bucket.take(at);
+    if (!taken.ok) {
+      throw new HttpProblem(429, `Rate limit exceeded: ${tier} allows ${limits.ratePerSecond} requests per second (bursts of ${limits.burst}); retry in ${plural(taken.retryAfterSeconds, 'second')}`, {
+        'Retry-After': String(taken.retryAfterSeconds),
+      });
+    }
+    const usage = ledger.get(quotaMonth(at), key.id);
+    const reset = quotaReset(at);
+    const untilReset = { 'Retry-After': String(Math.max(1, Math.ceil((reset.getTime() - at) / 1000))) };
+    const resets = `it resets at ${isoSeconds(reset)}`;
+    if (usage.requests >= limits.monthlyRequests) {
+      throw new HttpProblem(429, `Monthly request quota exhausted: ${plural(limits.monthlyRequests, 'request')} for ${tier}; ${resets}`, untilReset);
+    }
+    if (id === 'v2.stats' && usage.statsRequests >= limits.monthlyStatsRequests) {
+      throw new HttpProblem(429, `Monthly /stats quota exhausted: ${plural(limits.monthlyStatsRequests, 'request')} for ${tier}; ${resets}`, untilReset);
+    }
+    if ((id === 'v2.search' || id === 'v2.fetch') && usage.results >= limits.monthlyResults) {
+      throw new HttpProblem(429, `Monthly result quota exhausted: ${plural(limits.monthlyResults, 'row')} from /search and /fetch for ${tier}; ${resets}`, untilReset);
+    }
+  };
+
+  /** The engine's answer to one request (throws ValidationError → 422, HttpProblem → its status). */
+  const answer = (id: EndpointId, request: FastifyRequest, key: ApiKey): unknown => {
+    const view = viewFor(key);
+    switch (id) {
+      case 'v2.search':
+        return view.search(request.body as never);
+      case 'v2.fetch':
+        return view.fetch(request.body as never);
+      case 'v2.stats': {
+        const checked = validate(ENDPOINTS['v2.stats'].request, request.body);
+        if (!checked.ok) throw new ValidationError(checked.error.detail, 422);
+        if (checked.value.explain && !key.admin) throw new HttpProblem(403, `explain is for admin keys; this key is ${key.tier}`);
+        return view.stats(checked.value);
+      }
+      case 'v2.filterOptions':
+        return view.filterOptions();
+      case 'v2.locationSearch':
+        return view.locationSearch(request.query as never);
+      case 'v2.locationList':
+        return view.locationList(request.query as never);
+      case 'v2.location': {
+        const item = view.location((request.params as { location_id: string }).location_id);
+        if (!item) throw new HttpProblem(404, 'Location not found');
+        return item;
+      }
+      default:
+        throw new HttpProblem(404, 'Not Found');
+    }
+  };
+
+  for (const [id, endpoint] of Object.entries(ENDPOINTS) as [EndpointId, (typeof ENDPOINTS)[EndpointId]][]) {
+    if (endpoint.api !== 'v2') continue;
+    const url = `/v2${endpoint.path.replace(/\{(\w+)\}/g, ':$1')}`;
+    if (id === 'v2.health') {
+      app.get(url, () => (engine.index ? engine.index.health() : { healthy: false, error: engine.error ?? 'the index is not loaded yet' }));
+      continue;
+    }
+    app.route({
+      method: endpoint.method,
+      url,
+      onRequest: (request, _reply, done) => {
+        try {
+          admit(id, request);
+          done();
+        } catch (error) {
+          done(error as Error);
+        }
+      },
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        const key = request.apiKey;
+        if (!key) throw new HttpProblem(401, 'Missing API key: send it in the x-api-key header');
+        const body = answer(id, request, key);
+        await ledger.record(quotaMonth(now()), key.id, usageOf(id, body));
+        return reply.send(body);
+      },
+    });
+  }
+
+  app.get('/openapi.json', () => openApiDocument());
+
+  app.addHook('onSend', (request, reply, payload, done) => {
+    reply.header('x-request-id', request.id);
+    if (request.apiKey) reply.headers(rateLimitHeaders(request.apiKey));
+    done(null, payload);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    void reply.code(404).send({ detail: `Not Found: ${request.method} ${request.url.split('?')[0] ?? ''}` });
+  });
+
+  app.setErrorHandler((error: FastifyError | Error, request, reply) => {
+    if (error instanceof ValidationError) return reply.code(422).send({ detail: error.detail });
+    if (error instanceof HttpProblem) return reply.code(error.status).headers(error.headers).send({ detail: error.detail });
+    const status = 'statusCode' in error ? error.statusCode : undefined;
+    if (status === 415) {
+      const type = request.headers['content-type'] ?? 'none';
+      return reply.code(415).send({ detail: `Unsupported media type (${type}): send the body as JSON with content-type application/json` });
+    }
+    if (status !== undefined && status >= 400 && status < 500) {
+      // Fastify's own client errors: bad JSON (400), body too large (413), not JSON (415).
+      return reply.code(status).send({ detail: error.message });
+    }
+    request.log.error({ err: error }, 'unexpected error');
+    return reply.code(500).send({ detail: 'Internal Server Error' });
+  });
+
+  return app;
+}

@@ -1,0 +1,100 @@
+/**
+ * API keys from a JSON file (`orgindex serve --keys FILE`):
+ *   {"keys": [{"key": "…", "tier": "tier_1" | "tier_2", "visibility": <v2 filters, optional>, "admin": false}],
+ *    "tiers": {"tier_1": {"monthlyResults": 200000}}}      ← optional overrides of limits.ts's values
+ * Keys are held by their SHA-256 only; a key's `id` (the first 16 hex digits of that hash) is what logs
+ * and the quota journal see, never the key.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import * as z from 'zod';
+import { FiltersSchema, type Filters } from '../contract/v2/filters.js';
+import { validate } from '../contract/validation.js';
+import { DEFAULT_TIER_LIMITS, TierLimitsSchema, TierSchema, type Tier, type TierLimits } from './limits.js';
+
+const KeyEntrySchema = z.strictObject({
+  key: z.string().min(16, 'a key has at least 16 characters'),
+  tier: TierSchema,
+  visibility: FiltersSchema.nullish(),
+  admin: z.boolean().default(false),
+  /** A label for logs and the operator (never the key). */
+  name: z.string().optional(),
+});
+
+export const KeysFileSchema = z.strictObject({
+  keys: z.array(KeyEntrySchema).min(1, 'the file defines no key'),
+  tiers: z.partialRecord(TierSchema, TierLimitsSchema.partial()).optional(),
+});
+export type KeysFile = z.input<typeof KeysFileSchema>;
+
+export interface ApiKey {
+  /** First 16 hex digits of the key's SHA-256: safe to log and to store. */
+  readonly id: string;
+  readonly name: string | null;
+  readonly tier: Tier;
+  readonly limits: TierLimits;
+  readonly visibility: Filters | null;
+  /** Admin keys have no rate limit or quota and may use admin-only options (stats `explain`). */
+  readonly admin: boolean;
+}
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+export class KeyRing {
+  private readonly byHash = new Map<string, ApiKey>();
+
+  constructor(file: KeysFile) {
+    const parsed = validate(KeysFileSchema, file);
+    if (!parsed.ok) {
+      const problems = parsed.error.detail.map((item) => `${item.loc.slice(1).join('.') || '(file)'}: ${item.msg}`);
+      throw new Error(`keys file: ${problems.join('; ')}`);
+    }
+    const { keys, tiers } = parsed.value;
+    for (const entry of keys) {
+      const hash = sha256(entry.key);
+      if (this.byHash.has(hash)) throw new Error('keys file: the same key is listed twice');
+      this.byHash.set(hash, {
+        id: hash.slice(0, 16),
+        name: entry.name ?? null,
+        tier: entry.tier,
+        limits: { ...DEFAULT_TIER_LIMITS[entry.tier], ...tiers?.[entry.tier] },
+        visibility: entry.visibility ?? null,
+        admin: entry.admin,
+      });
+    }
+  }
+
+  static fromFile(path: string): KeyRing {
+    let data: unknown;
+    try {
+      data = JSON.parse(readFileSync(path, 'utf8'));
+    } catch (error) {
+      throw new Error(`keys file ${path}: ${(error as Error).message}`);
+    }
+    return new KeyRing(data as KeysFile);
+  }
+
+  /** The key's entry, or null for an unknown key. */
+  lookup(key: string): ApiKey | null {
+    return this.byHash.get(sha256(key)) ?? null;
+  }
+
+  get size(): number {
+    return this.byHash.size;
+  }
+}
+
+/** A fresh random key: "oi_" and 40 hex digits (160 bits). */
+export function generateKey(): string {
+  return `oi_${randomBytes(20).toString('hex')}`;
+}
+
+/** Writes a keys file with one tier_2 development key (readable by the owner only); returns the key. */
+export function writeDevelopmentKeysFile(path: string): string {
+  const key = generateKey();
+  mkdirSync(dirname(path), { recursive: true });
+  const file: KeysFile = { keys: [{ key, tier: 'tier_2', admin: false, name: 'development key' }] };
+  writeFileSync(path, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
+  return key;
+}

@@ -1,0 +1,99 @@
+/**
+ * The OpenAPI 3.1 document of the served interfaces, generated from the contract's endpoint table and its
+ * zod schemas (zod's own JSON Schema output, draft 2020-12, which OpenAPI 3.1 uses as is): the server and
+ * this document cannot disagree. Request bodies describe what a client may send (zod's input side),
+ * responses what it receives (output side).
+ */
+import * as z from 'zod';
+import { ENDPOINTS, type ApiName, type Endpoint } from '../contract/endpoints.js';
+import { ValidationErrorBodySchema } from '../contract/validation.js';
+
+type JsonSchema = Record<string, unknown>;
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+  return rest;
+}
+
+const API_PREFIX: Record<ApiName, string> = { v2: '/v2', v1: '', language: '' };
+
+const errorResponse = (description: string): JsonSchema => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorDetail' } } },
+});
+
+const RATE_LIMIT_HEADERS: Record<string, JsonSchema> = {
+  'X-RateLimit-Requests-Limit': { description: 'Monthly request quota of the key', schema: { type: 'integer' } },
+  'X-RateLimit-Requests-Remaining': { description: 'Requests left this month', schema: { type: 'integer' } },
+  'X-RateLimit-Results-Limit': { description: 'Monthly quota of rows from /search and /fetch', schema: { type: 'integer' } },
+  'X-RateLimit-Results-Remaining': { description: 'Rows left this month', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'When the monthly quotas reset (ISO 8601, UTC)', schema: { type: 'string', format: 'date-time' } },
+};
+
+/** Query or path parameters from an object schema's properties. */
+function parameters(schema: z.ZodType, where: 'query' | 'path'): JsonSchema[] {
+  const object = jsonSchema(schema, 'input');
+  const properties = (object.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((object.required ?? []) as string[]);
+  return Object.entries(properties).map(([name, property]) => ({ name, in: where, required: where === 'path' || required.has(name), schema: property }));
+}
+
+function operation(id: string, endpoint: Endpoint): JsonSchema {
+  const open = id === 'v2.health';
+  const op: JsonSchema = {
+    operationId: id.replace('.', '_'),
+    summary: endpoint.summary,
+    tags: [endpoint.api],
+    ...(open ? { security: [] } : {}),
+    responses: {
+      '200': {
+        description: 'OK',
+        headers: open ? undefined : RATE_LIMIT_HEADERS,
+        content: { 'application/json': { schema: jsonSchema(endpoint.response, 'output') } },
+      },
+      ...(open
+        ? {}
+        : {
+            '401': errorResponse('Missing or invalid API key'),
+            '403': errorResponse('Not allowed for the key (e.g. stats explain without an admin key)'),
+            '422': { description: 'Validation error', content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPValidationError' } } } },
+            '429': { ...errorResponse('Rate limit or monthly quota exceeded; Retry-After says when to retry'), headers: { 'Retry-After': { schema: { type: 'integer' } } } },
+          }),
+      '500': errorResponse('Unexpected server error'),
+    },
+  };
+  if (endpoint.input === 'body') {
+    op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(endpoint.request, 'input') } } };
+  } else if (endpoint.input === 'query' || endpoint.input === 'path') {
+    op.parameters = parameters(endpoint.request, endpoint.input);
+  }
+  return op;
+}
+
+/** The document for the interfaces this server serves (today: v2). */
+export function openApiDocument(apis: readonly ApiName[] = ['v2']): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const [id, endpoint] of Object.entries(ENDPOINTS) as [string, Endpoint][]) {
+    if (!apis.includes(endpoint.api)) continue;
+    const path = `${API_PREFIX[endpoint.api]}${endpoint.path}`;
+    paths[path] ??= {};
+    paths[path][endpoint.method.toLowerCase()] = operation(id, endpoint);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'OrgIndex',
+      version: '2.0.0',
+      description: 'Search, fetch and count organizations identified by their web domain (the v2 interface, served by OrgIndex).',
+    },
+    security: [{ ApiKeyHeader: [] }],
+    paths,
+    components: {
+      securitySchemes: { ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
+      schemas: {
+        ErrorDetail: { type: 'object', properties: { detail: { type: 'string' } }, required: ['detail'] },
+        HTTPValidationError: jsonSchema(ValidationErrorBodySchema, 'output'),
+      },
+    },
+  };
+}

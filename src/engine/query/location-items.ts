@@ -12,7 +12,11 @@ import type { CategoricalKey, ColumnStore } from '../store/store.js';
 
 const LEVELS: readonly (LocationType & CategoricalKey)[] = ['continent', 'country', 'state', 'region', 'district', 'municipality'];
 
-/** The areas holding at least one of the `visible` rows (null: all rows), with their counts. */
+/**
+ * Every area present in the data, with how many of the `visible` rows (null: all rows) lie in it. A key
+ * scoped to some rows still finds every place (location search is open to any caller, as the spec says);
+ * only its counts are scoped, so areas outside its scope count 0.
+ */
 export function locationItems(store: ColumnStore, visible: Uint8Array | null): LocationItem[] {
   const items = new Map<string, LocationItem>();
   const columns = LEVELS.map((level) => store.categorical[level]);
@@ -43,8 +47,9 @@ export function locationItems(store: ColumnStore, visible: Uint8Array | null): L
     return chain;
   };
   for (let row = 0; row < store.size; row++) {
+    const chain = chainOf(row);
     if (visible && !visible[row]) continue;
-    for (const item of chainOf(row)) item.doc_count++;
+    for (const item of chain) item.doc_count++;
   }
   return [...items.values()];
 }

@@ -1,0 +1,114 @@
+/** Helpers for the server tests: a real server on a random loopback port, a movable clock, clients. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { createRemoteClient, type OrgIndexClient } from '../../src/index.js';
+import { createLocalIndex, generateDataset, type LocalIndex } from '../../src/engine/index.js';
+import { createServer, type EngineState } from '../../src/server/app.js';
+import { KeyRing, type KeysFile } from '../../src/server/keys.js';
+import { QuotaLedger } from '../../src/server/quota-ledger.js';
+
+/** The engine every server test shares: 3,000 generated organizations (built once per test file). */
+let shared: LocalIndex | null = null;
+export function testIndex(): LocalIndex {
+  shared ??= createLocalIndex(generateDataset({ count: 3_000, seed: 7, asOf: '2026-11-01' }));
+  return shared;
+}
+
+export const KEYS = {
+  tier2: 'test-key-tier-2-0000000000000001',
+  tier1: 'test-key-tier-1-0000000000000002',
+  admin: 'test-key-admin--0000000000000003',
+  scoped: 'test-key-scoped-0000000000000004',
+};
+/** The scoped key sees Austrian organizations only. */
+export const SCOPE = { country: ['Österreich'] };
+
+/** The four keys with the spec's tier limits. */
+export const SPEC_KEYS_FILE: KeysFile = {
+  keys: [
+    { key: KEYS.tier2, tier: 'tier_2' },
+    { key: KEYS.tier1, tier: 'tier_1' },
+    { key: KEYS.admin, tier: 'tier_2', admin: true },
+    { key: KEYS.scoped, tier: 'tier_2', visibility: SCOPE },
+  ],
+};
+
+/** The same keys with tier_2's rate limit lifted, so that functional tests (dozens of calls) are not throttled. */
+export const DEFAULT_KEYS_FILE: KeysFile = { ...SPEC_KEYS_FILE, tiers: { tier_2: { ratePerSecond: 10_000, burst: 10_000 } } };
+
+/** A clock the test moves (rate limits and month ends without sleeping). */
+export class TestClock {
+  constructor(public ms = Date.parse('2026-11-21T10:00:00Z')) {}
+  now = (): number => this.ms;
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
+
+export interface TestServer {
+  app: FastifyInstance;
+  url: string;
+  clock: TestClock;
+  ledger: QuotaLedger;
+  stateDir: string;
+  client(key: string | null, options?: { validateRequests?: boolean }): OrgIndexClient;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(
+  options: { keys?: KeysFile; engine?: EngineState; logger?: FastifyServerOptions['logger']; bodyLimit?: number; corsOrigins?: string[] | true } = {},
+): Promise<TestServer> {
+  const stateDir = mkdtempSync(join(tmpdir(), 'orgindex-server-test-'));
+  const ledger = await QuotaLedger.open(stateDir);
+  const clock = new TestClock();
+  const app = await createServer({
+    engine: options.engine ?? { index: testIndex(), error: null },
+    keys: new KeyRing(options.keys ?? DEFAULT_KEYS_FILE),
+    ledger,
+    now: clock.now,
+    logger: options.logger ?? false,
+    ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),
+    ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
+  });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    app,
+    url,
+    clock,
+    ledger,
+    stateDir,
+    client: (key, clientOptions = {}) =>
+      createRemoteClient({ baseUrls: { v2: `${url}/v2` }, apiKey: key, retry: { maxRetries: 0 }, validateRequests: clientOptions.validateRequests ?? true }),
+    async close() {
+      await app.close();
+      await ledger.close();
+      rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A raw HTTP call (for what the typed client would refuse to send). */
+export async function raw(url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; headers: Headers; body: unknown }> {
+  const response = await fetch(url, init);
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: response.status, headers: response.headers, body };
+}
+
+/** A body without its timing (the only field that differs between two runs of one query). */
+export function withoutTiming<T>(body: T): T {
+  const copy = JSON.parse(JSON.stringify(body)) as { metadata?: Record<string, unknown>; elapsed_ms?: unknown };
+  delete copy.elapsed_ms;
+  if (copy.metadata) {
+    delete copy.metadata.elapsed_ms;
+    if (Array.isArray(copy.metadata.explain_plan)) copy.metadata.explain_plan = (copy.metadata.explain_plan as string[]).map((line) => line.replace(/elapsed [\d.]+ ms/, 'elapsed'));
+  }
+  return copy as T;
+}

@@ -110,11 +110,17 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     .option('--state-dir <dir>', 'where the quota journal (and the default keys file) live', '.orgindex')
     .option('--cors-origin <origin...>', 'origins allowed to call from a browser ("*" for any; default: the add-in dev origins)')
     .option('--log-level <level>', 'fatal, error, warn, info, debug or silent', 'info')
-    .action(async (options: { host: string; port: string; data?: string; count?: string; keys?: string; stateDir: string; corsOrigin?: string[]; logLevel: string }) => {
+    .option('--durability <level>', 'quota journal: "write" (survives any process crash) or "fsync" (survives a machine crash too, slower)', 'write')
+    .action(async (options: { host: string; port: string; data?: string; count?: string; keys?: string; stateDir: string; corsOrigin?: string[]; logLevel: string; durability: string }) => {
       const port = Number(options.port);
       const count = options.count === undefined ? undefined : Number(options.count);
       if (!Number.isInteger(port) || port < 0 || port > 65535 || (count !== undefined && (!Number.isInteger(count) || count < 1))) {
         io.stderr('--port must be 0–65535 and --count a whole number ≥ 1\n');
+        setExitCode(2);
+        return;
+      }
+      if (options.durability !== 'write' && options.durability !== 'fsync') {
+        io.stderr('--durability is "write" or "fsync"\n');
         setExitCode(2);
         return;
       }
@@ -130,6 +136,7 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
             port,
             stateDir: options.stateDir,
             logLevel: options.logLevel,
+            durability: options.durability,
             ...(options.data !== undefined ? { data: options.data } : {}),
             ...(count !== undefined ? { count } : {}),
             ...(options.keys !== undefined ? { keys: options.keys } : {}),

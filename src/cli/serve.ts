@@ -16,7 +16,7 @@ import { createDefaultLocalIndex, createLocalIndex, type LocalIndex } from '../e
 import { warmRelevance } from '../engine/relevance/rankers.js';
 import { createServer } from '../server/app.js';
 import { KeyRing, writeDevelopmentKeysFile, type KeysFile } from '../server/keys.js';
-import { QuotaLedger } from '../server/quota-ledger.js';
+import { QuotaLedger, type Durability } from '../server/quota-ledger.js';
 
 export interface ServeOptions {
   host: string;
@@ -28,6 +28,8 @@ export interface ServeOptions {
   /** CORS origins; ["*"] for any. Default: the add-in development origins. */
   corsOrigins?: string[];
   logLevel: string;
+  /** Quota journal durability (quota-ledger.ts); default 'write'. */
+  durability?: Durability;
 }
 
 export interface RunningServer {
@@ -72,7 +74,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
   const started = performance.now();
   const { keys, developmentKey, source } = loadKeys(options);
   const index = buildIndex(options);
-  const ledger = await QuotaLedger.open(resolve(options.stateDir));
+  const ledger = await QuotaLedger.open(resolve(options.stateDir), { durability: options.durability ?? 'write' });
   const corsOrigins = options.corsOrigins?.includes('*') ? true : options.corsOrigins;
   const app = await createServer({
     engine: { index, error: null },

@@ -3,11 +3,14 @@
  *
  * A journal, not a database: every counted request appends one line
  *   <month>\t<key id>\t<requests>\t<stats requests>\t<rows>\n
- * to `quota-<generation>.log`, and its response waits until that line is on disk (write + fdatasync).
- * Lines that arrive while a sync is running are written together by the next one (group commit), so
- * durability costs one sync per batch, not per request. A kill -9 at any moment therefore loses no request
- * that was answered; a torn last line (a crash in the middle of a write) was never acknowledged and is
- * skipped on replay.
+ * to `quota-<generation>.log`, and its response waits until that line is written. Lines that arrive
+ * while a write is running go out together with the next one (group commit). Two durability levels:
+ *   'write' (default)  the answer waits for the write to reach the operating system; fdatasync runs every
+ *                      100 ms and at close. A kill -9 (or any crash of the process) loses no answered
+ *                      request — the kernel has the line; only a machine crash can lose the last 100 ms.
+ *   'fsync'            the answer waits for fdatasync too: nothing answered is lost even then, at the
+ *                      price of a disk flush on every answer's path (see README: Server load).
+ * A torn last line (a crash in the middle of a write) was never acknowledged and is skipped on replay.
  *
  * Compaction keeps the journal short: when it passes COMPACT_BYTES, new lines go to the next generation,
  * the totals are written to `quota-snapshot.json` ("covers every generation ≤ g", written to a temporary
@@ -30,6 +33,15 @@ export interface Usage {
 
 /** Journal size that triggers compaction (default). */
 const COMPACT_BYTES = 8 * 1024 * 1024;
+/** How often 'write' durability syncs the journal to disk. */
+const SYNC_INTERVAL_MS = 100;
+
+export type Durability = 'write' | 'fsync';
+
+export interface LedgerOptions {
+  durability?: Durability;
+  compactBytes?: number;
+}
 const SNAPSHOT = 'quota-snapshot.json';
 const LOG = /^quota-(\d+)\.log$/;
 
@@ -50,8 +62,11 @@ export class QuotaLedger {
   private flushing: Promise<void> | null = null;
   private closed = false;
 
+  private syncTimer: ReturnType<typeof setTimeout> | null = null;
+
   private constructor(
     private readonly dir: string,
+    private readonly durability: Durability,
     private readonly compactBytes: number,
     generation: number,
     handle: FileHandle,
@@ -63,7 +78,7 @@ export class QuotaLedger {
   }
 
   /** Opens (or creates) the ledger in `dir`, replaying the snapshot and the journal. */
-  static async open(dir: string, options: { compactBytes?: number } = {}): Promise<QuotaLedger> {
+  static async open(dir: string, options: LedgerOptions = {}): Promise<QuotaLedger> {
     mkdirSync(dir, { recursive: true });
     const snapshotPath = join(dir, SNAPSHOT);
     let snapshot: Snapshot = { generation: 0, months: {} };
@@ -76,11 +91,12 @@ export class QuotaLedger {
       .map((name) => ({ name, generation: Number(LOG.exec(name)?.[1] ?? NaN) }))
       .filter((log) => Number.isInteger(log.generation))
       .sort((a, b) => a.generation - b.generation);
-    const generation = Math.max(snapshot.generation + 1, ...logs.map((log) => log.generation));
+    // Each start writes a new generation: a torn last line of the previous one stays a line of its own.
+    const generation = Math.max(snapshot.generation, ...logs.map((log) => log.generation)) + 1;
     const path = join(dir, `quota-${generation}.log`);
     const handle = await open(path, 'a');
     fsyncDirectory(dir);
-    const ledger = new QuotaLedger(dir, options.compactBytes ?? COMPACT_BYTES, generation, handle, (await handle.stat()).size);
+    const ledger = new QuotaLedger(dir, options.durability ?? 'write', options.compactBytes ?? COMPACT_BYTES, generation, handle, (await handle.stat()).size);
     for (const [month, keys] of Object.entries(snapshot.months)) {
       for (const [key, [requests, statsRequests, results]] of Object.entries(keys)) ledger.add(month, key, { requests, statsRequests, results });
     }
@@ -143,7 +159,8 @@ export class QuotaLedger {
       this.waiters = [];
       try {
         await this.handle.write(lines);
-        await this.handle.datasync();
+        if (this.durability === 'fsync') await this.handle.datasync();
+        else this.scheduleSync();
         this.bytes += Buffer.byteLength(lines);
         for (const waiter of waiters) waiter.resolve();
       } catch (error) {
@@ -154,11 +171,24 @@ export class QuotaLedger {
     this.flushing = null;
   }
 
+  /** 'write' durability: one fdatasync SYNC_INTERVAL_MS after the first unsynced write. */
+  private scheduleSync(): void {
+    if (this.syncTimer) return;
+    const handle = this.handle;
+    this.syncTimer = setTimeout(() => {
+      this.syncTimer = null;
+      // A failed background sync surfaces at the next write or at close; nothing to answer here.
+      handle.datasync().catch(() => undefined);
+    }, SYNC_INTERVAL_MS);
+    this.syncTimer.unref();
+  }
+
   /** Starts a new journal generation and folds everything before it into the snapshot. */
   private async compact(): Promise<void> {
     const previous = this.generation;
     const next = await open(join(this.dir, `quota-${previous + 1}.log`), 'a');
     fsyncDirectory(this.dir);
+    await this.handle.datasync();
     await this.handle.close();
     this.handle = next;
     this.generation = previous + 1;
@@ -180,6 +210,9 @@ export class QuotaLedger {
     if (this.closed) return;
     while (this.flushing) await this.flushing;
     this.closed = true;
+    if (this.syncTimer) clearTimeout(this.syncTimer);
+    this.syncTimer = null;
+    await this.handle.datasync();
     await this.handle.close();
   }
 

@@ -4,6 +4,9 @@
  */
 import { AuthError, RateLimitError, ServerError, ValidationError } from '../../src/index.js';
 import type { LocalIndex } from '../../src/engine/index.js';
+import type { RequestInput } from '../../src/contract/endpoints.js';
+
+type SearchBody = RequestInput<'v2.search'>;
 import { KEYS, raw, SCOPE, SPEC_KEYS_FILE, startTestServer, testIndex, withoutTiming, type TestServer } from './support.js';
 
 let server: TestServer;
@@ -20,7 +23,7 @@ const german = (): string[] => index().search({ filters: { country: ['Deutschlan
 
 describe('every v2 route answers what the local engine answers for the same input', () => {
   const reference = (): string => index().search({ keywords: { must_all: ['software'] }, size: 1, columns: ['domain'] }).data[0]!.domain;
-  const searches = (): Record<string, object> => ({
+  const searches = (): Record<string, SearchBody> => ({
     filter: { filters: { country: ['Deutschland'], organization_size: ['small'] }, size: 25, columns: ['domain', 'name', 'municipality'] },
     fulltext: { keywords: { must_all: ['solar'], must_not: ['wind'] }, size: 20 },
     semantic: { describe: 'bakery with fresh bread for families', size: 20, min_score: 0.3 },
@@ -45,7 +48,7 @@ describe('every v2 route answers what the local engine answers for the same inpu
 
   test('stats, filter options, locations, health', async () => {
     const client = server.client(KEYS.tier2);
-    const statsBody = { group_by: 'state', group_by_secondary: 'organization_size', filters: { country: ['Deutschland'] } } as const;
+    const statsBody: RequestInput<'v2.stats'> = { group_by: 'state', group_by_secondary: 'organization_size', filters: { country: ['Deutschland'] } };
     expect(withoutTiming(await client.stats(statsBody))).toEqual(withoutTiming(index().stats(statsBody)));
     expect(withoutTiming(await client.filterOptions())).toEqual(withoutTiming(index().filterOptions()));
     expect(await client.locationSearch({ q: 'Munchen' })).toEqual(index().locationSearch({ q: 'Munchen' }));
@@ -63,7 +66,7 @@ describe('every v2 route answers what the local engine answers for the same inpu
   });
 
   test('pages walk through the client exactly as locally', async () => {
-    const request = { keywords: { must_any: ['software', 'solar'] }, size: 40, columns: ['domain'] };
+    const request: SearchBody = { keywords: { must_any: ['software', 'solar'] }, size: 40, columns: ['domain'] };
     const { rows } = await server.client(KEYS.tier2).searchAll(request, { maxRows: 400 });
     const local: string[] = [];
     let cursor: unknown = null;
@@ -288,7 +291,7 @@ describe('visibility: a scoped key sees nothing outside its filters, through any
   test('search in every mode returns in-scope rows only', async () => {
     const client = server.client(KEYS.scoped);
     const inScope = austrian()[0]!;
-    const bodies = [
+    const bodies: SearchBody[] = [
       { filters: { organization_size: ['Micro (0-9)', 'Small (10-49)', 'Medium-sized (50-249)', 'Large enterprise (250+)'] }, size: 500, columns: ['domain', 'country'] },
       { keywords: { must_any: ['software', 'solar', 'bakery', 'GmbH'] }, size: 500 },
       { describe: 'software development for companies', size: 500, min_score: 0 },
@@ -376,5 +379,27 @@ describe('OpenAPI document', () => {
     expect(doc.components.securitySchemes).toEqual({ ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'x-api-key' } });
     const ids = Object.values(doc.paths).flatMap((methods) => Object.values(methods).map((op) => op.operationId));
     expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
+describe('structured logs', () => {
+  test('one JSON line per request with its id and the key id — never the key', async () => {
+    const lines: string[] = [];
+    const stream = { write: (line: string) => void lines.push(line) };
+    const logged = await startTestServer({ logger: { level: 'info', stream } });
+    try {
+      const invalidKey = 'wrong-key-that-must-not-be-logged-1234';
+      await raw(`${logged.url}/v2/filters/options`, { headers: { 'x-api-key': KEYS.tier2, 'x-request-id': 'trace-42' } });
+      await raw(`${logged.url}/v2/filters/options`, { headers: { 'x-api-key': invalidKey } });
+      await raw(`${logged.url}/v2/search?api_key=x`, { method: 'POST', headers: { authorization: 'Bearer secret-token-value', 'x-api-key': KEYS.scoped, 'content-type': 'application/json' }, body: '{"size": 0}' });
+      const text = lines.join('');
+      for (const secret of [KEYS.tier2, KEYS.scoped, invalidKey, 'secret-token-value']) expect(text).not.toContain(secret);
+      const records = lines.map((line) => JSON.parse(line) as { reqId?: string; key?: string; res?: { statusCode: number } });
+      const completed = records.filter((record) => record.res);
+      expect(completed.map((record) => record.res!.statusCode)).toEqual([200, 401, 422]);
+      expect(completed[0]).toMatchObject({ reqId: 'trace-42', key: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    } finally {
+      await logged.close();
+    }
   });
 });

@@ -89,12 +89,12 @@ describe('kill -9 in the middle of load loses no answered request', () => {
         stdio: ['ignore', 'ignore', 'pipe'],
       });
       let text = '';
-      child.stderr!.on('data', (chunk: Buffer) => {
+      child.stderr.on('data', (chunk: Buffer) => {
         text += chunk.toString();
         const match = /ready at (http:\/\/[^\s/]+)/.exec(text);
         if (match) resolvePromise({ child, url: match[1]! });
       });
-      child.on('exit', (code) => reject(new Error(`server exited (${code}) before ready: ${text}`)));
+      child.on('exit', (code) => { reject(new Error(`server exited (${code}) before ready: ${text}`)); });
     });
   }
 

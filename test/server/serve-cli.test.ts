@@ -33,12 +33,14 @@ function serve(args: string[], whileReady?: (url: string, stderr: string) => Pro
           () => child.kill('SIGTERM'),
           (error: unknown) => {
             child.kill('SIGKILL');
-            reject(error as Error);
+            reject(error instanceof Error ? error : new Error(String(error)));
           },
         );
       }
     });
-    child.on('exit', (code) => resolvePromise({ stderr, code }));
+    child.on('exit', (code) => {
+      resolvePromise({ stderr, code });
+    });
   });
 }
 

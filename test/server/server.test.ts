@@ -40,7 +40,7 @@ describe('every v2 route answers what the local engine answers for the same inpu
   });
 
   test('fetch: found rows in input order, misses listed', async () => {
-    const domains = [...german().slice(0, 5), 'https://www.' + german()[5] + '/impressum', 'not-in-the-index.example'];
+    const domains = [...german().slice(0, 5), `https://www.${german()[5]!}/impressum`, 'not-in-the-index.example'];
     const remote = await server.client(KEYS.tier2).fetch({ domains, columns: ['domain', 'name'] });
     expect(remote).toEqual(index().fetch({ domains, columns: ['domain', 'name'] }));
     expect(remote.metadata.missing).toEqual(['not-in-the-index.example']);

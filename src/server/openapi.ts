@@ -10,9 +10,28 @@ import { ValidationErrorBodySchema } from '../contract/validation.js';
 
 type JsonSchema = Record<string, unknown>;
 
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
-  return rest;
+/**
+ * Shared definitions hoisted out of the generated schemas: zod puts reused and recursive parts (the
+ * JSON cursor, for one) under the schema's own `$defs`, whose `#/$defs/…` pointers would resolve against
+ * the document root inside OpenAPI. They move to `components/schemas` under a unique name.
+ */
+class Definitions {
+  readonly schemas: Record<string, JsonSchema> = {};
+
+  add(schema: z.ZodType, io: 'input' | 'output', name: string): JsonSchema {
+    const { $schema: _dialect, $defs, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+    const defs = ($defs ?? {}) as Record<string, JsonSchema>;
+    const renamed = new Map(Object.keys(defs).map((key) => [`#/$defs/${key}`, `#/components/schemas/${name}_${key.replace(/^_+/, '')}`]));
+    const rewrite = (value: unknown): unknown => {
+      if (Array.isArray(value)) return value.map(rewrite);
+      if (value && typeof value === 'object') {
+        return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' ? (renamed.get(v) ?? v) : rewrite(v)]));
+      }
+      return value;
+    };
+    for (const [key, def] of Object.entries(defs)) this.schemas[`${name}_${key.replace(/^_+/, '')}`] = rewrite(def) as JsonSchema;
+    return rewrite(rest) as JsonSchema;
+  }
 }
 
 const API_PREFIX: Record<ApiName, string> = { v2: '/v2', v1: '', language: '' };
@@ -31,17 +50,18 @@ const RATE_LIMIT_HEADERS: Record<string, JsonSchema> = {
 };
 
 /** Query or path parameters from an object schema's properties. */
-function parameters(schema: z.ZodType, where: 'query' | 'path'): JsonSchema[] {
-  const object = jsonSchema(schema, 'input');
+function parameters(defs: Definitions, name: string, schema: z.ZodType, where: 'query' | 'path'): JsonSchema[] {
+  const object = defs.add(schema, 'input', name);
   const properties = (object.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((object.required ?? []) as string[]);
   return Object.entries(properties).map(([name, property]) => ({ name, in: where, required: where === 'path' || required.has(name), schema: property }));
 }
 
-function operation(id: string, endpoint: Endpoint): JsonSchema {
+function operation(defs: Definitions, id: string, endpoint: Endpoint): JsonSchema {
   const open = id === 'v2.health';
+  const operationId = id.replace('.', '_');
   const op: JsonSchema = {
-    operationId: id.replace('.', '_'),
+    operationId,
     summary: endpoint.summary,
     tags: [endpoint.api],
     ...(open ? { security: [] } : {}),
@@ -49,7 +69,7 @@ function operation(id: string, endpoint: Endpoint): JsonSchema {
       '200': {
         description: 'OK',
         headers: open ? undefined : RATE_LIMIT_HEADERS,
-        content: { 'application/json': { schema: jsonSchema(endpoint.response, 'output') } },
+        content: { 'application/json': { schema: defs.add(endpoint.response, 'output', `${operationId}_response`) } },
       },
       ...(open
         ? {}
@@ -63,9 +83,9 @@ function operation(id: string, endpoint: Endpoint): JsonSchema {
     },
   };
   if (endpoint.input === 'body') {
-    op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(endpoint.request, 'input') } } };
+    op.requestBody = { required: true, content: { 'application/json': { schema: defs.add(endpoint.request, 'input', `${operationId}_request`) } } };
   } else if (endpoint.input === 'query' || endpoint.input === 'path') {
-    op.parameters = parameters(endpoint.request, endpoint.input);
+    op.parameters = parameters(defs, `${operationId}_${endpoint.input}`, endpoint.request, endpoint.input);
   }
   return op;
 }
@@ -73,11 +93,12 @@ function operation(id: string, endpoint: Endpoint): JsonSchema {
 /** The document for the interfaces this server serves (today: v2). */
 export function openApiDocument(apis: readonly ApiName[] = ['v2']): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
+  const defs = new Definitions();
   for (const [id, endpoint] of Object.entries(ENDPOINTS) as [string, Endpoint][]) {
     if (!apis.includes(endpoint.api)) continue;
     const path = `${API_PREFIX[endpoint.api]}${endpoint.path}`;
     paths[path] ??= {};
-    paths[path][endpoint.method.toLowerCase()] = operation(id, endpoint);
+    paths[path][endpoint.method.toLowerCase()] = operation(defs, id, endpoint);
   }
   return {
     openapi: '3.1.0',
@@ -92,7 +113,8 @@ export function openApiDocument(apis: readonly ApiName[] = ['v2']): JsonSchema {
       securitySchemes: { ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
       schemas: {
         ErrorDetail: { type: 'object', properties: { detail: { type: 'string' } }, required: ['detail'] },
-        HTTPValidationError: jsonSchema(ValidationErrorBodySchema, 'output'),
+        HTTPValidationError: defs.add(ValidationErrorBodySchema, 'output', 'HTTPValidationError'),
+        ...defs.schemas,
       },
     },
   };

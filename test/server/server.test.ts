@@ -3,6 +3,7 @@
  * foundation's remote client (and raw fetch where the client would refuse to send a bad request).
  */
 import { AuthError, RateLimitError, ServerError, ValidationError } from '../../src/index.js';
+import { validate as validateOpenApi } from '@readme/openapi-parser';
 import type { LocalIndex } from '../../src/engine/index.js';
 import type { RequestInput } from '../../src/contract/endpoints.js';
 
@@ -379,6 +380,12 @@ describe('OpenAPI document', () => {
     expect(doc.components.securitySchemes).toEqual({ ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'x-api-key' } });
     const ids = Object.values(doc.paths).flatMap((methods) => Object.values(methods).map((op) => op.operationId));
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  test('it is a valid OpenAPI 3.1 document (checked by @readme/openapi-parser, refs resolved)', async () => {
+    const doc = (await raw(`${server.url}/openapi.json`)).body as object;
+    const result = await validateOpenApi(doc);
+    expect(result).toMatchObject({ valid: true, warnings: [] });
   });
 });
 

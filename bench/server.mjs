@@ -1,7 +1,8 @@
 // Load benchmark of the HTTP server (npm run bench:server): the real server in its own process on a
 // loopback port, autocannon in this one (two cores: one each). Rate limits are lifted with an admin key;
 // every answered request is still counted durably in the quota journal, as in production.
-// Usage: npm run bench:server [-- --count 100000] [-- --duration 10] [-- --connections 32] [-- --durability write|fsync]
+// Usage: npm run bench:server [-- --count 100000] [-- --duration 10] [-- --connections 32] [-- --durability fsync,write]
+// Each durability level of the quota journal gets its own server run, one after the other.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,13 +17,13 @@ const arg = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) +
 const count = Number(arg('--count', '100000'));
 const duration = Number(arg('--duration', '10'));
 const connections = Number(arg('--connections', '32'));
-const durability = arg('--durability', 'write');
+const durabilities = arg('--durability', 'fsync,write').split(',');
 
 const dir = mkdtempSync(join(tmpdir(), 'orgindex-bench-server-'));
 const key = 'bench-admin-key-0000000000000001';
 writeFileSync(join(dir, 'keys.json'), JSON.stringify({ keys: [{ key, tier: 'tier_2', admin: true }] }));
 
-function startServer() {
+function startServer(durability) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['bin/orgindex.js', 'serve', '--port', '0', '--count', String(count), '--keys', join(dir, 'keys.json'), '--state-dir', join(dir, 'state'), '--log-level', 'warn', '--durability', durability], {
       stdio: ['ignore', 'inherit', 'pipe'],
@@ -59,29 +60,32 @@ const scenarios = [
   { name: '2-D stats (state × size)', path: '/v2/stats', bodies: [statsBody] },
 ];
 
-const { child, url, log } = await startServer();
-console.log(log.trim().split('\n').filter((line) => /ready|relevance/.test(line)).join('\n'));
 const rows = [];
-try {
-  for (const scenario of scenarios) {
-    const result = await autocannon({
-      url: `${url}${scenario.path}`,
-      connections,
-      duration,
-      requests: scenario.bodies.map((body) => ({ method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(body) })),
-    });
-    const ok = result['2xx'];
-    const failed = result.non2xx + result.errors + result.timeouts;
-    rows.push({ ...scenario, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, ok, failed });
-    console.log(`${scenario.name}: ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ${ok} ok, ${failed} failed`);
+for (const durability of durabilities) {
+  const { child, url, log } = await startServer(durability);
+  console.log(`journal durability "${durability}":`);
+  console.log(log.trim().split('\n').filter((line) => /ready|relevance/.test(line)).join('\n'));
+  try {
+    for (const scenario of scenarios) {
+      const result = await autocannon({
+        url: `${url}${scenario.path}`,
+        connections,
+        duration,
+        requests: scenario.bodies.map((body) => ({ method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(body) })),
+      });
+      const ok = result['2xx'];
+      const failed = result.non2xx + result.errors + result.timeouts;
+      rows.push({ ...scenario, durability, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, ok, failed });
+      console.log(`${scenario.name}: ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ${ok} ok, ${failed} failed`);
+    }
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
   }
-} finally {
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child.once('exit', resolve));
-  rmSync(dir, { recursive: true, force: true });
 }
+rmSync(dir, { recursive: true, force: true });
 
-console.log(`\n### ${count.toLocaleString('en')} organizations, ${connections} connections, ${duration} s per row, journal durability "${durability}" (autocannon; server and load generator one core each)\n`);
-console.log('| request | req/s | p50 | p99 | failed | target |');
-console.log('|---|---|---|---|---|---|');
-for (const r of rows) console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} ms | ${r.p99} ms | ${r.failed} | ${r.target ?? ''} |`);
+console.log(`\n### ${count.toLocaleString('en')} organizations, ${connections} connections, ${duration} s per row (autocannon; server and load generator one core each)\n`);
+console.log('| request | journal | req/s | p50 | p99 | failed | target |');
+console.log('|---|---|---|---|---|---|---|');
+for (const r of rows) console.log(`| ${r.name} | ${r.durability} | ${r.rps.toFixed(0)} | ${r.p50} ms | ${r.p99} ms | ${r.failed} | ${r.target ?? ''} |`);

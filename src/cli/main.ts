@@ -110,7 +110,7 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     .option('--state-dir <dir>', 'where the quota journal (and the default keys file) live', '.orgindex')
     .option('--cors-origin <origin...>', 'origins allowed to call from a browser ("*" for any; default: the add-in dev origins)')
     .option('--log-level <level>', 'fatal, error, warn, info, debug or silent', 'info')
-    .option('--durability <level>', 'quota journal: "write" (survives any process crash) or "fsync" (survives a machine crash too, slower)', 'write')
+    .option('--durability <level>', 'quota journal: "fsync" (every answer on disk first) or "write" (survives any process crash; disk sync every 100 ms)', 'fsync')
     .action(async (options: { host: string; port: string; data?: string; count?: string; keys?: string; stateDir: string; corsOrigin?: string[]; logLevel: string; durability: string }) => {
       const port = Number(options.port);
       const count = options.count === undefined ? undefined : Number(options.count);

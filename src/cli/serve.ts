@@ -28,7 +28,7 @@ export interface ServeOptions {
   /** CORS origins; ["*"] for any. Default: the add-in development origins. */
   corsOrigins?: string[];
   logLevel: string;
-  /** Quota journal durability (quota-ledger.ts); default 'write'. */
+  /** Quota journal durability (quota-ledger.ts); default 'fsync'. */
   durability?: Durability;
 }
 
@@ -74,7 +74,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
   const started = performance.now();
   const { keys, developmentKey, source } = loadKeys(options);
   const index = buildIndex(options);
-  const ledger = await QuotaLedger.open(resolve(options.stateDir), { durability: options.durability ?? 'write' });
+  const ledger = await QuotaLedger.open(resolve(options.stateDir), { durability: options.durability ?? 'fsync' });
   const corsOrigins = options.corsOrigins?.includes('*') ? true : options.corsOrigins;
   const app = await createServer({
     engine: { index, error: null },

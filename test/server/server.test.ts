@@ -383,7 +383,7 @@ describe('OpenAPI document', () => {
   });
 
   test('it is a valid OpenAPI 3.1 document (checked by @readme/openapi-parser, refs resolved)', async () => {
-    const doc = (await raw(`${server.url}/openapi.json`)).body as object;
+    const doc = (await raw(`${server.url}/openapi.json`)).body as Parameters<typeof validateOpenApi>[0];
     const result = await validateOpenApi(doc);
     expect(result).toMatchObject({ valid: true, warnings: [] });
   });

@@ -62,7 +62,14 @@ export class HttpProblem extends Error {
 declare module 'fastify' {
   interface FastifyRequest {
     apiKey: ApiKey | null;
+    /** The quota this request holds while it runs (see `reserve`). */
+    reservation: Reservation | null;
   }
+}
+
+interface Reservation {
+  slot: string;
+  stats: boolean;
 }
 
 /** What a successful answer adds to the key's monthly usage. */
@@ -84,6 +91,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     genReqId: () => randomUUID(),
   });
   app.decorateRequest('apiKey', null);
+  app.decorateRequest('reservation', null);
   const infoLogged = ['trace', 'debug', 'info'].includes(app.log.level);
   // Bodies are JSON only: anything else is a 415 (Fastify would otherwise accept text/plain).
   app.removeContentTypeParser('text/plain');
@@ -97,6 +105,21 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   });
 
   const buckets = new Map<string, TokenBucket>();
+  /**
+   * Requests admitted but not answered yet, per month and key: they hold their place in the request
+   * (and /stats) quota, so concurrent requests cannot together pass it. Rows are counted when known.
+   */
+  const inFlight = new Map<string, { requests: number; statsRequests: number }>();
+  const release = (request: FastifyRequest): void => {
+    const held = request.reservation;
+    if (!held) return;
+    request.reservation = null;
+    const slot = inFlight.get(held.slot);
+    if (!slot) return;
+    slot.requests--;
+    if (held.stats) slot.statsRequests--;
+    if (slot.requests <= 0) inFlight.delete(held.slot);
+  };
   const views = new Map<string, LocalIndex>();
 
   /** The engine as the key sees it (visibility intersected into everything). */
@@ -153,7 +176,12 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
         'Retry-After': String(taken.retryAfterSeconds),
       });
     }
-    const usage = ledger.get(quotaMonth(at), key.id);
+    const month = quotaMonth(at);
+    const slot = `${month}\t${key.id}`;
+    const held = inFlight.get(slot) ?? { requests: 0, statsRequests: 0 };
+    const usage = ledger.get(month, key.id);
+    usage.requests += held.requests;
+    usage.statsRequests += held.statsRequests;
     const reset = quotaReset(at);
     const untilReset = { 'Retry-After': String(Math.max(1, Math.ceil((reset.getTime() - at) / 1000))) };
     const resets = `it resets at ${isoSeconds(reset)}`;
@@ -166,6 +194,10 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     if ((id === 'v2.search' || id === 'v2.fetch') && usage.results >= limits.monthlyResults) {
       throw new HttpProblem(429, `Monthly result quota exhausted: ${plural(limits.monthlyResults, 'row')} from /search and /fetch for ${tier}; ${resets}`, untilReset);
     }
+    held.requests++;
+    if (id === 'v2.stats') held.statsRequests++;
+    inFlight.set(slot, held);
+    request.reservation = { slot, stats: id === 'v2.stats' };
   };
 
   /** The engine's answer to one request (throws ValidationError → 422, HttpProblem → its status). */
@@ -220,6 +252,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
         const key = request.apiKey;
         if (!key) throw new HttpProblem(401, 'Missing API key: send it in the x-api-key header');
         const body = answer(id, request, key);
+        // Hand the held place over to the count in one step (record adds it before it awaits the disk).
+        release(request);
         await ledger.record(quotaMonth(now()), key.id, usageOf(id, body));
         return reply.send(body);
       },
@@ -229,6 +263,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   app.get('/openapi.json', () => openApiDocument());
 
   app.addHook('onSend', (request, reply, payload, done) => {
+    release(request); // errors answered without a count give their place back
     reply.header('x-request-id', request.id);
     if (request.apiKey) reply.headers(rateLimitHeaders(request.apiKey));
     done(null, payload);

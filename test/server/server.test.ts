@@ -3,6 +3,7 @@
  * foundation's remote client (and raw fetch where the client would refuse to send a bad request).
  */
 import { AuthError, RateLimitError, ServerError, ValidationError } from '../../src/index.js';
+import { request as httpRequest } from 'node:http';
 import { validate as validateOpenApi } from '@readme/openapi-parser';
 import type { LocalIndex } from '../../src/engine/index.js';
 import type { RequestInput } from '../../src/contract/endpoints.js';
@@ -284,6 +285,46 @@ describe('rate-limit headers, rate limits and quotas', () => {
       await own.close();
     }
   });
+});
+
+test('concurrent requests cannot together pass the request quota: each holds its place while it runs', async () => {
+  const own = await startTestServer({
+    keys: { keys: [{ key: KEYS.tier1, tier: 'tier_1' }], tiers: { tier_1: { monthlyRequests: 3, burst: 100, ratePerSecond: 100 } } },
+  });
+  try {
+    // Twelve requests whose headers all arrive before any body: all twelve are admitted while none has
+    // been answered — the window in which a check-then-count quota would let every one through.
+    const body = JSON.stringify({ describe: 'software development for companies', size: 50 });
+    const { port } = new URL(own.url);
+    const requests = Array.from({ length: 12 }, () => {
+      const request = httpRequest({ host: '127.0.0.1', port, path: '/v2/search', method: 'POST', headers: { 'x-api-key': KEYS.tier1, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
+      request.flushHeaders();
+      const status = new Promise<number>((resolve, reject) => {
+        request.on('response', (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        });
+        request.on('error', reject);
+      });
+      return { request, status };
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    for (const { request } of requests) request.end(body);
+    const statuses = await Promise.all(requests.map((r) => r.status));
+    expect(statuses.filter((status) => status === 200)).toHaveLength(3);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(9);
+    // A failed request gives its place back.
+    const fresh = await startTestServer({ keys: { keys: [{ key: KEYS.tier1, tier: 'tier_1' }], tiers: { tier_1: { monthlyRequests: 1 } } } });
+    try {
+      const bad = await raw(`${fresh.url}/v2/search`, { method: 'POST', headers: { 'x-api-key': KEYS.tier1, 'content-type': 'application/json' }, body: '{"size": 0}' });
+      expect(bad.status).toBe(422);
+      expect((await raw(`${fresh.url}/v2/filters/options`, { headers: { 'x-api-key': KEYS.tier1 } })).status).toBe(200);
+    } finally {
+      await fresh.close();
+    }
+  } finally {
+    await own.close();
+  }
 });
 
 describe('visibility: a scoped key sees nothing outside its filters, through any route', () => {

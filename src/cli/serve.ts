@@ -15,7 +15,7 @@ import { readDataFile } from '../engine/dataset/read.js';
 import { createDefaultLocalIndex, createLocalIndex, type LocalIndex } from '../engine/local-index.js';
 import { warmRelevance } from '../engine/relevance/rankers.js';
 import { createServer } from '../server/app.js';
-import { KeyRing, writeDevelopmentKeysFile, type KeysFile } from '../server/keys.js';
+import { DEVELOPMENT_KEY_NAME, KeyRing, writeDevelopmentKeysFile, type KeysFile } from '../server/keys.js';
 import { QuotaLedger, type Durability } from '../server/quota-ledger.js';
 
 export interface ServeOptions {
@@ -67,7 +67,9 @@ function loadKeys(options: ServeOptions): { keys: KeyRing; developmentKey: strin
   const path = join(resolve(options.stateDir), 'keys.json');
   if (!existsSync(path)) writeDevelopmentKeysFile(path);
   const file = JSON.parse(readFileSync(path, 'utf8')) as KeysFile;
-  return { keys: new KeyRing(file), developmentKey: file.keys[0]?.key ?? null, source: path };
+  // Print the development key only (an operator may have added admin keys to this file since).
+  const development = file.keys.find((entry) => entry.name === DEVELOPMENT_KEY_NAME && entry.admin !== true);
+  return { keys: new KeyRing(file), developmentKey: development?.key ?? null, source: path };
 }
 
 export async function serve(options: ServeOptions, print: (line: string) => void): Promise<RunningServer> {

@@ -313,6 +313,14 @@ export function validate<S extends z.ZodType>(
   return { ok: false, error: { detail: toValidationDetail(result.error.issues, data, location) } };
 }
 
+/**
+ * The JSON Schema a generated document (OpenAPI) should show for a schema whose zod form cannot say it —
+ * a custom check, or a query integer that also parses from text. Stored as zod metadata (`openapi`).
+ */
+export function documentedAs<S extends z.ZodType>(schema: S, jsonSchema: Record<string, unknown>): S {
+  return schema.meta({ openapi: jsonSchema });
+}
+
 /** The 422 body FastAPI sends for a request body that is not JSON at all. */
 export function jsonDecodeError(position: number, reason: string): ValidationErrorBody {
   return { detail: [{ loc: ['body', position], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error: reason } }] };

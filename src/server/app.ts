@@ -11,13 +11,13 @@
  * Errors are JSON `{"detail": …}`: 400 bad JSON, 404 unknown route or location, 413 body too large, 415
  * not JSON; anything unexpected is a 500 with a fixed message (the cause goes to the log, not the client).
  */
-import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { ValidationError } from '../client/errors.js';
 import { ENDPOINTS, type EndpointId } from '../contract/endpoints.js';
 import { validate } from '../contract/validation.js';
 import type { LocalIndex } from '../engine/local-index.js';
+import { clientErrorHandler, frameworkErrors, registerJsonParser, requestIdGenerator } from './http-edge.js';
 import type { ApiKey, KeyRing } from './keys.js';
 import { quotaMonth, quotaReset, TokenBucket } from './limits.js';
 import { openApiDocument } from './openapi.js';
@@ -70,6 +70,14 @@ declare module 'fastify' {
 interface Reservation {
   slot: string;
   stats: boolean;
+  /** Rows held for /search and /fetch (known once the body is parsed). */
+  results: number;
+}
+
+interface Held {
+  requests: number;
+  statsRequests: number;
+  results: number;
 }
 
 /** What a successful answer adds to the key's monthly usage. */
@@ -87,14 +95,16 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    genReqId: requestIdGenerator(keys),
+    frameworkErrors,
+    clientErrorHandler,
   });
   app.decorateRequest('apiKey', null);
   app.decorateRequest('reservation', null);
   const infoLogged = ['trace', 'debug', 'info'].includes(app.log.level);
-  // Bodies are JSON only: anything else is a 415 (Fastify would otherwise accept text/plain).
-  app.removeContentTypeParser('text/plain');
+  // Bodies are JSON only (anything else is a 415), UTF-8, of bounded depth.
+  registerJsonParser(app);
 
   await app.register(cors, {
     origin: options.corsOrigins ?? DEFAULT_CORS_ORIGINS,
@@ -102,14 +112,17 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     allowedHeaders: ['x-api-key', 'authorization', 'content-type', 'x-request-id'],
     exposedHeaders: [...RATE_LIMIT_HEADERS, 'Retry-After', 'x-request-id'],
     maxAge: 600,
+    // An OPTIONS request without an Origin is not a preflight: let it reach the JSON 404 instead of a text error.
+    strictPreflight: false,
   });
 
   const buckets = new Map<string, TokenBucket>();
   /**
-   * Requests admitted but not answered yet, per month and key: they hold their place in the request
-   * (and /stats) quota, so concurrent requests cannot together pass it. Rows are counted when known.
+   * Requests admitted but not answered yet, per month and key: they hold their place in the request and
+   * /stats quotas, and /search and /fetch hold the most rows they can return, so concurrent requests
+   * cannot together pass a quota.
    */
-  const inFlight = new Map<string, { requests: number; statsRequests: number }>();
+  const inFlight = new Map<string, Held>();
   const release = (request: FastifyRequest): void => {
     const held = request.reservation;
     if (!held) return;
@@ -118,6 +131,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     if (!slot) return;
     slot.requests--;
     if (held.stats) slot.statsRequests--;
+    slot.results -= held.results;
     if (slot.requests <= 0) inFlight.delete(held.slot);
   };
   const views = new Map<string, LocalIndex>();
@@ -134,6 +148,17 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     }
     return view;
   };
+
+  // A visibility the engine refuses (text_keywords without a word, say) stops the start, not a request.
+  for (const key of keys.entries()) {
+    if (!key.visibility || !engine.index) continue;
+    try {
+      viewFor(key);
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      throw new Error(`keys file: the visibility of key ${key.name ?? key.id} is invalid: ${error.detail.map((item) => `${item.loc.slice(1).join('.')}: ${item.msg}`).join('; ')}`);
+    }
+  }
 
   const rateLimitHeaders = (key: ApiKey): Record<string, string> => {
     const at = now();
@@ -178,10 +203,11 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     }
     const month = quotaMonth(at);
     const slot = `${month}\t${key.id}`;
-    const held = inFlight.get(slot) ?? { requests: 0, statsRequests: 0 };
+    const held = inFlight.get(slot) ?? { requests: 0, statsRequests: 0, results: 0 };
     const usage = ledger.get(month, key.id);
     usage.requests += held.requests;
     usage.statsRequests += held.statsRequests;
+    usage.results += held.results;
     const reset = quotaReset(at);
     const untilReset = { 'Retry-After': String(Math.max(1, Math.ceil((reset.getTime() - at) / 1000))) };
     const resets = `it resets at ${isoSeconds(reset)}`;
@@ -197,7 +223,42 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     held.requests++;
     if (id === 'v2.stats') held.statsRequests++;
     inFlight.set(slot, held);
-    request.reservation = { slot, stats: id === 'v2.stats' };
+    request.reservation = { slot, stats: id === 'v2.stats', results: 0 };
+  };
+
+  /**
+   * /search and /fetch hold the rows they may return before they run: a search page is cut to the rows
+   * left (its cursor still walks on), a fetch that could return more rows than are left is a 429.
+   * Returns the body to run (a search's size cut).
+   */
+  const holdRows = (id: EndpointId, request: FastifyRequest, key: ApiKey): unknown => {
+    const body = request.body;
+    const reservation = request.reservation;
+    if (key.admin || !reservation || (id !== 'v2.search' && id !== 'v2.fetch')) return body;
+    const at = now();
+    const slot = inFlight.get(reservation.slot);
+    const left = key.limits.monthlyResults - ledger.get(quotaMonth(at), key.id).results - (slot?.results ?? 0);
+    let rows: number;
+    let run = body;
+    if (id === 'v2.search') {
+      const checked = validate(ENDPOINTS['v2.search'].request, body);
+      if (!checked.ok) throw new ValidationError(checked.error.detail, 422);
+      rows = Math.min(checked.value.size, left);
+      if (rows < checked.value.size) run = { ...(body as object), size: rows };
+    } else {
+      const checked = validate(ENDPOINTS['v2.fetch'].request, body);
+      if (!checked.ok) throw new ValidationError(checked.error.detail, 422);
+      rows = checked.value.domains.length;
+      if (rows > left) {
+        const reset = quotaReset(at);
+        throw new HttpProblem(429, `Monthly result quota: a fetch of ${plural(rows, 'domain')} may return as many rows, and ${plural(left, 'row')} ${left === 1 ? 'is' : 'are'} left for ${key.tier}; it resets at ${isoSeconds(reset)}`, {
+          'Retry-After': String(Math.max(1, Math.ceil((reset.getTime() - at) / 1000))),
+        });
+      }
+    }
+    reservation.results = rows;
+    if (slot) slot.results += rows;
+    return run;
   };
 
   /** The engine's answer to one request (throws ValidationError → 422, HttpProblem → its status). */
@@ -205,9 +266,9 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     const view = viewFor(key);
     switch (id) {
       case 'v2.search':
-        return view.search(request.body as never);
+        return view.search(holdRows(id, request, key) as never);
       case 'v2.fetch':
-        return view.fetch(request.body as never);
+        return view.fetch(holdRows(id, request, key) as never);
       case 'v2.stats': {
         const checked = validate(ENDPOINTS['v2.stats'].request, request.body);
         if (!checked.ok) throw new ValidationError(checked.error.detail, 422);
@@ -277,7 +338,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     if (error instanceof ValidationError) return reply.code(422).send({ detail: error.detail });
     if (error instanceof HttpProblem) return reply.code(error.status).headers(error.headers).send({ detail: error.detail });
     const status = 'statusCode' in error ? error.statusCode : undefined;
-    if (status === 415) {
+    if ('code' in error && error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
       const type = request.headers['content-type'] ?? 'none';
       return reply.code(415).send({ detail: `Unsupported media type (${type}): send the body as JSON with content-type application/json` });
     }

@@ -51,6 +51,11 @@ export class KeyRing {
       throw new Error(`keys file: ${problems.join('; ')}`);
     }
     const { keys, tiers } = parsed.value;
+    keys.forEach((entry, i) => {
+      if (entry.visibility && !restrictsSomething(entry.visibility)) {
+        throw new Error(`keys file: keys.${i}.visibility restricts nothing (every list empty); leave it out to give the key every organization`);
+      }
+    });
     for (const entry of keys) {
       const hash = sha256(entry.key);
       if (this.byHash.has(hash)) throw new Error('keys file: the same key is listed twice');
@@ -75,6 +80,11 @@ export class KeyRing {
     return new KeyRing(data as KeysFile);
   }
 
+  /** Every key's entry (no key in it). */
+  entries(): ApiKey[] {
+    return [...this.byHash.values()];
+  }
+
   /** The key's entry, or null for an unknown key. */
   lookup(key: string): ApiKey | null {
     return this.byHash.get(sha256(key)) ?? null;
@@ -85,16 +95,26 @@ export class KeyRing {
   }
 }
 
+/**
+ * Whether a filters object narrows anything. An empty list means "no condition" in a filters object, so
+ * `{"country": []}` as a visibility would silently grant everything: the keys file refuses it.
+ */
+function restrictsSomething(filters: Filters): boolean {
+  return Object.values(filters as Record<string, unknown>).some((value) => (Array.isArray(value) ? value.length > 0 : value !== null && value !== undefined));
+}
+
 /** A fresh random key: "oi_" and 40 hex digits (160 bits). */
 export function generateKey(): string {
   return `oi_${randomBytes(20).toString('hex')}`;
 }
 
+export const DEVELOPMENT_KEY_NAME = 'development key';
+
 /** Writes a keys file with one tier_2 development key (readable by the owner only); returns the key. */
 export function writeDevelopmentKeysFile(path: string): string {
   const key = generateKey();
   mkdirSync(dirname(path), { recursive: true });
-  const file: KeysFile = { keys: [{ key, tier: 'tier_2', admin: false, name: 'development key' }] };
+  const file: KeysFile = { keys: [{ key, tier: 'tier_2', admin: false, name: DEVELOPMENT_KEY_NAME }] };
   writeFileSync(path, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
   return key;
 }

@@ -10,6 +10,14 @@ import { ValidationErrorBodySchema } from '../contract/validation.js';
 
 type JsonSchema = Record<string, unknown>;
 
+/** Where the contract says how a schema is to be documented (`documentedAs`), that replaces zod's rendering. */
+function documented(ctx: { zodSchema: unknown; jsonSchema: JsonSchema }): void {
+  const meta = z.globalRegistry.get(ctx.zodSchema as z.ZodType) as { openapi?: JsonSchema } | undefined;
+  if (!meta?.openapi) return;
+  for (const key of Object.keys(ctx.jsonSchema)) Reflect.deleteProperty(ctx.jsonSchema, key);
+  Object.assign(ctx.jsonSchema, meta.openapi);
+}
+
 /**
  * Shared definitions hoisted out of the generated schemas: zod puts reused and recursive parts (the
  * JSON cursor, for one) under the schema's own `$defs`, whose `#/$defs/…` pointers would resolve against
@@ -19,7 +27,7 @@ class Definitions {
   readonly schemas: Record<string, JsonSchema> = {};
 
   add(schema: z.ZodType, io: 'input' | 'output', name: string): JsonSchema {
-    const { $schema: _dialect, $defs, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+    const { $schema: _dialect, $defs, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', override: documented }) as JsonSchema;
     const defs = ($defs ?? {}) as Record<string, JsonSchema>;
     const renamed = new Map(Object.keys(defs).map((key) => [`#/$defs/${key}`, `#/components/schemas/${name}_${key.replace(/^_+/, '')}`]));
     const rewrite = (value: unknown): unknown => {
@@ -68,18 +76,23 @@ function operation(defs: Definitions, id: string, endpoint: Endpoint): JsonSchem
     responses: {
       '200': {
         description: 'OK',
-        headers: open ? undefined : RATE_LIMIT_HEADERS,
+        ...(open ? {} : { headers: RATE_LIMIT_HEADERS }),
         content: { 'application/json': { schema: defs.add(endpoint.response, 'output', `${operationId}_response`) } },
       },
-      ...(open
-        ? {}
-        : {
-            '401': errorResponse('Missing or invalid API key'),
-            '403': errorResponse('Not allowed for the key (e.g. stats explain without an admin key)'),
-            '422': { description: 'Validation error', content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPValidationError' } } } },
-            '429': { ...errorResponse('Rate limit or monthly quota exceeded; Retry-After says when to retry'), headers: { 'Retry-After': { schema: { type: 'integer' } } } },
-          }),
+      ...(endpoint.input === 'body'
+        ? {
+            '400': errorResponse('The body is not valid JSON, or nested too deeply'),
+            '413': errorResponse('The body is too large'),
+            '415': errorResponse('The body is not UTF-8 JSON'),
+          }
+        : {}),
+      ...(open ? {} : { '401': errorResponse('Missing or invalid API key') }),
+      ...(id === 'v2.stats' ? { '403': errorResponse('Not allowed for the key (explain needs an admin key)') } : {}),
+      ...(id === 'v2.location' ? { '404': errorResponse('No such location (or none the key may see)') } : {}),
+      ...(endpoint.input === 'none' ? {} : { '422': { description: 'Validation error', content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPValidationError' } } } } }),
+      ...(open ? {} : { '429': { ...errorResponse('Rate limit or monthly quota exceeded; Retry-After says when to retry'), headers: { 'Retry-After': { schema: { type: 'integer' } } } } }),
       '500': errorResponse('Unexpected server error'),
+      ...(open ? {} : { '503': errorResponse('The index is not loaded') }),
     },
   };
   if (endpoint.input === 'body') {

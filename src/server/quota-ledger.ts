@@ -52,9 +52,46 @@ interface Snapshot {
   months: Record<string, Record<string, [number, number, number]>>;
 }
 
-export class QuotaLedger {
+/** One journal line. */
+function journalLine(month: string, key: string, delta: Usage): string {
+  return `${month}\t${key}\t${delta.requests}\t${delta.statsRequests}\t${delta.results}\n`;
+}
+
+/** Usage per month and key. */
+class UsageCounts {
   /** month → key id → usage */
-  private readonly usage = new Map<string, Map<string, Usage>>();
+  readonly months = new Map<string, Map<string, Usage>>();
+
+  add(month: string, key: string, delta: Usage): void {
+    let keys = this.months.get(month);
+    if (!keys) {
+      keys = new Map();
+      this.months.set(month, keys);
+    }
+    const usage = keys.get(key) ?? { requests: 0, statsRequests: 0, results: 0 };
+    usage.requests += delta.requests;
+    usage.statsRequests += delta.statsRequests;
+    usage.results += delta.results;
+    keys.set(key, usage);
+  }
+
+  get(month: string, key: string): Usage {
+    const usage = this.months.get(month)?.get(key);
+    return usage ? { ...usage } : { requests: 0, statsRequests: 0, results: 0 };
+  }
+
+  /** Adds one journal line; a torn one (a crash mid-write: too few fields) was never acknowledged and is skipped. */
+  addLine(line: string): void {
+    const [month, key, requests, stats, rows, extra] = line.replace(/\n$/, '').split('\t');
+    if (month === undefined || key === undefined || rows === undefined || extra !== undefined) return;
+    const usage = { requests: Number(requests), statsRequests: Number(stats), results: Number(rows) };
+    if (!/^\d{4}-\d{2}$/.test(month) || !Object.values(usage).every(Number.isSafeInteger)) return;
+    this.add(month, key, usage);
+  }
+}
+
+export class QuotaLedger {
+  private readonly usage = new UsageCounts();
   private generation: number;
   private handle: FileHandle;
   private bytes: number;
@@ -99,43 +136,18 @@ export class QuotaLedger {
     fsyncDirectory(dir);
     const ledger = new QuotaLedger(dir, options.durability ?? 'fsync', options.compactBytes ?? COMPACT_BYTES, generation, handle, (await handle.stat()).size);
     for (const [month, keys] of Object.entries(snapshot.months)) {
-      for (const [key, [requests, statsRequests, results]] of Object.entries(keys)) ledger.add(month, key, { requests, statsRequests, results });
+      for (const [key, [requests, statsRequests, results]] of Object.entries(keys)) ledger.usage.add(month, key, { requests, statsRequests, results });
     }
     for (const log of logs) {
       if (log.generation <= snapshot.generation) continue;
-      ledger.replay(readFileSync(join(dir, log.name), 'utf8'));
+      for (const line of readFileSync(join(dir, log.name), 'utf8').split('\n')) ledger.usage.addLine(line);
     }
     return ledger;
   }
 
-  private replay(text: string): void {
-    for (const line of text.split('\n')) {
-      const [month, key, requests, stats, rows, extra] = line.split('\t');
-      // A torn last line (crash mid-write) has too few fields; it was never acknowledged.
-      if (month === undefined || key === undefined || rows === undefined || extra !== undefined) continue;
-      const usage = { requests: Number(requests), statsRequests: Number(stats), results: Number(rows) };
-      if (!/^\d{4}-\d{2}$/.test(month) || !Object.values(usage).every(Number.isSafeInteger)) continue;
-      this.add(month, key, usage);
-    }
-  }
-
-  private add(month: string, key: string, delta: Usage): void {
-    let keys = this.usage.get(month);
-    if (!keys) {
-      keys = new Map();
-      this.usage.set(month, keys);
-    }
-    const usage = keys.get(key) ?? { requests: 0, statsRequests: 0, results: 0 };
-    usage.requests += delta.requests;
-    usage.statsRequests += delta.statsRequests;
-    usage.results += delta.results;
-    keys.set(key, usage);
-  }
-
   /** A key's usage in a month (zeros when none). */
   get(month: string, key: string): Usage {
-    const usage = this.usage.get(month)?.get(key);
-    return usage ? { ...usage } : { requests: 0, statsRequests: 0, results: 0 };
+    return this.usage.get(month, key);
   }
 
   /**
@@ -144,8 +156,8 @@ export class QuotaLedger {
    */
   record(month: string, key: string, delta: Usage): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the quota ledger is closed'));
-    this.add(month, key, delta);
-    this.pending.push(`${month}\t${key}\t${delta.requests}\t${delta.statsRequests}\t${delta.results}\n`);
+    this.usage.add(month, key, delta);
+    this.pending.push(journalLine(month, key, delta));
     const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
     this.flushing ??= this.flush();
     return done;
@@ -194,10 +206,18 @@ export class QuotaLedger {
     this.handle = next;
     this.generation = previous + 1;
     this.bytes = 0;
-    // Everything counted so far is in logs ≤ previous (the new one is empty: no flush runs meanwhile).
+    // The snapshot covers the logs ≤ previous: everything counted so far except the lines still pending,
+    // which the next flush writes to the new generation (replay adds them on top of the snapshot).
+    const unwritten = new UsageCounts();
+    for (const line of this.pending) unwritten.addLine(line);
     const snapshot: Snapshot = { generation: previous, months: {} };
-    for (const [month, keys] of this.usage) {
-      snapshot.months[month] = Object.fromEntries([...keys].map(([key, u]) => [key, [u.requests, u.statsRequests, u.results]]));
+    for (const [month, keys] of this.usage.months) {
+      snapshot.months[month] = Object.fromEntries(
+        [...keys].map(([key, u]) => {
+          const later = unwritten.get(month, key);
+          return [key, [u.requests - later.requests, u.statsRequests - later.statsRequests, u.results - later.results]];
+        }),
+      );
     }
     writeFileAtomically(join(this.dir, SNAPSHOT), JSON.stringify(snapshot));
     for (const name of readdirSync(this.dir)) {

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { open as openFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { QuotaLedger } from '../../src/server/quota-ledger.js';
 
@@ -65,6 +66,35 @@ describe('QuotaLedger', () => {
     }
     expect({ requests, stats, results }).toEqual({ requests: 60, stats: 30, results: (59 * 60) / 2 });
     await reopened.close();
+  });
+
+  test('compaction while records keep arriving (lines still pending) neither loses nor doubles a count', async () => {
+    // A slow disk (every sync 15 ms) and a record every 2 ms: lines pile up while a compaction runs.
+    const probe = await openFile(join(dir, 'probe'), 'w');
+    const prototype = Object.getPrototypeOf(probe) as { datasync: () => Promise<void> };
+    await probe.close();
+    const datasync = prototype.datasync;
+    prototype.datasync = async function slowDatasync(this: unknown) {
+      await new Promise((resolve) => setTimeout(resolve, 15));
+      return datasync.call(this);
+    };
+    try {
+      const ledger = await QuotaLedger.open(dir, { compactBytes: 200 });
+      const writes: Promise<void>[] = [];
+      for (let i = 0; i < 100; i++) {
+        writes.push(ledger.record('2026-11', 'k', { requests: 1, statsRequests: 0, results: 2 }));
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      await Promise.all(writes);
+      expect(ledger.get('2026-11', 'k')).toEqual({ requests: 100, statsRequests: 0, results: 200 });
+      await ledger.close();
+      expect(readdirSync(dir)).toContain('quota-snapshot.json');
+      const reopened = await QuotaLedger.open(dir);
+      expect(reopened.get('2026-11', 'k')).toEqual({ requests: 100, statsRequests: 0, results: 200 });
+      await reopened.close();
+    } finally {
+      prototype.datasync = datasync;
+    }
   });
 
   test('a snapshot covering a log that was not yet deleted does not count it twice', async () => {

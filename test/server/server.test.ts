@@ -177,10 +177,13 @@ describe('validation and bad input: a clear error, never a crash', () => {
         throw new Error('secret internals: /etc/passwd at row 17');
       },
       health: () => ({ healthy: true }),
+      withVisibility() {
+        return this;
+      },
     } as unknown as LocalIndex;
     const broken = await startTestServer({ engine: { index: failing, error: null } });
     try {
-      const response = await raw(`${broken.url}/v2/search`, { method: 'POST', headers: { 'x-api-key': KEYS.tier2, 'content-type': 'application/json' }, body: '{"size": 3}' });
+      const response = await raw(`${broken.url}/v2/search`, { method: 'POST', headers: { 'x-api-key': KEYS.tier2, 'content-type': 'application/json' }, body: '{"filters": {"country": ["Deutschland"]}, "size": 3}' });
       expect(response.status).toBe(500);
       expect(response.body).toEqual({ detail: 'Internal Server Error' });
       const error: unknown = await broken.client(KEYS.tier2).search({ filters: { country: ['Deutschland'] } }).catch((e: unknown) => e);
@@ -372,15 +375,14 @@ describe('visibility: a scoped key sees nothing outside its filters, through any
     expect(options.options.country).toEqual([{ value: 'Österreich', count: austrian().length }]);
     expect(options.options.state!.map((option) => option.value)).not.toContain('Bayern');
     expect((await client.location('Europe/Österreich')).doc_count).toBe(austrian().length);
-    expect((await client.location('Europe/Deutschland')).doc_count).toBe(0);
-    expect((await client.location('Europe/Deutschland/Bayern')).doc_count).toBe(0);
     const countries = (await client.locationList({ location_type: 'country' })).items;
-    expect(countries.map((item) => item.name)).toEqual(expect.arrayContaining(['Deutschland', 'Österreich']));
-    expect(countries.reduce((sum, item) => sum + item.doc_count, 0)).toBe(austrian().length);
-    // Location search itself is open: German places are found, with nothing to count.
-    const munich = await client.locationSearch({ q: 'München' });
-    expect(munich.items.length).toBeGreaterThan(0);
-    expect(munich.items.every((item) => item.doc_count === 0)).toBe(true);
+    expect(countries.map((item) => [item.name, item.doc_count])).toEqual([['Österreich', austrian().length]]);
+    // Any key may search locations, but places holding only hidden organizations are not listed (even a
+    // count of 0 would tell where they are): a 404, like a place that does not exist.
+    const hidden = await raw(`${server.url}/v2/locations/${encodeURIComponent('Europe/Deutschland')}`, { headers: { 'x-api-key': KEYS.scoped } });
+    expect(hidden.status).toBe(404);
+    expect((await client.locationSearch({ q: 'München' })).items).toEqual([]);
+    expect((await client.locationSearch({ q: 'Wien' })).items.length).toBeGreaterThan(0);
   });
 
   test('the scope is the key file\'s filters object', () => {
@@ -449,5 +451,99 @@ describe('structured logs', () => {
     } finally {
       await logged.close();
     }
+  });
+});
+
+describe('hardening: limits that must hold at the edges', () => {
+  const post = (url: string, body: string, headers: Record<string, string> = {}) =>
+    raw(`${url}/v2/search`, { method: 'POST', headers: { 'x-api-key': KEYS.tier2, 'content-type': 'application/json', ...headers }, body });
+
+  test('the result quota holds rows before they are served: a page is cut to what is left, a fetch that could pass it is a 429', async () => {
+    const own = await startTestServer({ keys: { keys: [{ key: KEYS.tier1, tier: 'tier_1' }], tiers: { tier_1: { monthlyResults: 12, burst: 100, ratePerSecond: 100 } } } });
+    try {
+      const client = own.client(KEYS.tier1);
+      const page = await client.search({ filters: { country: ['Deutschland'] }, size: 500, columns: ['domain'] });
+      expect(page.data).toHaveLength(12);
+      expect(page.metadata.search_after).not.toBeNull(); // the walk can go on next month
+      await expect(client.search({ filters: { country: ['Deutschland'] }, size: 1 })).rejects.toThrow(/Monthly result quota exhausted: 12 rows/);
+    } finally {
+      await own.close();
+    }
+    const fetching = await startTestServer({ keys: { keys: [{ key: KEYS.tier1, tier: 'tier_1' }], tiers: { tier_1: { monthlyResults: 3 } } } });
+    try {
+      const error: unknown = await fetching.client(KEYS.tier1).fetch({ domains: german().slice(0, 5) }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(RateLimitError);
+      expect((error as RateLimitError).message).toMatch(/a fetch of 5 domains may return as many rows, and 3 rows are left/);
+      await expect(fetching.client(KEYS.tier1).fetch({ domains: german().slice(0, 3) })).resolves.toBeDefined();
+    } finally {
+      await fetching.close();
+    }
+  });
+
+  test('a visibility that restricts nothing is refused when the keys are loaded, never a key that sees everything', async () => {
+    await expect(startTestServer({ keys: { keys: [{ key: KEYS.scoped, tier: 'tier_2', visibility: { country: [] } }] } })).rejects.toThrow(
+      /keys\.0\.visibility restricts nothing/,
+    );
+    await expect(startTestServer({ keys: { keys: [{ key: KEYS.scoped, tier: 'tier_2', visibility: { text_keywords: { must_all: ['!!!'] } } }] } })).rejects.toThrow(
+      /visibility of key .* is invalid: filters\.text_keywords: Value error, must_all and must_any hold no searchable word/,
+    );
+  });
+
+  test('text_keywords without a searchable word is a 422, not a filter that filters nothing', async () => {
+    const response = await post(server.url, JSON.stringify({ filters: { text_keywords: { must_all: ['!!!'] } } }));
+    expect(response.status).toBe(422);
+    expect(response.body).toMatchObject({ detail: [{ loc: ['body', 'filters', 'text_keywords'] }] });
+  });
+
+  test('explain plans quote what the key may see, never the size of the whole index', async () => {
+    const scoped = server.client(KEYS.scoped);
+    const filter = await scoped.search({ filters: { organization_type: ['Company'] }, explain: true });
+    const semantic = await scoped.search({ describe: 'software', explain: true });
+    const plans = [...(filter.metadata.explain_plan ?? []), ...(semantic.metadata.explain_plan ?? [])].join('\n');
+    expect(plans).toContain(`of ${austrian().length} rows visible to this key`);
+    expect(plans).toContain(`scan over ${austrian().length} vectors`);
+    expect(plans).not.toContain(String(index().store.size));
+  });
+
+  test('JSON nested deeper than 64 levels is a 400 (and cannot overflow the stack of the 422 echo)', async () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const response = await post(server.url, deep);
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ detail: 'Body is nested more than 64 levels deep' });
+  });
+
+  test('a body in another charset is a 415, not silently misread', async () => {
+    const latin1 = Buffer.from(JSON.stringify({ filters: { country: ['Österreich'] } }), 'latin1');
+    const response = await fetch(`${server.url}/v2/search`, { method: 'POST', headers: { 'x-api-key': KEYS.tier2, 'content-type': 'application/json; charset=latin1' }, body: latin1 });
+    expect(response.status).toBe(415);
+    expect(await response.json()).toEqual({ detail: 'Unsupported charset latin1: send the JSON body as UTF-8' });
+    expect((await post(server.url, JSON.stringify({ filters: { country: ['Österreich'] } }), { 'content-type': 'application/json; charset=UTF-8' })).status).toBe(200);
+  });
+
+  test('__proto__ in a body is an extra field the contract names, not "invalid JSON"', async () => {
+    const response = await post(server.url, '{"filters": {"country": ["Deutschland"]}, "__proto__": {"polluted": true}}');
+    expect(response.status).toBe(422);
+    expect(response.body).toMatchObject({ detail: [{ type: 'extra_forbidden', loc: ['body', '__proto__'] }] });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  test('errors raised before routing are JSON too: a malformed URL, a bare OPTIONS, oversized headers', async () => {
+    const badUrl = await raw(`${server.url}/v2/locations/%ZZ`, { headers: { 'x-api-key': KEYS.tier2 } });
+    expect(badUrl.status).toBe(400);
+    expect(badUrl.body).toEqual({ detail: expect.any(String) });
+    // An OPTIONS without an Origin is no preflight: an empty 204, not a text/plain error.
+    const options = await raw(`${server.url}/v2/search`, { method: 'OPTIONS' });
+    expect([options.status, options.body]).toEqual([204, '']);
+    const huge = await raw(`${server.url}/v2/locations/search?q=${'x'.repeat(20_000)}`, { headers: { 'x-api-key': KEYS.tier2 } });
+    expect(huge.status).toBe(431);
+    expect(huge.body).toEqual({ detail: 'Request headers (or the query string) are too large' });
+  });
+
+  test('a caller\'s x-request-id is echoed when it is a plain token, replaced when it is odd or an API key', async () => {
+    const echo = async (id: string) => (await raw(`${server.url}/v2/health`, { headers: { 'x-request-id': id } })).headers.get('x-request-id');
+    expect(await echo('trace-1.2:3')).toBe('trace-1.2:3');
+    expect(await echo('has spaces and ünïcode')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await echo('x'.repeat(65))).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await echo(KEYS.tier2)).toMatch(/^[0-9a-f-]{36}$/);
   });
 });

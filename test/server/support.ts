@@ -71,6 +71,10 @@ export async function startTestServer(
     logger: options.logger ?? false,
     ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
+  }).catch(async (error: unknown) => {
+    await ledger.close();
+    rmSync(stateDir, { recursive: true, force: true });
+    throw error;
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return {

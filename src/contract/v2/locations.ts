@@ -8,7 +8,7 @@
  * query parameters are ignored, as FastAPI does (a cache-buster `_=…` must not fail a request).
  */
 import * as z from 'zod';
-import { addIssue, INT_TYPE_MESSAGE, integer } from '../validation.js';
+import { addIssue, documentedAs, INT_TYPE_MESSAGE, integer } from '../validation.js';
 
 export const LOCATION_TYPES = ['continent', 'country', 'state', 'region', 'district', 'municipality'] as const;
 export type LocationType = (typeof LOCATION_TYPES)[number];
@@ -37,10 +37,13 @@ function queryInt(min: number, max: number, fallback: number) {
     addIssue(ctx, 'Input should be a valid integer, unable to parse string as an integer', [], { type: 'int_parsing' });
     return z.NEVER;
   });
-  return z
-    .union([z.number(), fromText], { error: INT_TYPE_MESSAGE })
-    .pipe(integer().min(min).max(max))
-    .default(fallback);
+  return documentedAs(
+    z
+      .union([z.number(), fromText], { error: INT_TYPE_MESSAGE })
+      .pipe(integer().min(min).max(max))
+      .default(fallback),
+    { type: 'integer', minimum: min, maximum: max, default: fallback },
+  );
 }
 const optionalText = z
   .string()

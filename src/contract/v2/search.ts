@@ -1,7 +1,7 @@
 /** v2 POST /search: request (with rules 1–3), mode inference (rule 4) and response. */
 import * as z from 'zod';
 import { boundedInt, boundedNumber, ColumnsSchema, CursorSchema, CursorValueSchema, DomainSchema, TermSchema } from '../common.js';
-import { addIssue, WHEN_FIELDS_VALID, type LocSegment } from '../validation.js';
+import { addIssue, documentedAs, WHEN_FIELDS_VALID, type LocSegment } from '../validation.js';
 import { FiltersSchema, hasKeywordTerms, KeywordsSchema, type Filters, type Keywords } from './filters.js';
 import { OrganizationRowSchema } from './rows.js';
 
@@ -28,8 +28,8 @@ function isWeightName(raw: unknown): raw is SimilarityWeightName {
   return typeof raw === 'string' && Object.prototype.hasOwnProperty.call(SIMILARITY_WEIGHTS, raw);
 }
 
-/** Checked in the transform (one clear message for every wrong shape); typed for callers. */
-const WeightSchema = z.custom<number | SimilarityWeightName>(() => true).transform((raw: unknown, ctx): number => {
+/** A similar-to weight: a number 0–2 or a name, one clear message for every wrong shape. */
+function parseWeight(raw: unknown, ctx: z.RefinementCtx): number {
   if (isWeightName(raw)) return SIMILARITY_WEIGHTS[raw];
   if (typeof raw === 'number' && Number.isFinite(raw)) {
     if (raw >= 0 && raw <= 2) return raw;
@@ -42,6 +42,12 @@ const WeightSchema = z.custom<number | SimilarityWeightName>(() => true).transfo
     ctx: { expected: "0.0 to 2.0, 'weak', 'normal' or 'strong'" },
   });
   return z.NEVER;
+}
+
+/** Checked in the transform; typed for callers; documented as what it accepts. */
+const WeightSchema = documentedAs(z.custom<number | SimilarityWeightName>(() => true).transform(parseWeight), {
+  anyOf: [{ type: 'number', minimum: 0, maximum: 2 }, { type: 'string', enum: Object.keys(SIMILARITY_WEIGHTS) }],
+  default: 'normal',
 });
 
 const ConceptTermsSchema = z.array(TermSchema).max(SEARCH_LIMITS.conceptTerms).default([]);

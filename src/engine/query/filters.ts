@@ -8,7 +8,7 @@ import { sectionOf } from '../../contract/nace.js';
 import { dayOf, NO_DAY } from '../store/dates.js';
 import type { CategoricalColumn } from '../store/dictionary.js';
 import type { CategoricalKey, ColumnStore } from '../store/store.js';
-import { textIndexOf } from '../relevance/rankers.js';
+import { searchableTextIndex } from '../relevance/rankers.js';
 
 export interface Mask {
   bits: Uint8Array;
@@ -112,7 +112,8 @@ function keepKeywordContainment(store: ColumnStore, bits: Uint8Array, wanted: re
 
 /** text_keywords: the keyword engine's boolean logic (terms, phrases, variants), without scoring. */
 function keepText(store: ColumnStore, bits: Uint8Array, keywords: Keywords): void {
-  const matching = textIndexOf(store).match({ must_all: keywords.must_all, must_any: keywords.must_any, must_not: keywords.must_not }, bits);
+  const index = searchableTextIndex(store, keywords, ['body', 'filters', 'text_keywords']);
+  const matching = index.match({ must_all: keywords.must_all, must_any: keywords.must_any, must_not: keywords.must_not }, bits);
   const keep = new Uint8Array(bits.length);
   for (const doc of matching) keep[doc] = 1;
   for (let i = 0; i < bits.length; i++) if (bits[i] && !keep[i]) bits[i] = 0;

@@ -13,9 +13,9 @@ import type { CategoricalKey, ColumnStore } from '../store/store.js';
 const LEVELS: readonly (LocationType & CategoricalKey)[] = ['continent', 'country', 'state', 'region', 'district', 'municipality'];
 
 /**
- * Every area present in the data, with how many of the `visible` rows (null: all rows) lie in it. A key
- * scoped to some rows still finds every place (location search is open to any caller, as the spec says);
- * only its counts are scoped, so areas outside its scope count 0.
+ * The areas holding at least one of the `visible` rows (null: all rows), with their counts. Areas come
+ * from the organizations themselves, so a scoped key sees only the places of the rows it may see: listing
+ * the others, even with a count of 0, would tell it where hidden organizations are.
  */
 export function locationItems(store: ColumnStore, visible: Uint8Array | null): LocationItem[] {
   const items = new Map<string, LocationItem>();
@@ -47,9 +47,8 @@ export function locationItems(store: ColumnStore, visible: Uint8Array | null): L
     return chain;
   };
   for (let row = 0; row < store.size; row++) {
-    const chain = chainOf(row);
     if (visible && !visible[row]) continue;
-    for (const item of chain) item.doc_count++;
+    for (const item of chainOf(row)) item.doc_count++;
   }
   return [...items.values()];
 }

@@ -11,6 +11,17 @@ import type { ColumnStore } from '../store/store.js';
 import { applyExcludes, filterMask, type Mask } from './filters.js';
 import { duplicateNameGroups } from './dedup.js';
 
+/**
+ * How many organizations the caller may see: the whole store, or a scoped key's share of it. Explain
+ * plans quote this, never the store's size (that would tell a scoped key how much it cannot see).
+ */
+export function populationOf(context: QueryContext): number {
+  if (!context.visible) return context.store.size;
+  let count = 0;
+  for (const bit of context.visible) count += bit;
+  return count;
+}
+
 export interface QueryContext {
   store: ColumnStore;
   /** The rows the calling key may see (null: all). */
@@ -79,7 +90,7 @@ export function searchFilterMode(context: QueryContext, request: SearchRequest):
       explain_plan: request.explain
         ? [
             'mode: filter (only filters were given)',
-            `filters: ${JSON.stringify(request.filters)} → ${mask.count} of ${store.size} rows${context.visible ? ' visible to this key' : ''}`,
+            `filters: ${JSON.stringify(request.filters)} → ${mask.count} of ${populationOf(context)} rows${context.visible ? ' visible to this key' : ''}`,
             `excludes: ${request.excludes.length} domain(s)`,
             `order: domain ascending, keyset cursor${after === null ? ' (first page)' : ` after ${after}`}`,
             `page: ${rows.length} row(s)${request.dedup ? ', dedup by organization name' : ''}; elapsed ${elapsed.toFixed(3)} ms`,

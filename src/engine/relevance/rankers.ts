@@ -16,7 +16,7 @@ import type { ValidationErrorItem } from '../../contract/validation.js';
 import type { Keywords } from '../../contract/v2/filters.js';
 import type { SearchRequest } from '../../contract/v2/search.js';
 import type { Ranker } from '../query/scored.js';
-import type { QueryContext } from '../query/search.js';
+import { populationOf, type QueryContext } from '../query/search.js';
 import type { ColumnStore } from '../store/store.js';
 import { applyComponentRemoval, applyComponentRemovalRows, removePrincipalComponent, sifGloveEmbedder, type Embedder } from './embedder.js';
 import { orderFused, weightedRrf } from './rrf.js';
@@ -99,12 +99,23 @@ function keywordQuery(keywords: Keywords): { must_all: string[]; must_any: strin
   return { must_all: keywords.must_all, must_any: keywords.must_any, must_not: keywords.must_not };
 }
 
-export function fulltextRanker(context: QueryContext, keywords: Keywords, allowed: Uint8Array): Ranker {
-  const index = textIndexOf(context.store);
+/**
+ * The store's text index, after checking that the keywords have a word to look for: strings without a
+ * letter or digit ("!!!") analyse to nothing, and a query of nothing would match every organization —
+ * a 422 at `loc` instead (keywords, or filters.text_keywords, where matching everything would be a
+ * filter that filters nothing).
+ */
+export function searchableTextIndex(store: ColumnStore, keywords: Keywords, loc: (string | number)[]): TextIndex {
+  const index = textIndexOf(store);
   if (index.positiveClauseCount(keywordQuery(keywords)) === 0) {
     const reason = 'must_all and must_any hold no searchable word (letters or digits)';
-    throw unprocessable([{ type: 'value_error', loc: ['body', 'keywords'], msg: `Value error, ${reason}`, input: keywords, ctx: { error: reason } }]);
+    throw unprocessable([{ type: 'value_error', loc, msg: `Value error, ${reason}`, input: keywords, ctx: { error: reason } }]);
   }
+  return index;
+}
+
+export function fulltextRanker(context: QueryContext, keywords: Keywords, allowed: Uint8Array): Ranker {
+  const index = searchableTextIndex(context.store, keywords, ['body', 'keywords']);
   return (k) => {
     const top = index.top(keywordQuery(keywords), k, allowed, context.store.domainRank);
     return { rows: top.docs, total: top.total, plan: [`bm25: ${top.total} matching document(s) (must_all ∩ must_any − must_not), name boost 2.0`] };
@@ -191,7 +202,7 @@ function vectorRanker(context: QueryContext, query: Float32Array, allowed: Uint8
   return (k) => {
     const hits = nearest(matrix, query, k, allowed, minScore, context.store.domainRank, { count });
     const found = hits.total === null ? `best ${hits.rows.length} at or above min_score ${minScore} (not counted)` : `${hits.total} at or above min_score ${minScore}`;
-    return { rows: hits.rows, total: hits.total, plan: [`${label}: exact cosine scan over ${matrix.rows} vectors (pruned by bounds), ${found}`] };
+    return { rows: hits.rows, total: hits.total, plan: [`${label}: exact cosine scan over ${populationOf(context)} vectors (pruned by bounds), ${found}`] };
   };
 }
 

@@ -1,0 +1,97 @@
+/**
+ * What reaches the server before any route: request ids, the JSON body parser, and the errors Fastify or
+ * Node raise before a handler runs. Every one of them answers JSON `{"detail": …}`, like the routes.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { KeyRing } from './keys.js';
+
+/** Deeper JSON is refused: no request needs it, and echoing it back in a 422 could overflow the stack. */
+export const MAX_JSON_DEPTH = 64;
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/** An error Fastify's error handler turns into `{"detail": message}` with this status. */
+export class ClientError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The caller's `x-request-id` when it is a plain token (letters, digits, `._:-`, at most 64) and not an
+ * API key pasted by mistake (it would be logged); otherwise a fresh UUID.
+ */
+export function requestIdGenerator(keys: KeyRing): NonNullable<FastifyServerOptions['genReqId']> {
+  return (request) => {
+    const header = request.headers['x-request-id'];
+    const offered = Array.isArray(header) ? header[0] : header;
+    if (offered && REQUEST_ID.test(offered) && !keys.lookup(offered)) return offered;
+    return randomUUID();
+  };
+}
+
+/** The nesting depth of a parsed JSON value, stopping early past `limit` (iterative: no recursion). */
+function depthExceeds(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop() as [unknown, number];
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(node)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/**
+ * JSON bodies: UTF-8 only (another declared charset is a 415 rather than silently misread text), at most
+ * MAX_JSON_DEPTH deep (400), parsed by JSON.parse — which makes `__proto__` an ordinary key (the contract's
+ * strict objects then name it as an extra field) instead of Fastify's "not valid JSON".
+ */
+export function registerJsonParser(app: FastifyInstance): void {
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+    if (charset && charset !== 'utf-8' && charset !== 'utf8') {
+      done(new ClientError(415, `Unsupported charset ${charset}: send the JSON body as UTF-8`));
+      return;
+    }
+    const text = body as string;
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      done(new ClientError(400, `Body is not valid JSON: ${(error as Error).message}`));
+      return;
+    }
+    if (depthExceeds(parsed, MAX_JSON_DEPTH)) {
+      done(new ClientError(400, `Body is nested more than ${MAX_JSON_DEPTH} levels deep`));
+      return;
+    }
+    done(null, parsed);
+  });
+}
+
+/** Errors Fastify meets before routing (a malformed URL, say): a 400 with a detail. */
+export const frameworkErrors: NonNullable<FastifyServerOptions['frameworkErrors']> = (error, _request, reply) => {
+  // Fastify's reply type here is generic over route schemas this server does not declare.
+  const plain = reply as unknown as { code(status: number): { send(body: unknown): unknown } };
+  void plain.code(400).send({ detail: error.message });
+};
+
+/** Errors Node's HTTP parser meets (headers too large, malformed requests): answered on the socket. */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) return;
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+  const body = JSON.stringify({ detail: tooLarge ? 'Request headers (or the query string) are too large' : 'Malformed HTTP request' });
+  socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}

@@ -8,7 +8,7 @@ import { ENDPOINTS, type EndpointId, type RequestInput, type RequestOutput } fro
 import { FiltersSchema, type Filters } from '../contract/v2/filters.js';
 import type { FetchResponse } from '../contract/v2/fetch.js';
 import type { LocationItem, LocationListResponse } from '../contract/v2/locations.js';
-import type { SearchResponse } from '../contract/v2/search.js';
+import type { SearchRequest, SearchResponse } from '../contract/v2/search.js';
 import type { FilterOptionsResponse, HealthResponse } from '../contract/v2/service.js';
 import type { StatsResponse } from '../contract/v2/stats.js';
 import { validate, type InputLocation } from '../contract/validation.js';
@@ -19,7 +19,7 @@ import { fetchRows } from './query/fetch.js';
 import { filterMask } from './query/filters.js';
 import { locationItems } from './query/location-items.js';
 import { filterOptions } from './query/options.js';
-import { search, type QueryContext } from './query/search.js';
+import { rankAll, search, type FullRanking, type QueryContext } from './query/search.js';
 import { computeStats } from './query/stats.js';
 import { ColumnStore } from './store/store.js';
 
@@ -59,6 +59,19 @@ export class LocalIndex {
     this.shared = shared;
     const visible = options.visibility ? filterMask(store, normalizedVisibility(options.visibility)).bits : null;
     this.context = { store, visible, now: options.now ?? (() => Date.now()) };
+  }
+
+  /** The rows this view may see (null: all) — for the legacy interface's own queries. */
+  get visibleRows(): Uint8Array | null {
+    return this.context.visible;
+  }
+
+  /**
+   * A validated v2 search's whole result list, in result order (at most `cap` rows in scored modes):
+   * the legacy interface freezes it in point-in-time contexts.
+   */
+  rankAll(request: SearchRequest, cap: number): FullRanking {
+    return rankAll(this.context, request, cap);
   }
 
   /** A view of the same data for another key's visibility, sharing the store and the location index. */

@@ -3,10 +3,10 @@
  * `total_hits`, no depth cap, and a cursor — the last domain returned — that stays valid while rows are
  * added. The scored modes (fulltext, semantic, vector_similarity, hybrid) belong to the relevance engine.
  */
-import type { SearchRequest, SearchResponse } from '../../contract/v2/search.js';
+import type { SearchMode, SearchRequest, SearchResponse } from '../../contract/v2/search.js';
 import { inferSearchMode } from '../../contract/v2/search.js';
 import { fulltextRanker, hybridRanker, semanticRanker, similarRanker } from '../relevance/rankers.js';
-import { cursorError, searchScored } from './scored.js';
+import { cursorError, searchScored, type Ranker } from './scored.js';
 import type { ColumnStore } from '../store/store.js';
 import { applyExcludes, filterMask, type Mask } from './filters.js';
 import { duplicateNameGroups } from './dedup.js';
@@ -112,24 +112,54 @@ function everyRow(store: ColumnStore): Uint8Array {
   return mask;
 }
 
+/** The rows a query may return: filters, the key's visibility and excludes applied. */
+function allowedRows(context: QueryContext, request: SearchRequest): Uint8Array {
+  // Rankers treat `allowed` as read-only (those that drop rows copy it), so an unfiltered query shares one mask.
+  const unconstrained = !context.visible && request.excludes.length === 0 && (!request.filters || Object.keys(request.filters).length === 0);
+  return unconstrained
+    ? everyRow(context.store)
+    : applyExcludes(context.store, filterMask(context.store, request.filters, context.visible ?? undefined), request.excludes).bits;
+}
+
+function rankerFor(context: QueryContext, request: SearchRequest, mode: Exclude<SearchMode, 'filter'>): Ranker {
+  const allowed = allowedRows(context, request);
+  const keywords = request.keywords ?? { must_all: [], must_any: [], must_not: [] };
+  if (mode === 'fulltext') return fulltextRanker(context, keywords, allowed);
+  if (mode === 'semantic') return semanticRanker(context, request, allowed);
+  if (mode === 'vector_similarity') return similarRanker(context, request, allowed);
+  return hybridRanker(context, request, allowed);
+}
+
 /** Dispatches on the inferred mode: filter mode here, scored modes through their rankers. */
 export function search(context: QueryContext, request: SearchRequest): SearchResponse {
   const mode = inferSearchMode(request);
   if (mode === 'filter') return searchFilterMode(context, request);
-  // Filters (and the key's visibility) narrow every mode before ranking; excludes never appear. Rankers
-  // treat `allowed` as read-only (those that drop rows copy it), so an unfiltered query shares one mask.
-  const unconstrained = !context.visible && request.excludes.length === 0 && (!request.filters || Object.keys(request.filters).length === 0);
-  const allowed = unconstrained
-    ? everyRow(context.store)
-    : applyExcludes(context.store, filterMask(context.store, request.filters, context.visible ?? undefined), request.excludes).bits;
-  const keywords = request.keywords ?? { must_all: [], must_any: [], must_not: [] };
-  const ranker =
-    mode === 'fulltext'
-      ? fulltextRanker(context, keywords, allowed)
-      : mode === 'semantic'
-        ? semanticRanker(context, request, allowed)
-        : mode === 'vector_similarity'
-          ? similarRanker(context, request, allowed)
-          : hybridRanker(context, request, allowed);
-  return searchScored(context, request, mode, ranker);
+  // Filters (and the key's visibility) narrow every mode before ranking; excludes never appear.
+  return searchScored(context, request, mode, rankerFor(context, request, mode));
+}
+
+/** A query's whole result list at once (for point-in-time contexts that freeze it). */
+export interface FullRanking {
+  mode: SearchMode;
+  /** Rows in result order: domain order in filter mode, best first otherwise (at most `cap`). */
+  rows: Uint32Array;
+  /** Matches before the cap (null when the ranker cannot count them). */
+  total: number | null;
+}
+
+/** Every row of a query in result order, up to `cap` (scored modes) — filter mode lists all matches. */
+export function rankAll(context: QueryContext, request: SearchRequest, cap: number): FullRanking {
+  const mode = inferSearchMode(request);
+  if (mode === 'filter') {
+    const allowed = allowedRows(context, request);
+    const { store } = context;
+    const rows: number[] = [];
+    for (let position = 0; position < store.size; position++) {
+      const row = store.byDomain[position] ?? 0;
+      if (allowed[row]) rows.push(row);
+    }
+    return { mode, rows: Uint32Array.from(rows), total: rows.length };
+  }
+  const ranking = rankerFor(context, request, mode)(cap);
+  return { mode, rows: Uint32Array.from(ranking.rows), total: ranking.total };
 }

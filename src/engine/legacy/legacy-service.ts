@@ -1,0 +1,361 @@
+/**
+ * The legacy v1 search interface, answered by the same engine as v2 (portable, synchronous).
+ *
+ * SEARCH. A v1 body becomes a v2 search: keywords {must_one → must_any, must_all, must_not}, `locations`
+ * and `custom_filters` (a v2 filters object) become v2 filters — a level given in both must match both —
+ * `domains` become similar-to references (all of them, not only v2's three), `semantic_input` becomes
+ * `describe` (giving both `domains` and `semantic_input` is a 400, as in v2), `excludes` as they are.
+ * `query_type` names the engine's mode: filter, keyword, semantic, similarity or hybrid; `metadata.query`
+ * describes the query in Elasticsearch's DSL terms.
+ *
+ * POINT IN TIME. A search whose results do not fit one page opens a point-in-time context (PIT) and
+ * returns its `pit_id` with `search_after`. The PIT freezes the result list: the ordered rows (scored
+ * modes: at most 10,000, the v2 depth cap) and the immutable index they come from, so pages walk it
+ * without duplicates or gaps even if the service's data is replaced meanwhile. `search_after` is
+ * `[position, domain]` — the domain is the unique tiebreaker and must match the frozen list. Send the
+ * same query with `pit_id` and `search_after` for the next page; a PIT lives 5 minutes after its last use
+ * (keep-alive extended by every page), belongs to the caller that opened it, and `close_pit` frees it.
+ * An expired, closed or foreign PIT is a 400 naming it. At most 1,000 PITs are open; opening one more
+ * closes the least recently used.
+ */
+import { ValidationError } from '../../client/errors.js';
+import type { SelectableColumn } from '../../contract/common.js';
+import { GEO_LEVELS, type GeoLevel } from '../../contract/common.js';
+import type { Filters } from '../../contract/v2/filters.js';
+import { SEARCH_LIMITS, SearchRequestSchema, type SearchMode, type SearchRequest } from '../../contract/v2/search.js';
+import {
+  V1ClosePitRequestSchema,
+  V1FetchMarketRequestSchema,
+  V1SearchRequestSchema,
+  V1SublocationsRequestSchema,
+  type V1Column,
+  type V1FetchMarketResponse,
+  type V1SearchRequest,
+  type V1SearchResponse,
+  type V1SublocationsResponse,
+} from '../../contract/v1.js';
+import { validate, type ValidationErrorItem } from '../../contract/validation.js';
+import type { LocalIndex } from '../local-index.js';
+
+/** A v1 error: the route answers 400 with `{"detail": message}` (auth failures are the server's 403). */
+export class LegacyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LegacyError';
+  }
+}
+
+/** The one index this service holds, and how v1 names it. */
+export const LEGACY_INDEX = 'organizations-local';
+export const PIT_KEEP_ALIVE_MS = 5 * 60_000;
+export const MAX_OPEN_PITS = 1_000;
+
+const QUERY_TYPES: Record<SearchMode, string> = { filter: 'filter', fulltext: 'keyword', semantic: 'semantic', vector_similarity: 'similarity', hybrid: 'hybrid' };
+
+export interface LegacyOptions {
+  /** Wall clock in ms (PIT expiry, timestamps). */
+  now: () => number;
+  /** A fresh unique id (PIT ids): the host injects crypto.randomUUID. */
+  newId: () => string;
+  keepAliveMs?: number;
+  maxOpenPits?: number;
+}
+
+/** Who calls: PITs belong to their opener; `index` is the engine as this caller may see it. */
+export interface LegacyCaller {
+  id: string;
+  index: LocalIndex;
+}
+
+interface Pit {
+  id: string;
+  owner: string;
+  /** The index as it was when the PIT opened (immutable: later data lives in another LocalIndex). */
+  index: LocalIndex;
+  fingerprint: string;
+  rows: Uint32Array;
+  total: number;
+  mode: SearchMode;
+  expiresAt: number;
+}
+
+/** Turns validation failures into one readable v1 message: "keywords.must_one.0: String should …". */
+function detailMessage(items: readonly ValidationErrorItem[]): string {
+  return items.map((item) => `${item.loc.slice(1).join('.') || 'body'}: ${item.msg}`).join('; ');
+}
+
+function parsed<T>(result: { ok: true; value: T } | { ok: false; error: { detail: ValidationErrorItem[] } }): T {
+  if (!result.ok) throw new LegacyError(detailMessage(result.error.detail));
+  return result.value;
+}
+
+/** `*` wildcards only, anchored: does the v1 `index` name or pattern cover this service's index? */
+export function indexMatches(pattern: string): boolean {
+  const regex = new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  return regex.test(LEGACY_INDEX);
+}
+
+function checkIndex(pattern: string): void {
+  if (!indexMatches(pattern)) {
+    throw new LegacyError(`index "${pattern}" matches no index of this service: it holds "${LEGACY_INDEX}" (pattern organizations-*)`);
+  }
+}
+
+/** v2 filters from v1 locations and custom_filters: a level in both must satisfy both (intersection). */
+function filtersOf(request: V1SearchRequest): Filters | null {
+  const filters: Record<string, unknown> = { ...(request.custom_filters ?? {}) };
+  for (const level of GEO_LEVELS) {
+    const values = request.locations?.[level] ?? [];
+    if (values.length === 0) continue;
+    const existing = filters[level] as string[] | undefined;
+    filters[level] = existing ? values.filter((value) => existing.includes(value)) : values;
+    // An empty intersection must match nothing, not lift the condition: keep an impossible value.
+    if ((filters[level] as string[]).length === 0) filters[level] = ['\u0000no such place'];
+  }
+  return Object.keys(filters).length > 0 ? (filters) : null;
+}
+
+/** The v2 search a v1 body stands for (validated by the v2 contract, so both agree on every rule). */
+function v2RequestOf(request: V1SearchRequest): SearchRequest {
+  if (request.domains.length > 0 && request.semantic_input !== null) {
+    throw new LegacyError('give domains (similarity) or semantic_input, not both');
+  }
+  const keywords = request.keywords ? { must_all: request.keywords.must_all, must_any: request.keywords.must_one, must_not: request.keywords.must_not } : null;
+  const input = {
+    keywords,
+    filters: filtersOf(request),
+    describe: request.semantic_input,
+    similar_to: request.domains.length > 0 ? request.domains.slice(0, SEARCH_LIMITS.similarToEntries) : null,
+    excludes: request.excludes,
+    size: Math.min(request.size, SEARCH_LIMITS.sizeMax),
+    columns: ['domain'],
+  };
+  const result = validate(SearchRequestSchema, input);
+  if (!result.ok) {
+    // Report in v1's names: keywords.must_one, not must_any.
+    const items = result.error.detail.map((item) => ({ ...item, loc: item.loc.map((segment) => (segment === 'must_any' ? 'must_one' : segment === 'describe' ? 'semantic_input' : segment === 'similar_to' ? 'domains' : segment)) }));
+    throw new LegacyError(detailMessage(items));
+  }
+  const v2 = result.value;
+  // v1 takes any number of reference domains; the engine combines them like v2's entries.
+  if (request.domains.length > SEARCH_LIMITS.similarToEntries) {
+    v2.similar_to = request.domains.map((domain) => ({ domain, boost: [], penalize: [], repel_domains: [], weight: 1 }));
+  }
+  return v2;
+}
+
+/** The query as Elasticsearch would have run it (documentation for the caller, not executed). */
+function describeQuery(request: SearchRequest, mode: SearchMode): unknown {
+  const filter = Object.entries(request.filters ?? {}).map(([field, value]) => (Array.isArray(value) ? { terms: { [field]: value } } : { [field]: value }));
+  const excluded = request.excludes.length > 0 ? [{ terms: { domain: request.excludes } }] : [];
+  const fields = ['name^2', 'summary', 'summary_keywords', 'text'];
+  const keywordQuery = request.keywords
+    ? {
+        bool: {
+          must: request.keywords.must_all.map((query) => ({ multi_match: { query, fields, type: 'phrase' } })),
+          should: request.keywords.must_any.map((query) => ({ multi_match: { query, fields, type: 'phrase' } })),
+          ...(request.keywords.must_any.length > 0 ? { minimum_should_match: 1 } : {}),
+          must_not: [...request.keywords.must_not.map((query) => ({ multi_match: { query, fields, type: 'phrase' } })), ...excluded],
+          filter,
+        },
+      }
+    : { bool: { filter, must_not: excluded } };
+  const knn = {
+    knn: {
+      field: 'embedding',
+      ...(request.describe !== null ? { query_text: request.describe } : { similar_to: (request.similar_to ?? []).map((entry) => entry.domain) }),
+      k: SEARCH_LIMITS.scoredDepthCap,
+      similarity: request.min_score,
+      filter: { bool: { filter, must_not: excluded } },
+    },
+  };
+  if (mode === 'filter' || mode === 'fulltext') return { query: keywordQuery, sort: mode === 'filter' ? [{ domain: 'asc' }] : ['_score', { domain: 'asc' }] };
+  if (mode === 'hybrid') return { retriever: { rrf: { retrievers: [{ standard: { query: keywordQuery } }, knn], rank_constant: 60, rank_window_size: 1000 } } };
+  return knn;
+}
+
+/** Output rows in v1 columns: v2 columns from the store; `description` is the summary; contacts are unknown here. */
+function v1Rows(index: LocalIndex, rows: ArrayLike<number>, columns: readonly V1Column[]): Record<string, unknown>[] {
+  const v2Columns = [...new Set(columns.map((column) => (column === 'description' ? 'summary' : column)).filter((column) => column !== 'main_contact_mail' && column !== 'main_contact_number'))] as SelectableColumn[];
+  return index.store.rows(Array.from(rows), v2Columns).map((row) => {
+    const out: Record<string, unknown> = {};
+    for (const column of columns) {
+      if (column === 'description') out.description = row.summary ?? null;
+      else if (column === 'main_contact_mail' || column === 'main_contact_number') out[column] = null;
+      else out[column] = (row as Record<string, unknown>)[column] ?? null;
+    }
+    return out;
+  });
+}
+
+export class LegacyService {
+  private readonly pits = new Map<string, Pit>();
+  private readonly keepAliveMs: number;
+  private readonly maxOpenPits: number;
+
+  constructor(private readonly options: LegacyOptions) {
+    this.keepAliveMs = options.keepAliveMs ?? PIT_KEEP_ALIVE_MS;
+    this.maxOpenPits = options.maxOpenPits ?? MAX_OPEN_PITS;
+  }
+
+  /** Open PITs (after dropping expired ones). */
+  get openPits(): number {
+    this.sweep();
+    return this.pits.size;
+  }
+
+  private sweep(): void {
+    const now = this.options.now();
+    for (const [id, pit] of this.pits) if (pit.expiresAt <= now) this.pits.delete(id);
+  }
+
+  /** A live PIT of this caller, its keep-alive extended (and moved to most recently used). */
+  private usePit(id: string, caller: LegacyCaller): Pit {
+    this.sweep();
+    const pit = this.pits.get(id);
+    if (!pit || pit.owner !== caller.id) throw new LegacyError(`pit_id ${id} has expired or was closed (or was never opened by this caller); start again without pit_id`);
+    pit.expiresAt = this.options.now() + this.keepAliveMs;
+    this.pits.delete(id);
+    this.pits.set(id, pit);
+    return pit;
+  }
+
+  private openPit(pit: Omit<Pit, 'id' | 'expiresAt'>): Pit {
+    this.sweep();
+    while (this.pits.size >= this.maxOpenPits) {
+      const oldest = this.pits.keys().next().value;
+      if (oldest === undefined) break;
+      this.pits.delete(oldest);
+    }
+    const opened: Pit = { ...pit, id: this.options.newId(), expiresAt: this.options.now() + this.keepAliveMs };
+    this.pits.set(opened.id, opened);
+    return opened;
+  }
+
+  search(body: unknown, caller: LegacyCaller): V1SearchResponse {
+    const request = parsed(validate(V1SearchRequestSchema, body));
+    checkIndex(request.index);
+    const v2 = v2RequestOf(request);
+    const fingerprint = JSON.stringify([request.index, v2.keywords, v2.filters, v2.describe, v2.similar_to, [...v2.excludes].sort()]);
+
+    let pit: Pit | null = null;
+    let rows: Uint32Array;
+    let total: number;
+    let mode: SearchMode;
+    let index = caller.index;
+    let start = 0;
+    if (request.pit_id !== null) {
+      pit = this.usePit(request.pit_id, caller);
+      if (pit.fingerprint !== fingerprint) throw new LegacyError(`pit_id ${pit.id} belongs to another query: send the same query on every page`);
+      ({ rows, total, mode, index } = pit);
+      start = this.positionAfter(pit, request.search_after);
+    } else {
+      if (request.search_after !== null) throw new LegacyError('search_after needs the pit_id of the search it continues (metadata.pit_id of the first page)');
+      const ranking = caller.index.rankAll(v2, SEARCH_LIMITS.scoredDepthCap);
+      ({ rows, mode } = ranking);
+      total = ranking.total ?? ranking.rows.length;
+      if (rows.length > request.size) pit = this.openPit({ owner: caller.id, index, fingerprint, rows, total, mode });
+    }
+    const end = Math.min(rows.length, start + request.size);
+    const page = rows.subarray(start, end);
+    const last = end > 0 ? rows[end - 1] : undefined;
+    return {
+      data: v1Rows(index, page, request.columns) as V1SearchResponse['data'],
+      metadata: {
+        search_id: request.search_id,
+        index: request.index,
+        size: request.size,
+        columns: request.columns,
+        query: describeQuery(v2, mode),
+        total_hits: total,
+        total_fetched: page.length,
+        query_type: QUERY_TYPES[mode],
+        pit_id: pit?.id ?? null,
+        search_after: pit && end < rows.length && last !== undefined ? [end, index.store.domains[last] ?? ''] : null,
+      },
+    };
+  }
+
+  /** Where the page after `cursor` starts in the PIT's list; the cursor must come from this list. */
+  private positionAfter(pit: Pit, cursor: readonly unknown[] | null): number {
+    if (cursor === null) return 0;
+    const [position, domain] = cursor;
+    const valid =
+      cursor.length === 2 &&
+      typeof position === 'number' &&
+      Number.isInteger(position) &&
+      position >= 1 &&
+      position <= pit.rows.length &&
+      pit.index.store.domains[pit.rows[position - 1] ?? -1] === domain;
+    if (!valid) throw new LegacyError(`search_after does not come from pit_id ${pit.id}: send metadata.search_after of the previous page unchanged`);
+    return position;
+  }
+
+  closePit(input: unknown, caller: LegacyCaller): { succeeded: boolean } {
+    const { pit_id: id } = parsed(validate(V1ClosePitRequestSchema, input, 'query'));
+    this.sweep();
+    const pit = this.pits.get(id);
+    if (!pit || pit.owner !== caller.id) return { succeeded: false };
+    this.pits.delete(id);
+    return { succeeded: true };
+  }
+
+  /** The distinct child-level names under a parent location (the next level that has any). */
+  sublocations(body: unknown, caller: LegacyCaller): V1SublocationsResponse {
+    const request = parsed(validate(V1SublocationsRequestSchema, body));
+    checkIndex(request.index);
+    const { store } = caller.index;
+    const visible = caller.index.visibleRows;
+    if (request.parent_level === 'municipality') throw new LegacyError('municipality is the lowest level: it has no sublocations');
+    const parentLevel = request.parent_level;
+    const childLevels: GeoLevel[] = parentLevel === 'all' ? ['country'] : GEO_LEVELS.slice(GEO_LEVELS.indexOf(parentLevel) + 1);
+    const parent = parentLevel === 'all' ? null : store.categorical[parentLevel];
+    const wanted = request.parent_value.trim().toLowerCase();
+    const parentIds = new Set<number>();
+    if (parent) parent.dict.values.forEach((value, id) => value !== null && value.toLowerCase() === wanted && parentIds.add(id));
+    for (const level of childLevels) {
+      const column = store.categorical[level];
+      const names = new Set<string>();
+      for (let row = 0; row < store.size; row++) {
+        if (visible && !visible[row]) continue;
+        if (parent && !parentIds.has(parent.codes[row] ?? 0)) continue;
+        const name = column.dict.value(column.codes[row] ?? 0);
+        if (name !== null) names.add(name);
+      }
+      if (names.size > 0) {
+        const locations = [...names].sort((a, b) => a.localeCompare(b, 'de'));
+        return { locations, level, total_count: locations.length };
+      }
+    }
+    return { locations: [], level: childLevels[0] ?? 'country', total_count: 0 };
+  }
+
+  fetchMarket(body: unknown, caller: LegacyCaller): V1FetchMarketResponse {
+    const request = parsed(validate(V1FetchMarketRequestSchema, body));
+    checkIndex(request.index);
+    const { store } = caller.index;
+    const fetched = caller.index.fetch({ domains: request.domains, columns: ['domain'] });
+    const rowIds = fetched.data.map((row) => store.rowOf(row.domain) ?? -1).filter((row) => row >= 0);
+    const data = v1Rows(caller.index, rowIds, request.columns);
+    return {
+      data: data as V1FetchMarketResponse['data'],
+      metadata: {
+        total_fetched: data.length,
+        index: request.index,
+        columns: request.columns,
+        domains_requested: fetched.metadata.requested,
+        domains_found: fetched.metadata.found,
+        missing_domains: fetched.metadata.missing,
+        timestamp: new Date(this.options.now()).toISOString(),
+      },
+    };
+  }
+}
+
+/** Whether an error is one the v1 routes answer with 400 and its message. */
+export function legacyMessage(error: unknown): string | null {
+  if (error instanceof LegacyError) return error.message;
+  if (error instanceof ValidationError) return detailMessage(error.detail);
+  return null;
+}
+

@@ -110,8 +110,10 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     .option('--state-dir <dir>', 'where the quota journal (and the default keys file) live', '.orgindex')
     .option('--cors-origin <origin...>', 'origins allowed to call from a browser ("*" for any; default: the add-in dev origins)')
     .option('--log-level <level>', 'fatal, error, warn, info, debug or silent', 'info')
+    .option('--jwt-secret <secret>', 'accept v1 bearer tokens signed with this HS256 secret (or set ORGINDEX_JWT_SECRET: a secret on the command line is visible to other users)')
+    .option('--jwks <file>', 'accept v1 bearer tokens signed by the keys of this JWKS file')
     .option('--durability <level>', 'quota journal: "fsync" (every answer on disk first) or "write" (survives any process crash; disk sync every 100 ms)', 'fsync')
-    .action(async (options: { host: string; port: string; data?: string; count?: string; keys?: string; stateDir: string; corsOrigin?: string[]; logLevel: string; durability: string }) => {
+    .action(async (options: { host: string; port: string; data?: string; count?: string; keys?: string; stateDir: string; corsOrigin?: string[]; logLevel: string; durability: string; jwtSecret?: string; jwks?: string }) => {
       const port = Number(options.port);
       const count = options.count === undefined ? undefined : Number(options.count);
       if (!Number.isInteger(port) || port < 0 || port > 65535 || (count !== undefined && (!Number.isInteger(count) || count < 1))) {
@@ -121,6 +123,12 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
       }
       if (options.durability !== 'write' && options.durability !== 'fsync') {
         io.stderr('--durability is "write" or "fsync"\n');
+        setExitCode(2);
+        return;
+      }
+      const jwtSecret = options.jwtSecret ?? process.env.ORGINDEX_JWT_SECRET;
+      if (jwtSecret !== undefined && options.jwks !== undefined) {
+        io.stderr('give --jwt-secret or --jwks, not both\n');
         setExitCode(2);
         return;
       }
@@ -137,6 +145,8 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
             stateDir: options.stateDir,
             logLevel: options.logLevel,
             durability: options.durability,
+            ...(jwtSecret !== undefined ? { jwtSecret } : {}),
+            ...(options.jwks !== undefined ? { jwks: options.jwks } : {}),
             ...(options.data !== undefined ? { data: options.data } : {}),
             ...(count !== undefined ? { count } : {}),
             ...(options.keys !== undefined ? { keys: options.keys } : {}),

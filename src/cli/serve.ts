@@ -15,6 +15,7 @@ import { readDataFile } from '../engine/dataset/read.js';
 import { createDefaultLocalIndex, createLocalIndex, type LocalIndex } from '../engine/local-index.js';
 import { warmRelevance } from '../engine/relevance/rankers.js';
 import { createServer } from '../server/app.js';
+import { bearerVerifier, loadJwks } from '../server/bearer.js';
 import { DEVELOPMENT_KEY_NAME, KeyRing, writeDevelopmentKeysFile, type KeysFile } from '../server/keys.js';
 import { QuotaLedger, type Durability } from '../server/quota-ledger.js';
 
@@ -30,6 +31,9 @@ export interface ServeOptions {
   logLevel: string;
   /** Quota journal durability (quota-ledger.ts); default 'fsync'. */
   durability?: Durability;
+  /** Bearer tokens (v1): an HS256 secret, or a JWKS file. */
+  jwtSecret?: string;
+  jwks?: string;
 }
 
 export interface RunningServer {
@@ -84,6 +88,10 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     ledger,
     ...(corsOrigins ? { corsOrigins } : {}),
     logger: { level: options.logLevel },
+    bearer: bearerVerifier({
+      ...(options.jwtSecret !== undefined ? { secret: options.jwtSecret } : {}),
+      ...(options.jwks !== undefined ? { jwks: loadJwks(resolve(options.jwks)) } : {}),
+    }),
   });
   let address: string;
   try {

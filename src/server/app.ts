@@ -11,12 +11,15 @@
  * Errors are JSON `{"detail": …}`: 400 bad JSON, 404 unknown route or location, 413 body too large, 415
  * not JSON; anything unexpected is a 500 with a fixed message (the cause goes to the log, not the client).
  */
+import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { ValidationError } from '../client/errors.js';
 import { ENDPOINTS, type EndpointId } from '../contract/endpoints.js';
 import { validate } from '../contract/validation.js';
 import type { LocalIndex } from '../engine/local-index.js';
+import { LegacyService, legacyMessage, type LegacyCaller } from '../engine/legacy/legacy-service.js';
+import { BearerError, type BearerUser, type BearerVerifier } from './bearer.js';
 import { clientErrorHandler, frameworkErrors, registerJsonParser, requestIdGenerator } from './http-edge.js';
 import type { ApiKey, KeyRing } from './keys.js';
 import { quotaMonth, quotaReset, TokenBucket } from './limits.js';
@@ -41,6 +44,8 @@ export interface ServerOptions {
   bodyLimit?: number;
   /** Wall clock in ms (tests move it across a month end). */
   now?: () => number;
+  /** Verifies `Authorization: Bearer` tokens (v1 dashboard users); null: the server accepts none. */
+  bearer?: BearerVerifier | null;
 }
 
 /** The origins an add-in task pane runs on in development (Office add-in dev server, Vite). */
@@ -62,6 +67,8 @@ export class HttpProblem extends Error {
 declare module 'fastify' {
   interface FastifyRequest {
     apiKey: ApiKey | null;
+    /** A verified bearer token's user (v1 without an API key). */
+    bearerUser: BearerUser | null;
     /** The quota this request holds while it runs (see `reserve`). */
     reservation: Reservation | null;
   }
@@ -81,8 +88,10 @@ interface Held {
 }
 
 /** What a successful answer adds to the key's monthly usage. */
+const ROW_ROUTES: readonly EndpointId[] = ['v2.search', 'v2.fetch', 'v1.search', 'v1.fetchMarket'];
+
 function usageOf(id: EndpointId, body: unknown): Usage {
-  const rows = (id === 'v2.search' || id === 'v2.fetch') && body && typeof body === 'object' && 'data' in body && Array.isArray(body.data) ? body.data.length : 0;
+  const rows = ROW_ROUTES.includes(id) && body && typeof body === 'object' && 'data' in body && Array.isArray(body.data) ? body.data.length : 0;
   return { requests: 1, statsRequests: id === 'v2.stats' ? 1 : 0, results: rows };
 }
 
@@ -102,6 +111,9 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   });
   app.decorateRequest('apiKey', null);
   app.decorateRequest('reservation', null);
+  app.decorateRequest('bearerUser', null);
+  const bearer = options.bearer ?? null;
+  const legacy = new LegacyService({ now, newId: randomUUID });
   const infoLogged = ['trace', 'debug', 'info'].includes(app.log.level);
   // Bodies are JSON only (anything else is a 415), UTF-8, of bounded depth.
   registerJsonParser(app);
@@ -321,6 +333,62 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     });
   }
 
+  // Legacy v1: an API key (same keys, limits and visibility as v2) or a bearer token; errors as v1 says.
+  const authenticateV1 = async (id: EndpointId, request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (request.headers['x-api-key'] !== undefined) {
+      admit(id, request, reply);
+      return;
+    }
+    const authorization = request.headers.authorization ?? '';
+    const token = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
+    if (!token) throw new HttpProblem(403, 'Not authenticated: send x-api-key, or Authorization: Bearer <token>');
+    if (!bearer) throw new HttpProblem(403, 'This server accepts no bearer tokens (start it with --jwt-secret or --jwks); use an API key');
+    request.bearerUser = await bearer(token);
+  };
+  const answerV1 = (id: EndpointId, request: FastifyRequest): unknown => {
+    const key = request.apiKey;
+    const user = request.bearerUser;
+    let caller: LegacyCaller;
+    if (key) caller = { id: `key:${key.id}`, index: viewFor(key) };
+    else if (user && engine.index) caller = { id: `user:${user.sub}`, index: engine.index };
+    else throw new HttpProblem(503, `the index is not loaded${engine.error ? `: ${engine.error}` : ''}`);
+    switch (id) {
+      case 'v1.search':
+        return legacy.search(request.body, caller);
+      case 'v1.sublocations':
+        return legacy.sublocations(request.body, caller);
+      case 'v1.fetchMarket':
+        return legacy.fetchMarket(request.body, caller);
+      case 'v1.closePit': {
+        // pit_id in the query string or the body (the spec does not say which).
+        const query = request.query as { pit_id?: unknown };
+        const body = (request.body ?? {}) as { pit_id?: unknown };
+        return legacy.closePit({ pit_id: query.pit_id ?? body.pit_id }, caller);
+      }
+      default:
+        throw new HttpProblem(404, 'Not Found');
+    }
+  };
+  for (const id of ['v1.search', 'v1.sublocations', 'v1.fetchMarket', 'v1.closePit'] as const) {
+    const endpoint = ENDPOINTS[id];
+    app.route({
+      method: endpoint.method,
+      url: endpoint.path,
+      onRequest: async (request, reply) => {
+        await authenticateV1(id, request, reply);
+      },
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        const body = answerV1(id, request);
+        const key = request.apiKey;
+        if (key) {
+          release(request);
+          await ledger.record(quotaMonth(now()), key.id, usageOf(id, body));
+        }
+        return reply.send(body);
+      },
+    });
+  }
+
   app.get('/openapi.json', () => openApiDocument());
 
   app.addHook('onSend', (request, reply, payload, done) => {
@@ -335,6 +403,13 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   });
 
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
+    // v1 reports bad parameters as 400 and every auth failure as 403, with a message (its spec).
+    if (request.url.startsWith('/v1/')) {
+      const message = legacyMessage(error);
+      if (message !== null) return reply.code(400).send({ detail: message });
+      if (error instanceof BearerError) return reply.code(403).send({ detail: `Invalid token: ${error.message}` });
+      if (error instanceof HttpProblem && error.status === 401) return reply.code(403).headers(error.headers).send({ detail: error.detail });
+    }
     if (error instanceof ValidationError) return reply.code(422).send({ detail: error.detail });
     if (error instanceof HttpProblem) return reply.code(error.status).headers(error.headers).send({ detail: error.detail });
     const status = 'statusCode' in error ? error.statusCode : undefined;

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { createRemoteClient, type OrgIndexClient } from '../../src/index.js';
 import { createLocalIndex, generateDataset, type LocalIndex } from '../../src/engine/index.js';
 import { createServer, type EngineState } from '../../src/server/app.js';
+import type { BearerVerifier } from '../../src/server/bearer.js';
 import { KeyRing, type KeysFile } from '../../src/server/keys.js';
 import { QuotaLedger } from '../../src/server/quota-ledger.js';
 
@@ -53,12 +54,12 @@ export interface TestServer {
   clock: TestClock;
   ledger: QuotaLedger;
   stateDir: string;
-  client(key: string | null, options?: { validateRequests?: boolean }): OrgIndexClient;
+  client(key: string | null, options?: { validateRequests?: boolean; accessToken?: string }): OrgIndexClient;
   close(): Promise<void>;
 }
 
 export async function startTestServer(
-  options: { keys?: KeysFile; engine?: EngineState; logger?: FastifyServerOptions['logger']; bodyLimit?: number; corsOrigins?: string[] | true } = {},
+  options: { keys?: KeysFile; engine?: EngineState; logger?: FastifyServerOptions['logger']; bodyLimit?: number; corsOrigins?: string[] | true; bearer?: BearerVerifier } = {},
 ): Promise<TestServer> {
   const stateDir = mkdtempSync(join(tmpdir(), 'orgindex-server-test-'));
   const ledger = await QuotaLedger.open(stateDir);
@@ -71,6 +72,7 @@ export async function startTestServer(
     logger: options.logger ?? false,
     ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
+    ...(options.bearer ? { bearer: options.bearer } : {}),
   }).catch(async (error: unknown) => {
     await ledger.close();
     rmSync(stateDir, { recursive: true, force: true });
@@ -84,7 +86,13 @@ export async function startTestServer(
     ledger,
     stateDir,
     client: (key, clientOptions = {}) =>
-      createRemoteClient({ baseUrls: { v2: `${url}/v2` }, apiKey: key, retry: { maxRetries: 0 }, validateRequests: clientOptions.validateRequests ?? true }),
+      createRemoteClient({
+        baseUrls: { v2: `${url}/v2`, v1: url },
+        apiKey: key,
+        ...(clientOptions.accessToken ? { accessToken: clientOptions.accessToken } : {}),
+        retry: { maxRetries: 0 },
+        validateRequests: clientOptions.validateRequests ?? true,
+      }),
     async close() {
       await app.close();
       await ledger.close();

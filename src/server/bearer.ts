@@ -1,0 +1,68 @@
+/**
+ * Bearer tokens (dashboard users of the legacy v1 interface, and the language-processing interface):
+ * JWTs verified with jose against an HS256 secret (`--jwt-secret`) or a JWKS file (`--jwks FILE`, any of
+ * the asymmetric algorithms jose supports). Required claims: `sub`, `idp:username` or `username`,
+ * `idp:groups` (an array of strings); `exp` and `nbf` are honoured when present.
+ */
+import { readFileSync } from 'node:fs';
+import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+
+export interface BearerUser {
+  sub: string;
+  username: string;
+  groups: string[];
+}
+
+export interface BearerConfig {
+  /** HS256 shared secret. */
+  secret?: string;
+  /** A JWKS document (public keys). */
+  jwks?: JSONWebKeySet;
+}
+
+/** Why a token was refused: the route answers with it (403 on v1, 401 on the language interface). */
+export class BearerError extends Error {}
+
+export type BearerVerifier = (token: string) => Promise<BearerUser>;
+
+export function loadJwks(path: string): JSONWebKeySet {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as JSONWebKeySet;
+  } catch (error) {
+    throw new Error(`JWKS file ${path}: ${(error as Error).message}`);
+  }
+}
+
+function userOf(payload: JWTPayload): BearerUser {
+  const username = payload['idp:username'] ?? payload.username;
+  const groups = payload['idp:groups'];
+  if (typeof payload.sub !== 'string' || payload.sub === '') throw new BearerError('the token has no sub claim');
+  if (typeof username !== 'string' || username === '') throw new BearerError('the token has neither an idp:username nor a username claim');
+  if (!Array.isArray(groups) || !groups.every((group) => typeof group === 'string')) throw new BearerError('the token has no idp:groups claim (an array of group names)');
+  return { sub: payload.sub, username, groups: groups };
+}
+
+/** A verifier for the configured key(s), or null when the server accepts no bearer tokens. */
+export function bearerVerifier(config: BearerConfig): BearerVerifier | null {
+  if (config.secret !== undefined) {
+    const secret = new TextEncoder().encode(config.secret);
+    return (token) => verify(() => jwtVerify(token, secret, { algorithms: ['HS256'] }));
+  }
+  if (config.jwks !== undefined) {
+    const keySet = createLocalJWKSet(config.jwks);
+    return (token) => verify(() => jwtVerify(token, keySet));
+  }
+  return null;
+}
+
+async function verify(run: () => Promise<{ payload: JWTPayload }>): Promise<BearerUser> {
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await run());
+  } catch (error) {
+    if (error instanceof errors.JWTExpired) throw new BearerError('the token has expired');
+    if (error instanceof errors.JOSEError) throw new BearerError(`the token is not valid (${error.code})`);
+    throw error;
+  }
+  return userOf(payload);
+}

@@ -1,0 +1,265 @@
+/**
+ * The legacy v1 interface end to end: the real server on loopback, the remote client's `v1` methods,
+ * API keys and bearer JWTs (signed here with jose: HS256 and an ES256 key set), v1's 400/403 errors, and
+ * point-in-time pagination over a result set that changes mid-walk.
+ */
+import { randomUUID } from 'node:crypto';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { AuthError, HttpError } from '../../src/index.js';
+import { createLocalIndex, generateDataset } from '../../src/engine/index.js';
+import { bearerVerifier } from '../../src/server/bearer.js';
+import { SearchRequestSchema } from '../../src/contract/v2/search.js';
+import { KEYS, raw, startTestServer, testIndex, type TestServer } from './support.js';
+
+const SECRET = 'test-secret-for-hs256-tokens-0001';
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ bearer: bearerVerifier({ secret: SECRET })! });
+});
+afterAll(async () => {
+  await server.close();
+});
+
+async function token(claims: Record<string, unknown> = {}, options: { secret?: string; expiresIn?: string } = {}): Promise<string> {
+  const jwt = new SignJWT({ 'idp:username': 'ada', 'idp:groups': ['analysts'], ...claims }).setProtectedHeader({ alg: 'HS256' }).setSubject('user-1').setIssuedAt();
+  if (options.expiresIn) jwt.setExpirationTime(options.expiresIn);
+  return jwt.sign(new TextEncoder().encode(options.secret ?? SECRET));
+}
+
+const searchId = (): string => randomUUID();
+const post = (path: string, body: unknown, headers: Record<string, string>) =>
+  raw(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+describe('v1 authentication: an API key or a bearer JWT; failures are 403 with a detail', () => {
+  test('an API key of the keys file works, with its limits headers', async () => {
+    const response = await post('/v1/search', { search_id: searchId(), keywords: { must_one: ['software'] } }, { 'x-api-key': KEYS.tier2 });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-ratelimit-requests-limit')).toBe('50000');
+  });
+
+  test('a valid HS256 token works; expired, badly signed, incomplete or absent credentials are 403', async () => {
+    const ok = await post('/v1/sublocations', { parent_level: 'all', parent_value: '' }, { authorization: `Bearer ${await token()}` });
+    expect(ok.status).toBe(200);
+    const cases: [Record<string, string>, RegExp][] = [
+      [{}, /Not authenticated/],
+      [{ 'x-api-key': 'not-a-key-000000000000' }, /Invalid API key/],
+      [{ authorization: `Bearer ${await token({}, { expiresIn: '-1m' })}` }, /expired/],
+      [{ authorization: `Bearer ${await token({}, { secret: 'another-secret-000000000000000000' })}` }, /not valid/],
+      [{ authorization: `Bearer ${await token({ 'idp:groups': undefined })}` }, /idp:groups/],
+      [{ authorization: `Bearer ${await token({ 'idp:username': undefined })}` }, /username/],
+      [{ authorization: 'Bearer not.a.jwt' }, /not valid/],
+    ];
+    for (const [headers, message] of cases) {
+      const response = await post('/v1/sublocations', { parent_level: 'all', parent_value: '' }, headers);
+      expect([response.status, response.body]).toEqual([403, { detail: expect.stringMatching(message) }]);
+    }
+  });
+
+  test('a JWKS (ES256 public key) verifies tokens signed with its private key', async () => {
+    const { publicKey, privateKey } = await generateKeyPair('ES256');
+    const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256' };
+    const withJwks = await startTestServer({ bearer: bearerVerifier({ jwks: { keys: [jwk] } })! });
+    try {
+      const signed = await new SignJWT({ username: 'bob', 'idp:groups': [] }).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setSubject('user-2').setExpirationTime('5m').sign(privateKey);
+      const client = withJwks.client(null, { accessToken: signed });
+      expect((await client.v1.sublocations({ parent_level: 'all', parent_value: '' })).level).toBe('country');
+      const hs = await post('/v1/sublocations', { parent_level: 'all', parent_value: '' }, { authorization: `Bearer ${await token()}` });
+      expect(hs.status).toBe(200); // the shared server accepts HS256 …
+      const refused = await raw(`${withJwks.url}/v1/sublocations`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${await token()}` }, body: '{"parent_level":"all","parent_value":""}' });
+      expect(refused.status).toBe(403); // … this one only its key set
+    } finally {
+      await withJwks.close();
+    }
+  });
+
+  test('the client maps a v1 403 to AuthError', async () => {
+    const error: unknown = await server.client('not-a-key-000000000000').v1.sublocations({ parent_level: 'all', parent_value: '' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AuthError);
+    expect((error as AuthError).status).toBe(403);
+  });
+});
+
+describe('v1 search', () => {
+  test('search_id is echoed; keywords, locations and custom_filters combine; query_type and query describe the query', async () => {
+    const id = searchId();
+    const result = await server.client(KEYS.tier2).v1.search({
+      search_id: id,
+      keywords: { must_one: ['software', 'solar'], must_not: ['wind'] },
+      locations: { country: ['Deutschland'] },
+      custom_filters: { organization_size: ['Micro (0-9)'] },
+      columns: ['name', 'description', 'country', 'organization_size', 'main_contact_mail'],
+    });
+    expect(result.metadata).toMatchObject({ search_id: id, index: 'organizations-*', size: 25, query_type: 'keyword', columns: ['domain', 'name', 'description', 'country', 'organization_size', 'main_contact_mail'] });
+    expect(result.data.length).toBeGreaterThan(0);
+    for (const row of result.data) {
+      expect(row).toMatchObject({ country: 'Deutschland', organization_size: 'Micro (0-9)', main_contact_mail: null });
+      expect(typeof row.description).toBe('string');
+    }
+    expect(result.metadata.query).toMatchObject({ query: { bool: { should: expect.any(Array), minimum_should_match: 1, filter: expect.arrayContaining([{ terms: { country: ['Deutschland'] } }]) } } });
+    // The same ranking as v2 for the same query.
+    const v2 = testIndex().search({ keywords: { must_any: ['software', 'solar'], must_not: ['wind'] }, filters: { country: ['Deutschland'], organization_size: ['Micro (0-9)'] }, size: 25, columns: ['domain'] });
+    expect(result.data.map((row) => row.domain)).toEqual(v2.data.map((row) => row.domain));
+    expect(result.metadata.total_hits).toBe(v2.metadata.total_hits);
+  });
+
+  test('domains and semantic_input run the vector modes; more than three reference domains are fine in v1', async () => {
+    const references = testIndex().search({ keywords: { must_all: ['software'] }, size: 5, columns: ['domain'] }).data.map((row) => row.domain);
+    const similar = await server.client(KEYS.tier2).v1.search({ search_id: searchId(), domains: references, size: 10 });
+    expect(similar.metadata.query_type).toBe('similarity');
+    expect(similar.data.some((row) => references.includes(row.domain))).toBe(false);
+    const semantic = await server.client(KEYS.tier2).v1.search({ search_id: searchId(), semantic_input: 'fresh bread and cakes', size: 5 });
+    expect(semantic.metadata.query_type).toBe('semantic');
+    expect(semantic.metadata.query).toMatchObject({ knn: { field: 'embedding', query_text: 'fresh bread and cakes' } });
+  });
+
+  test('bad parameters are 400 with a readable detail in v1 names; unknown indexes are refused', async () => {
+    const headers = { 'x-api-key': KEYS.tier2 };
+    const cases: [unknown, RegExp][] = [
+      [{ keywords: { must_one: ['x'] } }, /search_id: /],
+      [{ search_id: 'not-a-uuid', keywords: { must_one: ['x'] } }, /search_id: /],
+      [{ search_id: searchId(), keywords: { must_not: ['x'] } }, /keywords/],
+      [{ search_id: searchId(), size: 501, keywords: { must_one: ['x'] } }, /size: /],
+      [{ search_id: searchId(), domains: ['a.de'], semantic_input: 'x' }, /domains .* or semantic_input, not both/],
+      [{ search_id: searchId(), index: 'companies-*', keywords: { must_one: ['x'] } }, /index "companies-\*" matches no index of this service/],
+    ];
+    for (const [body, message] of cases) {
+      const response = await post('/v1/search', body, headers);
+      expect([response.status, response.body]).toEqual([400, { detail: expect.stringMatching(message) }]);
+    }
+    for (const index of ['organizations-*', 'organizations-local', '*', 'org*']) {
+      expect((await post('/v1/search', { search_id: searchId(), index, keywords: { must_one: ['software'] } }, headers)).status).toBe(200);
+    }
+    const client: unknown = await server.client(KEYS.tier2, { validateRequests: false }).v1.search({ search_id: searchId(), index: 'nope' }).catch((e: unknown) => e);
+    expect(client).toBeInstanceOf(HttpError);
+    expect((client as HttpError).status).toBe(400);
+  });
+});
+
+describe('point in time: pages of a frozen result list', () => {
+  const walk = async (first: Record<string, unknown>, headers: Record<string, string>, url = server.url) => {
+    const domains: string[] = [];
+    let body = { ...first };
+    let pit: string | null = null;
+    for (let page = 0; page < 100; page++) {
+      const response = await raw(`${url}/v1/search`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+      expect(response.status).toBe(200);
+      const result = response.body as { data: { domain: string }[]; metadata: { pit_id: string | null; search_after: unknown[] | null; total_hits: number } };
+      domains.push(...result.data.map((row) => row.domain));
+      pit ??= result.metadata.pit_id;
+      if (!result.metadata.search_after) return { domains, pit, total: result.metadata.total_hits };
+      body = { ...first, pit_id: result.metadata.pit_id, search_after: result.metadata.search_after };
+    }
+    throw new Error('the walk did not end');
+  };
+
+  test('a walk returns every hit exactly once, in the order of one big page', async () => {
+    const query = { search_id: searchId(), locations: { country: ['Österreich'] }, size: 20 };
+    const { domains, pit, total } = await walk(query, { 'x-api-key': KEYS.tier2 });
+    expect(pit).toEqual(expect.any(String));
+    const all = testIndex().search({ filters: { country: ['Österreich'] }, size: 500, columns: ['domain'] }).data.map((row) => row.domain);
+    expect(domains).toEqual(all);
+    expect(total).toBe(all.length);
+    expect(new Set(domains).size).toBe(domains.length);
+  });
+
+  test('the data changes mid-walk: the PIT still walks the list it froze, a new search sees the new data', async () => {
+    const before = generateDataset({ count: 1500, seed: 21, asOf: '2026-11-01' });
+    const engine = { index: createLocalIndex(before), error: null };
+    const own = await startTestServer({ engine });
+    try {
+      const headers = { 'content-type': 'application/json', 'x-api-key': KEYS.tier2 };
+      const query = { search_id: searchId(), keywords: { must_one: ['GmbH', 'software', 'service'] }, size: 25, columns: ['name'] };
+      const first = (await raw(`${own.url}/v1/search`, { method: 'POST', headers, body: JSON.stringify(query) })).body as { data: { domain: string }[]; metadata: { pit_id: string; search_after: unknown[]; total_hits: number } };
+      const beforeIndex = createLocalIndex(before);
+      const ranking = beforeIndex.rankAll(SearchRequestSchema.parse({ keywords: { must_any: ['GmbH', 'software', 'service'] } }), 10_000);
+      const expected = Array.from(ranking.rows, (row) => beforeIndex.store.domains[row]);
+      // Replace the data: a third of the organizations go, the rest are renamed, new ones arrive.
+      const after = [...before.filter((_, i) => i % 3 !== 0).map((r) => ({ ...r, name: `${r.name ?? ''} Neu` })), ...generateDataset({ count: 300, seed: 99, asOf: '2026-11-01' })];
+      engine.index = createLocalIndex(after);
+      const walked = [...first.data.map((row) => row.domain)];
+      let cursor: unknown[] | null = first.metadata.search_after;
+      while (cursor) {
+        const page = (await raw(`${own.url}/v1/search`, { method: 'POST', headers, body: JSON.stringify({ ...query, pit_id: first.metadata.pit_id, search_after: cursor }) })).body as { data: { domain: string; name: string }[]; metadata: { search_after: unknown[] | null } };
+        for (const row of page.data) expect(row.name.endsWith(' Neu')).toBe(false); // rows as they were
+        walked.push(...page.data.map((row) => row.domain));
+        cursor = page.metadata.search_after;
+      }
+      expect(walked).toEqual(expected);
+      expect(walked.length).toBeGreaterThan(500);
+      expect(first.metadata.total_hits).toBe(ranking.total);
+      expect(new Set(walked).size).toBe(walked.length);
+      // Without the PIT, the same query runs on the new data.
+      const fresh = (await raw(`${own.url}/v1/search`, { method: 'POST', headers, body: JSON.stringify(query) })).body as { data: { name: string }[] };
+      expect(fresh.data.every((row) => row.name.endsWith(' Neu') || !before.some((r) => r.name === row.name))).toBe(true);
+    } finally {
+      await own.close();
+    }
+  });
+
+  test('close_pit (query string or body) frees it; a closed, unknown or foreign PIT is a 400 naming it', async () => {
+    const headers = { 'x-api-key': KEYS.tier2 };
+    const query = { search_id: searchId(), locations: { country: ['Deutschland'] }, size: 5 };
+    const first = (await post('/v1/search', query, headers)).body as { metadata: { pit_id: string; search_after: unknown[] } };
+    const pit = first.metadata.pit_id;
+    // Another caller cannot use it.
+    const foreign = await post('/v1/search', { ...query, pit_id: pit, search_after: first.metadata.search_after }, { 'x-api-key': KEYS.admin });
+    expect([foreign.status, foreign.body]).toEqual([400, { detail: expect.stringContaining(`pit_id ${pit} has expired or was closed`) }]);
+    // A cursor from elsewhere, or another query on this PIT, is refused.
+    expect((await post('/v1/search', { ...query, pit_id: pit, search_after: [3, 'nowhere.de'] }, headers)).status).toBe(400);
+    expect((await post('/v1/search', { ...query, locations: { country: ['Österreich'] }, pit_id: pit, search_after: first.metadata.search_after }, headers)).body).toEqual({
+      detail: `pit_id ${pit} belongs to another query: send the same query on every page`,
+    });
+    const closeQuery = await raw(`${server.url}/v1/close_pit?pit_id=${encodeURIComponent(pit)}`, { method: 'DELETE', headers });
+    expect(closeQuery.body).toEqual({ succeeded: true });
+    const again = await raw(`${server.url}/v1/close_pit`, { method: 'DELETE', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ pit_id: pit }) });
+    expect(again.body).toEqual({ succeeded: false });
+    const used = await post('/v1/search', { ...query, pit_id: pit, search_after: first.metadata.search_after }, headers);
+    expect([used.status, used.body]).toEqual([400, { detail: expect.stringContaining(`pit_id ${pit} has expired or was closed`) }]);
+    expect((await server.client(KEYS.tier2).v1.closePit('never-opened')).succeeded).toBe(false);
+    const missing = await raw(`${server.url}/v1/close_pit`, { method: 'DELETE', headers });
+    expect([missing.status, missing.body]).toEqual([400, { detail: expect.stringMatching(/pit_id/) }]);
+  });
+
+  test('a PIT expires 5 minutes after its last use (the clock moves, not the test)', async () => {
+    const headers = { 'x-api-key': KEYS.tier2 };
+    const query = { search_id: searchId(), locations: { country: ['Deutschland'] }, size: 5 };
+    const first = (await post('/v1/search', query, headers)).body as { metadata: { pit_id: string; search_after: unknown[] } };
+    server.clock.advance(4 * 60_000);
+    const second = (await post('/v1/search', { ...query, pit_id: first.metadata.pit_id, search_after: first.metadata.search_after }, headers)).body as { metadata: { search_after: unknown[] } };
+    server.clock.advance(4 * 60_000); // 8 minutes after opening, 4 after the last use: alive
+    const third = await post('/v1/search', { ...query, pit_id: first.metadata.pit_id, search_after: second.metadata.search_after }, headers);
+    expect(third.status).toBe(200);
+    server.clock.advance(5 * 60_000 + 1);
+    const expired = await post('/v1/search', { ...query, pit_id: first.metadata.pit_id, search_after: second.metadata.search_after }, headers);
+    expect(expired.status).toBe(400);
+  });
+});
+
+describe('v1 sublocations and fetch-market', () => {
+  test('child levels of a parent: all → countries, a country → states, a state → its next level with names', async () => {
+    const client = server.client(KEYS.tier2);
+    const countries = await client.v1.sublocations({ parent_level: 'all', parent_value: '' });
+    expect(countries).toMatchObject({ level: 'country', locations: expect.arrayContaining(['Deutschland', 'Österreich']) });
+    expect(countries.total_count).toBe(countries.locations.length);
+    const states = await client.v1.sublocations({ parent_level: 'country', parent_value: 'deutschland' });
+    expect(states.level).toBe('state');
+    expect(states.locations).toEqual(expect.arrayContaining(['Bayern', 'Berlin']));
+    const bavaria = await client.v1.sublocations({ parent_level: 'state', parent_value: 'Bayern' });
+    expect(bavaria).toMatchObject({ level: 'region', locations: expect.arrayContaining(['Oberbayern']) });
+    const nrwDistricts = await client.v1.sublocations({ parent_level: 'region', parent_value: 'Köln' });
+    expect(nrwDistricts.level).toBe('district');
+    // The scoped key sees only its own places.
+    const scoped = await server.client(KEYS.scoped).v1.sublocations({ parent_level: 'all', parent_value: '' });
+    expect(scoped.locations).toEqual(['Österreich']);
+    const lowest = await post('/v1/sublocations', { parent_level: 'municipality', parent_value: 'Wien' }, { 'x-api-key': KEYS.tier2 });
+    expect([lowest.status, lowest.body]).toEqual([400, { detail: 'municipality is the lowest level: it has no sublocations' }]);
+  });
+
+  test('fetch-market: rows, counts, missing domains and a timestamp', async () => {
+    const known = testIndex().search({ filters: { country: ['Deutschland'] }, size: 3, columns: ['domain'] }).data.map((row) => row.domain);
+    const result = await server.client(KEYS.tier2).v1.fetchMarket({ domains: [...known, 'missing.example'], columns: ['name', 'description'] });
+    expect(result.data.map((row) => row.domain)).toEqual(known);
+    expect(result.metadata).toMatchObject({ total_fetched: 3, domains_requested: 4, domains_found: 3, missing_domains: ['missing.example'], index: 'organizations-*', columns: ['domain', 'name', 'description'] });
+    expect(new Date(result.metadata.timestamp).toISOString()).toBe(result.metadata.timestamp);
+  });
+});

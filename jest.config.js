@@ -1,5 +1,5 @@
 // Jest runs the TypeScript sources through SWC (no type-check here: `npm run typecheck` does that).
-// ky and jose ship ESM only, so they are transformed too; `.js` suffixes of NodeNext imports map back to the sources.
+// ky, jose and the hyparquet packages ship ESM only, so they are transformed too; `.js` suffixes of NodeNext imports map back to the sources.
 /** @type {import('jest').Config} */
 export default {
   testEnvironment: 'node',
@@ -8,6 +8,6 @@ export default {
   transform: {
     '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(ky|jose)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(ky|jose|hyparquet|hyparquet-writer)/)'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
 };

@@ -88,6 +88,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     ledger,
     ...(corsOrigins ? { corsOrigins } : {}),
     logger: { level: options.logLevel },
+    filesDir: join(resolve(options.stateDir), 'files'),
     bearer: bearerVerifier({
       ...(options.jwtSecret !== undefined ? { secret: options.jwtSecret } : {}),
       ...(options.jwks !== undefined ? { jwks: loadJwks(resolve(options.jwks)) } : {}),

@@ -12,13 +12,16 @@
  * not JSON; anything unexpected is a 500 with a fixed message (the cause goes to the log, not the client).
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { ValidationError } from '../client/errors.js';
 import { ENDPOINTS, type EndpointId } from '../contract/endpoints.js';
 import { validate } from '../contract/validation.js';
 import type { LocalIndex } from '../engine/local-index.js';
-import { LegacyService, legacyMessage, type LegacyCaller } from '../engine/legacy/legacy-service.js';
+import { LegacyError, LegacyService, legacyMessage, type LegacyCaller } from '../engine/legacy/legacy-service.js';
+import type { DownloadFormat } from '../contract/v1.js';
+import { DOWNLOAD_CONTENT_TYPES, DownloadStore } from './downloads.js';
 import { BearerError, type BearerUser, type BearerVerifier } from './bearer.js';
 import { clientErrorHandler, frameworkErrors, registerJsonParser, requestIdGenerator } from './http-edge.js';
 import type { ApiKey, KeyRing } from './keys.js';
@@ -46,6 +49,8 @@ export interface ServerOptions {
   now?: () => number;
   /** Verifies `Authorization: Bearer` tokens (v1 dashboard users); null: the server accepts none. */
   bearer?: BearerVerifier | null;
+  /** The object-store directory of /v1/download files (without it, downloads answer 503). */
+  filesDir?: string;
 }
 
 /** The origins an add-in task pane runs on in development (Office add-in dev server, Vite). */
@@ -114,6 +119,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   app.decorateRequest('bearerUser', null);
   const bearer = options.bearer ?? null;
   const legacy = new LegacyService({ now, newId: randomUUID });
+  const downloads = options.filesDir ? DownloadStore.open(options.filesDir, now) : null;
   const infoLogged = ['trace', 'debug', 'info'].includes(app.log.level);
   // Bodies are JSON only (anything else is a 415), UTF-8, of bounded depth.
   registerJsonParser(app);
@@ -345,7 +351,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     if (!bearer) throw new HttpProblem(403, 'This server accepts no bearer tokens (start it with --jwt-secret or --jwks); use an API key');
     request.bearerUser = await bearer(token);
   };
-  const answerV1 = (id: EndpointId, request: FastifyRequest): unknown => {
+  const answerV1 = async (id: EndpointId, request: FastifyRequest): Promise<unknown> => {
     const key = request.apiKey;
     const user = request.bearerUser;
     let caller: LegacyCaller;
@@ -359,6 +365,32 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
         return legacy.sublocations(request.body, caller);
       case 'v1.fetchMarket':
         return legacy.fetchMarket(request.body, caller);
+      case 'v1.download': {
+        if (!downloads) throw new HttpProblem(503, 'downloads are not configured on this server');
+        const content = legacy.downloadContent(request.body, caller);
+        const userId = key ? key.id : (user?.sub ?? null);
+        let written: { filePath: string; link: string };
+        try {
+          written = await downloads.write(content, userId ?? 'anonymous');
+        } catch (error) {
+          if (/download_id may hold/.test((error as Error).message)) throw new LegacyError((error as Error).message);
+          throw error;
+        }
+        return {
+          download_url: `${request.protocol}://${request.host}${written.link}`,
+          metadata: {
+            download_id: content.downloadId,
+            user_id: userId,
+            file_path: written.filePath,
+            total_hits: content.totalHits,
+            total_fetched: content.rows.length,
+            index: content.index,
+            timestamp: new Date(now()).toISOString(),
+            download_format: content.format,
+            query_type: content.queryType,
+          },
+        };
+      }
       case 'v1.closePit': {
         // pit_id in the query string or the body (the spec does not say which).
         const query = request.query as { pit_id?: unknown };
@@ -369,7 +401,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
         throw new HttpProblem(404, 'Not Found');
     }
   };
-  for (const id of ['v1.search', 'v1.sublocations', 'v1.fetchMarket', 'v1.closePit'] as const) {
+  for (const id of ['v1.search', 'v1.sublocations', 'v1.fetchMarket', 'v1.download', 'v1.closePit'] as const) {
     const endpoint = ENDPOINTS[id];
     app.route({
       method: endpoint.method,
@@ -378,7 +410,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
         await authenticateV1(id, request, reply);
       },
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const body = answerV1(id, request);
+        const body = await answerV1(id, request);
         const key = request.apiKey;
         if (key) {
           release(request);
@@ -388,6 +420,19 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
       },
     });
   }
+
+  // Download links: the signature is the credential (a browser or a spreadsheet opens them as they are).
+  app.get('/v1/files/*', (request, reply) => {
+    const path = (request.params as Record<string, string>)['*'] ?? '';
+    const { expires, signature } = request.query as { expires?: string; signature?: string };
+    const found = downloads ? downloads.resolve(path, expires, signature) : { refused: 'downloads are not configured on this server' };
+    if ('refused' in found) return reply.code(403).send({ detail: found.refused });
+    const format = (path.split('.').pop() ?? 'tsv') as DownloadFormat;
+    return reply
+      .type(DOWNLOAD_CONTENT_TYPES[format])
+      .header('content-disposition', `attachment; filename="${path.split('/').pop() ?? 'download'}"`)
+      .send(readFileSync(found.file));
+  });
 
   app.get('/openapi.json', () => openApiDocument());
 

@@ -73,6 +73,7 @@ export async function startTestServer(
     ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     ...(options.bearer ? { bearer: options.bearer } : {}),
+    filesDir: join(stateDir, 'files'),
   }).catch(async (error: unknown) => {
     await ledger.close();
     rmSync(stateDir, { recursive: true, force: true });

@@ -4,7 +4,10 @@
  * point-in-time pagination over a result set that changes mid-walk.
  */
 import { randomUUID } from 'node:crypto';
+import ExcelJS from 'exceljs';
+import { parquetReadObjects } from 'hyparquet';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { SELECTABLE_COLUMNS } from '../../src/contract/common.js';
 import { AuthError, HttpError } from '../../src/index.js';
 import { createLocalIndex, generateDataset } from '../../src/engine/index.js';
 import { bearerVerifier } from '../../src/server/bearer.js';
@@ -261,5 +264,113 @@ describe('v1 sublocations and fetch-market', () => {
     expect(result.data.map((row) => row.domain)).toEqual(known);
     expect(result.metadata).toMatchObject({ total_fetched: 3, domains_requested: 4, domains_found: 3, missing_domains: ['missing.example'], index: 'organizations-*', columns: ['domain', 'name', 'description'] });
     expect(new Date(result.metadata.timestamp).toISOString()).toBe(result.metadata.timestamp);
+  });
+});
+
+describe('v1 download: tsv, xlsx and parquet files behind signed links, read back with real readers', () => {
+  const ALL_COLUMNS = [...SELECTABLE_COLUMNS.filter((c) => c !== 'domain'), 'description', 'main_contact_mail', 'main_contact_number'] as const;
+  const query = { keywords: { must_one: ['software', 'bakery'] }, locations: { country: ['Deutschland'] } };
+  const headers = { 'x-api-key': KEYS.tier2 };
+
+  /** The rows /v1/search gives for the same query: what every file must hold, column by column. */
+  async function expectedRows(): Promise<Record<string, unknown>[]> {
+    const result = await server.client(KEYS.tier2).v1.search({ search_id: searchId(), ...query, columns: [...ALL_COLUMNS], size: 10 });
+    return result.data;
+  }
+
+  async function download(format: 'tsv' | 'xlsx' | 'parquet' | undefined, extra: Record<string, unknown> = {}) {
+    const body = { search_info: { search_id: 'my-search', query }, columns: [...ALL_COLUMNS], ...(format ? { download_format: format } : {}), ...extra };
+    const response = await post('/v1/download', body, headers);
+    expect(response.status).toBe(200);
+    const result = response.body as { download_url: string; metadata: Record<string, unknown> };
+    const file = await fetch(result.download_url);
+    expect(file.status).toBe(200);
+    return { result, file, bytes: Buffer.from(await file.arrayBuffer()) };
+  }
+
+  const columns = ['domain', ...ALL_COLUMNS];
+  /** A value as a spreadsheet cell shows it: lists joined with "; ". */
+  const asCell = (value: unknown): unknown => (Array.isArray(value) ? value.join('; ') : value);
+
+  test('tsv (the default): header and rows as /v1/search returns them; the metadata of the spec', async () => {
+    const { result, file, bytes } = await download(undefined, { download_id: 'report-1' });
+    expect(file.headers.get('content-type')).toBe('text/tab-separated-values; charset=utf-8');
+    expect(result.metadata).toMatchObject({
+      download_id: 'report-1',
+      user_id: expect.stringMatching(/^[0-9a-f]{16}$/),
+      file_path: expect.stringMatching(/^downloads\/[0-9a-f]{16}\/report-1\.tsv$/),
+      total_fetched: 10,
+      index: 'organizations-*',
+      download_format: 'tsv',
+      query_type: 'text',
+    });
+    expect(result.metadata.total_hits as number).toBeGreaterThan(10);
+    const lines = bytes.toString('utf8').replace(/\n$/, '').split('\n').map((line) => line.split('\t'));
+    expect(lines[0]).toEqual(columns);
+    const want = await expectedRows();
+    expect(lines.slice(1)).toEqual(want.map((row) => columns.map((c) => (row[c] === null || row[c] === undefined ? '' : String(asCell(row[c]))))));
+  });
+
+  test('xlsx round-trips every column (read with exceljs)', async () => {
+    const { file, bytes } = await download('xlsx');
+    expect(file.headers.get('content-type')).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
+    const sheet = workbook.getWorksheet('Results')!;
+    const values = (r: number) => columns.map((_, c) => sheet.getRow(r).getCell(c + 1).value ?? null);
+    expect(values(1)).toEqual(columns);
+    const want = await expectedRows();
+    want.forEach((row, i) => {
+      expect(values(i + 2)).toEqual(columns.map((c) => asCell(row[c] ?? null)));
+    });
+    expect(sheet.rowCount).toBe(11);
+  });
+
+  test('parquet round-trips every column with its type (read with hyparquet)', async () => {
+    const { bytes } = await download('parquet');
+    const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+    const rows = await parquetReadObjects({ file: buffer });
+    const want = await expectedRows();
+    expect(rows).toHaveLength(want.length);
+    rows.forEach((row: Record<string, unknown>, i: number) => {
+      const decoded = { ...row, summary_keywords: row.summary_keywords === null ? null : JSON.parse(row.summary_keywords as string) };
+      expect(decoded).toEqual(Object.fromEntries(columns.map((c) => [c, want[i]![c] ?? null])));
+    });
+    expect(typeof rows.find((row: Record<string, unknown>) => row.lat !== null)?.lat).toBe('number');
+  });
+
+  test('vector and market downloads; size at most 10; one of search_info and market_info', async () => {
+    const vector = (await post('/v1/download', { search_info: { search_id: 's', query: { semantic_input: 'fresh bread' } } }, headers)).body as { metadata: { query_type: string; total_fetched: number } };
+    expect(vector.metadata).toMatchObject({ query_type: 'vector', total_fetched: 10 });
+    const domains = testIndex().search({ filters: { country: ['Österreich'] }, size: 12, columns: ['domain'] }).data.map((row) => row.domain);
+    const market = (await post('/v1/download', { market_info: { market_id: 'm1', market: ['unknown.example', ...domains] } }, headers)).body as { download_url: string; metadata: { query_type: string; total_hits: number; total_fetched: number } };
+    expect(market.metadata).toMatchObject({ query_type: 'market', total_hits: 12, total_fetched: 10 });
+    const text = await (await fetch(market.download_url)).text();
+    expect(text.trimEnd().split('\n').slice(1).map((line) => line.split('\t')[0])).toEqual(domains.slice(0, 10));
+    const tooBig = await post('/v1/download', { market_info: { market_id: 'm1', market: domains }, size: 11 }, headers);
+    expect([tooBig.status, tooBig.body]).toEqual([400, { detail: expect.stringMatching(/size: /) }]);
+    const both = await post('/v1/download', { market_info: { market_id: 'm1', market: domains }, search_info: { search_id: 's', query } }, headers);
+    expect([both.status, both.body]).toEqual([400, { detail: expect.stringMatching(/exactly one of search_info and market_info/) }]);
+    const badId = await post('/v1/download', { market_info: { market_id: 'm1', market: domains }, download_id: '../etc/passwd' }, headers);
+    expect([badId.status, badId.body]).toEqual([400, { detail: expect.stringMatching(/download_id may hold/) }]);
+  });
+
+  test('a tampered, truncated, foreign-path or expired link is a 403', async () => {
+    const { result } = await download('tsv');
+    const url = new URL(result.download_url);
+    const signature = url.searchParams.get('signature')!;
+    const tampered = new URL(url);
+    tampered.searchParams.set('signature', `${signature.slice(0, -1)}${signature.endsWith('0') ? '1' : '0'}`);
+    const longer = new URL(url);
+    longer.searchParams.set('expires', String(Number(url.searchParams.get('expires')) + 3_600_000));
+    const otherFile = new URL(url.href.replace(/\/[^/?]+\.tsv/, '/another.tsv'));
+    const traversal = `${url.origin}/v1/files/downloads/../signing.key?${url.searchParams.toString()}`;
+    for (const link of [tampered.href, longer.href, otherFile.href, traversal, `${url.origin}${url.pathname}`]) {
+      const response = await raw(link);
+      expect([response.status, response.body]).toEqual([403, { detail: expect.any(String) }]);
+    }
+    server.clock.advance(60 * 60_000 + 1);
+    const expired = await raw(url.href);
+    expect([expired.status, expired.body]).toEqual([403, { detail: 'this download link has expired: ask /v1/download for a new one' }]);
   });
 });

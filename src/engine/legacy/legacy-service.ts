@@ -25,10 +25,12 @@ import type { Filters } from '../../contract/v2/filters.js';
 import { SEARCH_LIMITS, SearchRequestSchema, type SearchMode, type SearchRequest } from '../../contract/v2/search.js';
 import {
   V1ClosePitRequestSchema,
+  V1DownloadRequestSchema,
   V1FetchMarketRequestSchema,
   V1SearchRequestSchema,
   V1SublocationsRequestSchema,
   type V1Column,
+  type DownloadFormat,
   type V1FetchMarketResponse,
   type V1SearchRequest,
   type V1SearchResponse,
@@ -330,6 +332,28 @@ export class LegacyService {
     return { locations: [], level: childLevels[0] ?? 'country', total_count: 0 };
   }
 
+  /** The rows of a download (the server writes the file). */
+  downloadContent(body: unknown, caller: LegacyCaller): DownloadContent {
+    const request = parsed(validate(V1DownloadRequestSchema, body));
+    checkIndex(request.index);
+    const base = { downloadId: request.download_id ?? this.options.newId(), format: request.download_format, index: request.index, columns: request.columns };
+    if (request.market_info) {
+      const { store } = caller.index;
+      const fetched = caller.index.fetch({ domains: request.market_info.market, columns: ['domain'] });
+      const rows = fetched.data.slice(0, request.size).map((row) => store.rowOf(row.domain) ?? -1).filter((row) => row >= 0);
+      return { ...base, rows: v1Rows(caller.index, rows, request.columns), totalHits: fetched.metadata.found, queryType: 'market' };
+    }
+    const query = parsed(validate(DownloadQuerySchema, request.search_info?.query ?? {}));
+    const v2 = v2RequestOf({ ...query, search_id: '00000000-0000-4000-8000-000000000000', index: request.index, size: request.size, columns: request.columns, pit_id: null, search_after: null });
+    const ranking = caller.index.rankAll(v2, SEARCH_LIMITS.scoredDepthCap);
+    return {
+      ...base,
+      rows: v1Rows(caller.index, ranking.rows.subarray(0, request.size), request.columns),
+      totalHits: ranking.total ?? ranking.rows.length,
+      queryType: DOWNLOAD_QUERY_TYPES[ranking.mode],
+    };
+  }
+
   fetchMarket(body: unknown, caller: LegacyCaller): V1FetchMarketResponse {
     const request = parsed(validate(V1FetchMarketRequestSchema, body));
     checkIndex(request.index);
@@ -351,6 +375,26 @@ export class LegacyService {
     };
   }
 }
+
+/**
+ * What `/v1/download` puts in its file: `search_info.query` holds the search parameters of /v1/search
+ * (keywords, locations, custom_filters, domains, semantic_input, excludes) — the query of the search the
+ * download repeats; `market_info.market` a list of domains. At most `size` (≤ 10) rows.
+ */
+export interface DownloadContent {
+  downloadId: string;
+  format: DownloadFormat;
+  index: string;
+  columns: V1Column[];
+  rows: Record<string, unknown>[];
+  totalHits: number;
+  /** text (filter and keyword queries), vector (semantic, similarity), hybrid, or market. */
+  queryType: string;
+}
+
+const DownloadQuerySchema = V1SearchRequestSchema.pick({ keywords: true, locations: true, custom_filters: true, domains: true, semantic_input: true, excludes: true });
+
+const DOWNLOAD_QUERY_TYPES: Record<SearchMode, string> = { filter: 'text', fulltext: 'text', semantic: 'vector', vector_similarity: 'vector', hybrid: 'hybrid' };
 
 /** Whether an error is one the v1 routes answer with 400 and its message. */
 export function legacyMessage(error: unknown): string | null {

@@ -7,7 +7,8 @@
  *   - search size is 1–500 (the spec leaves the maximum open), download size 1–10;
  *   - download needs exactly one of `search_info` and `market_info`;
  *   - close_pit accepts `pit_id` in the query string or the body.
- * Bad input is a 422 in the FastAPI layout, as for v2.
+ * The contract reports bad input in the FastAPI layout like every schema here; the v1 routes turn it into
+ * the 400 `{"detail": "message"}` the v1 document specifies (src/engine/legacy/legacy-service.ts).
  */
 import * as z from 'zod';
 import { CursorSchema, CursorValueSchema, DomainSchema, GEO_LEVELS, SELECTABLE_COLUMNS, TermSchema, UuidSchema, type GeoLevel } from './common.js';

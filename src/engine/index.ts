@@ -1,4 +1,4 @@
-/** The local engine: the v2 service in-process over a columnar store, and the sample dataset. */
+/** The local engine: the v2 service (and the legacy v1 one) in-process over a columnar store, and the sample dataset. */
 export { createDefaultLocalIndex, createLocalIndex, LocalIndex, type LocalIndexOptions } from './local-index.js';
 export { generateDataset, generateRecords, DEFAULT_DATASET, type GenerateOptions } from './dataset/generate.js';
 export { readCsv, readDataFile, readJsonLines, type ReadResult, type RowError } from './dataset/read.js';
@@ -15,3 +15,4 @@ export { similarity as trigramSimilarity } from './locations/trigram.js';
 export { warmRelevance } from './relevance/rankers.js';
 export { TextIndex } from './relevance/text-index.js';
 export { SifGloveEmbedder, type Embedder } from './relevance/embedder.js';
+export { LegacyService, LegacyError, LEGACY_INDEX, type LegacyCaller, type LegacyOptions, type DownloadContent } from './legacy/legacy-service.js';

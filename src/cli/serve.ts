@@ -34,6 +34,8 @@ export interface ServeOptions {
   /** Bearer tokens (v1): an HS256 secret, or a JWKS file. */
   jwtSecret?: string;
   jwks?: string;
+  /** Groups (idp:groups) allowed on the language routes; default any authenticated user. */
+  languageGroups?: string[];
 }
 
 export interface RunningServer {
@@ -89,6 +91,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     ...(corsOrigins ? { corsOrigins } : {}),
     logger: { level: options.logLevel },
     filesDir: join(resolve(options.stateDir), 'files'),
+    ...(options.languageGroups ? { languageGroups: options.languageGroups } : {}),
     bearer: bearerVerifier({
       ...(options.jwtSecret !== undefined ? { secret: options.jwtSecret } : {}),
       ...(options.jwks !== undefined ? { jwks: loadJwks(resolve(options.jwks)) } : {}),

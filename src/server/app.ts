@@ -22,6 +22,7 @@ import type { LocalIndex } from '../engine/local-index.js';
 import { LegacyError, LegacyService, legacyMessage, type LegacyCaller } from '../engine/legacy/legacy-service.js';
 import type { DownloadFormat } from '../contract/v1.js';
 import { DOWNLOAD_CONTENT_TYPES, DownloadStore } from './downloads.js';
+import { localLanguageProvider, type LanguageProvider } from '../engine/language/provider.js';
 import { BearerError, type BearerUser, type BearerVerifier } from './bearer.js';
 import { clientErrorHandler, frameworkErrors, registerJsonParser, requestIdGenerator } from './http-edge.js';
 import type { ApiKey, KeyRing } from './keys.js';
@@ -51,6 +52,10 @@ export interface ServerOptions {
   bearer?: BearerVerifier | null;
   /** The object-store directory of /v1/download files (without it, downloads answer 503). */
   filesDir?: string;
+  /** Answers the language-processing routes (default: the local, data-driven provider). */
+  language?: LanguageProvider;
+  /** When set, a bearer token needs one of these groups (idp:groups) for the language routes, else 403. */
+  languageGroups?: readonly string[];
 }
 
 /** The origins an add-in task pane runs on in development (Office add-in dev server, Vite). */
@@ -94,6 +99,8 @@ interface Held {
 
 /** What a successful answer adds to the key's monthly usage. */
 const ROW_ROUTES: readonly EndpointId[] = ['v2.search', 'v2.fetch', 'v1.search', 'v1.fetchMarket'];
+
+const LANGUAGE_PATHS = new Set(Object.values(ENDPOINTS).filter((endpoint) => endpoint.api === 'language').map((endpoint) => endpoint.path));
 
 function usageOf(id: EndpointId, body: unknown): Usage {
   const rows = ROW_ROUTES.includes(id) && body && typeof body === 'object' && 'data' in body && Array.isArray(body.data) ? body.data.length : 0;
@@ -434,6 +441,32 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
       .send(readFileSync(found.file));
   });
 
+  // Language processing: bearer tokens only (401 when missing or invalid, 403 when the groups do not allow).
+  const language = options.language ?? localLanguageProvider(() => engine.index);
+  const requireLanguageUser = async (request: FastifyRequest): Promise<void> => {
+    const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+    if (!token) throw new HttpProblem(401, 'Not authenticated: send Authorization: Bearer <token>');
+    if (!bearer) throw new HttpProblem(401, 'This server accepts no bearer tokens (start it with --jwt-secret or --jwks)');
+    const user = await bearer(token);
+    const allowed = options.languageGroups;
+    if (allowed && !user.groups.some((group) => allowed.includes(group))) {
+      throw new HttpProblem(403, `Access denied: the language routes are for members of ${allowed.join(', ')}`);
+    }
+    request.bearerUser = user;
+  };
+  app.route({
+    method: 'POST',
+    url: ENDPOINTS['language.generateKeywords'].path,
+    onRequest: async (request) => {
+      await requireLanguageUser(request);
+    },
+    handler: async (request) => {
+      const checked = validate(ENDPOINTS['language.generateKeywords'].request, request.body);
+      if (!checked.ok) throw new ValidationError(checked.error.detail, 422);
+      return language.generateKeywords(checked.value.keywords);
+    },
+  });
+
   app.get('/openapi.json', () => openApiDocument());
 
   app.addHook('onSend', (request, reply, payload, done) => {
@@ -448,8 +481,14 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   });
 
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
+    // Language routes: 400 for bad parameters, 401 for a missing or invalid token (their spec).
+    if (LANGUAGE_PATHS.has(request.url.split('?')[0] ?? '')) {
+      const message = legacyMessage(error);
+      if (message !== null) return reply.code(400).send({ detail: message });
+      if (error instanceof BearerError) return reply.code(401).send({ detail: `Invalid token: ${error.message}` });
+    }
     // v1 reports bad parameters as 400 and every auth failure as 403, with a message (its spec).
-    if (request.url.startsWith('/v1/')) {
+    else if (request.url.startsWith('/v1/')) {
       const message = legacyMessage(error);
       if (message !== null) return reply.code(400).send({ detail: message });
       if (error instanceof BearerError) return reply.code(403).send({ detail: `Invalid token: ${error.message}` });

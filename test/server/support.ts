@@ -59,7 +59,15 @@ export interface TestServer {
 }
 
 export async function startTestServer(
-  options: { keys?: KeysFile; engine?: EngineState; logger?: FastifyServerOptions['logger']; bodyLimit?: number; corsOrigins?: string[] | true; bearer?: BearerVerifier } = {},
+  options: {
+    keys?: KeysFile;
+    engine?: EngineState;
+    logger?: FastifyServerOptions['logger'];
+    bodyLimit?: number;
+    corsOrigins?: string[] | true;
+    bearer?: BearerVerifier;
+    languageGroups?: string[];
+  } = {},
 ): Promise<TestServer> {
   const stateDir = mkdtempSync(join(tmpdir(), 'orgindex-server-test-'));
   const ledger = await QuotaLedger.open(stateDir);
@@ -74,6 +82,7 @@ export async function startTestServer(
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     ...(options.bearer ? { bearer: options.bearer } : {}),
     filesDir: join(stateDir, 'files'),
+    ...(options.languageGroups ? { languageGroups: options.languageGroups } : {}),
   }).catch(async (error: unknown) => {
     await ledger.close();
     rmSync(stateDir, { recursive: true, force: true });
@@ -88,7 +97,7 @@ export async function startTestServer(
     stateDir,
     client: (key, clientOptions = {}) =>
       createRemoteClient({
-        baseUrls: { v2: `${url}/v2`, v1: url },
+        baseUrls: { v2: `${url}/v2`, v1: url, language: url },
         apiKey: key,
         ...(clientOptions.accessToken ? { accessToken: clientOptions.accessToken } : {}),
         retry: { maxRetries: 0 },

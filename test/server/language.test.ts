@@ -1,0 +1,66 @@
+/**
+ * The language-processing routes end to end (bearer tokens only: 401 missing or invalid, 403 when the
+ * token's groups are not allowed, 400 bad parameters) and the local keyword generation behind them.
+ */
+import { SignJWT } from 'jose';
+import { AuthError } from '../../src/index.js';
+import { relatedKeywords } from '../../src/engine/language/related-keywords.js';
+import { bearerVerifier } from '../../src/server/bearer.js';
+import { KEYS, raw, startTestServer, testIndex, type TestServer } from './support.js';
+
+const SECRET = 'language-test-secret-000000000001';
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ bearer: bearerVerifier({ secret: SECRET })!, languageGroups: ['analysts'] });
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const token = (groups: string[] = ['analysts']): Promise<string> =>
+  new SignJWT({ username: 'ada', 'idp:groups': groups }).setProtectedHeader({ alg: 'HS256' }).setSubject('user-1').setExpirationTime('5m').sign(new TextEncoder().encode(SECRET));
+
+const generate = async (body: unknown, headers: Record<string, string>) =>
+  raw(`${server.url}/v1/generate-keywords`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+describe('POST /v1/generate-keywords', () => {
+  test('related terms from the data: deduplicated, inputs left out, best first', async () => {
+    const client = server.client(null, { accessToken: await token() });
+    const result = await client.language.generateKeywords({ keywords: ['bakery', 'Bread'] });
+    expect(result.original_keywords).toEqual(['bakery', 'Bread']);
+    expect(result.alternative_keywords.length).toBeGreaterThan(5);
+    expect(result.alternative_keywords).toEqual(expect.arrayContaining(['pastries']));
+    const lower = result.alternative_keywords.map((k) => k.toLowerCase());
+    expect(lower).not.toContain('bakery');
+    expect(lower).not.toContain('bread');
+    expect(lower).not.toContain('breads');
+    expect(new Set(lower).size).toBe(lower.length);
+    // Every suggestion is a tag the index holds, so it finds organizations.
+    for (const keyword of result.alternative_keywords) expect(testIndex().search({ keywords: { must_all: [keyword] }, size: 1 }).metadata.total_hits).toBeGreaterThan(0);
+  });
+
+  test('deterministic, ordered by relatedness (the strongest co-occurring and nearest terms first)', () => {
+    const store = testIndex().store;
+    const solar = relatedKeywords(store, ['solar']);
+    expect(relatedKeywords(store, ['solar'])).toEqual(solar);
+    expect(solar.slice(0, 8).some((k) => /photovoltaic|solar/.test(k))).toBe(true);
+    expect(relatedKeywords(store, ['xyzzy'])).toEqual([]);
+    expect(relatedKeywords(store, ['dentist']).slice(0, 5).every((k) => /dent/.test(k))).toBe(true);
+  });
+
+  test('401 without or with an invalid token, 403 for a group without access, 400 for bad parameters', async () => {
+    const missing = await generate({ keywords: ['x'] }, {});
+    expect([missing.status, missing.body]).toEqual([401, { detail: expect.stringMatching(/Not authenticated/) }]);
+    const apiKeyOnly = await generate({ keywords: ['x'] }, { 'x-api-key': KEYS.tier2 });
+    expect(apiKeyOnly.status).toBe(401);
+    const invalid = await generate({ keywords: ['x'] }, { authorization: 'Bearer not.a.token' });
+    expect([invalid.status, invalid.body]).toEqual([401, { detail: expect.stringMatching(/Invalid token/) }]);
+    const denied = await generate({ keywords: ['x'] }, { authorization: `Bearer ${await token(['sales'])}` });
+    expect([denied.status, denied.body]).toEqual([403, { detail: 'Access denied: the language routes are for members of analysts' }]);
+    const empty = await generate({ keywords: [] }, { authorization: `Bearer ${await token()}` });
+    expect([empty.status, empty.body]).toEqual([400, { detail: expect.stringMatching(/keywords: /) }]);
+    const error: unknown = await server.client(null, { accessToken: await token(['sales']) }).language.generateKeywords({ keywords: ['x'] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AuthError);
+    expect((error as AuthError).status).toBe(403);
+  });
+});

@@ -442,7 +442,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   });
 
   // Language processing: bearer tokens only (401 when missing or invalid, 403 when the groups do not allow).
-  const language = options.language ?? localLanguageProvider(() => engine.index);
+  const language = options.language ?? localLanguageProvider(() => engine.index, now);
   const requireLanguageUser = async (request: FastifyRequest): Promise<void> => {
     const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
     if (!token) throw new HttpProblem(401, 'Not authenticated: send Authorization: Bearer <token>');
@@ -464,6 +464,18 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
       const checked = validate(ENDPOINTS['language.generateKeywords'].request, request.body);
       if (!checked.ok) throw new ValidationError(checked.error.detail, 422);
       return language.generateKeywords(checked.value.keywords);
+    },
+  });
+  app.route({
+    method: 'POST',
+    url: ENDPOINTS['language.nlpSearch'].path,
+    onRequest: async (request) => {
+      await requireLanguageUser(request);
+    },
+    handler: async (request) => {
+      const checked = validate(ENDPOINTS['language.nlpSearch'].request, request.body);
+      if (!checked.ok) throw new ValidationError(checked.error.detail, 422);
+      return language.nlpSearch(checked.value.user_query, checked.value.search_id);
     },
   });
 

@@ -64,3 +64,38 @@ describe('POST /v1/generate-keywords', () => {
     expect((error as AuthError).status).toBe(403);
   });
 });
+
+describe('POST /v1/nlp_search', () => {
+  test('the payload of the legacy search, the four workflow steps and the metadata of the spec', async () => {
+    const client = server.client(null, { accessToken: await token() });
+    const response = await client.language.nlpSearch({ user_query: 'small bakeries in Munich without gluten', search_id: 'q-1' });
+    expect(response.payload).toMatchObject({
+      keywords: { must_one: ['bakeries'], must_all: [], must_not: ['gluten'] },
+      custom_filters: { organization_size: ['Small (10-49)'] },
+      semantic_input: 'bakeries',
+    });
+    expect(response.payload.locations.municipality).toEqual(['München']);
+    expect(response.metadata).toMatchObject({
+      search_id: 'q-1',
+      user_query: 'small bakeries in Munich without gluten',
+      workflow_steps: ['flag_detection', 'location_extraction', 'keyword_generation', 'semantic_input_generation'],
+    });
+    expect(new Date(response.metadata.timestamp).toISOString()).toBe(response.metadata.timestamp);
+    expect(response.metadata.processing_time).toBeGreaterThanOrEqual(0);
+    // The payload runs as a v1 search as it is.
+    const search = await server.client(KEYS.tier2).v1.search({
+      search_id: '7d0c1f0e-6a77-4b61-9d5e-0d2f3c1a4e11',
+      keywords: response.payload.keywords,
+      locations: response.payload.locations,
+      custom_filters: response.payload.custom_filters,
+    });
+    expect(search.metadata.query_type).toBe('keyword');
+  });
+
+  test('401 without a token; 400 without user_query', async () => {
+    const missing = await raw(`${server.url}/v1/nlp_search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"user_query":"x","search_id":"1"}' });
+    expect(missing.status).toBe(401);
+    const bad = await raw(`${server.url}/v1/nlp_search`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${await token()}` }, body: '{"search_id":"1"}' });
+    expect([bad.status, bad.body]).toEqual([400, { detail: expect.stringMatching(/user_query: /) }]);
+  });
+});

@@ -1,0 +1,282 @@
+/**
+ * `/v1/nlp_search` without a hosted model: a natural-language query → the legacy search's parameters, in
+ * the spec's four recorded steps. Deterministic; everything it recognises comes from the data (the
+ * gazetteer of the index's places, its tag vocabulary) or from the small lexicons below.
+ *
+ *   flag_detection             organization type ("startups", "universities", "public bodies"), size
+ *                              ("small", "large enterprises"), recency ("new", "founded since 2020")
+ *                              → custom_filters (a v2 filters object)
+ *   location_extraction        place names of the index, longest first, German or English ("Bavaria" →
+ *                              Bayern, "Munich" → München); a city is its municipality, a state its state.
+ *                              A place after "not in" / "outside" / "except in" is dropped, not searched.
+ *   keyword_generation         content words, merged into the index's multi-word tags ("solar panels");
+ *                              after "not", "without", "except", "excluding", "no" → must_not; words
+ *                              joined by "and" → must_all, the rest → must_one; domains → domains, or
+ *                              excludes after a negation
+ *   semantic_input_generation  the query without the place, flag and negated parts: what the
+ *                              organizations are, for semantic search
+ */
+import type { QueryResponse } from '../../contract/language.js';
+import type { LocalIndex } from '../local-index.js';
+import { stemMinimalEnglish } from '../relevance/tokenize.js';
+
+/** The payload of /v1/nlp_search: the legacy search's parameters (custom_filters: a v2 filters object). */
+export type ParsedQuery = QueryResponse['payload'];
+type LocationLevel = 'country' | 'state' | 'region' | 'district' | 'municipality';
+
+export const WORKFLOW_STEPS = ['flag_detection', 'location_extraction', 'keyword_generation', 'semantic_input_generation'] as const;
+
+/** English exonyms of places in the data (what users type → the index's spelling). */
+export const EXONYMS: Readonly<Record<string, string>> = {
+  germany: 'Deutschland',
+  austria: 'Österreich',
+  switzerland: 'Schweiz',
+  bavaria: 'Bayern',
+  'lower saxony': 'Niedersachsen',
+  'north rhine-westphalia': 'Nordrhein-Westfalen',
+  'north rhine westphalia': 'Nordrhein-Westfalen',
+  'rhineland-palatinate': 'Rheinland-Pfalz',
+  'rhineland palatinate': 'Rheinland-Pfalz',
+  hesse: 'Hessen',
+  saxony: 'Sachsen',
+  'saxony-anhalt': 'Sachsen-Anhalt',
+  'saxony anhalt': 'Sachsen-Anhalt',
+  thuringia: 'Thüringen',
+  'mecklenburg-western pomerania': 'Mecklenburg-Vorpommern',
+  'baden-wurttemberg': 'Baden-Württemberg',
+  'baden wurttemberg': 'Baden-Württemberg',
+  styria: 'Steiermark',
+  tyrol: 'Tirol',
+  carinthia: 'Kärnten',
+  'upper austria': 'Oberösterreich',
+  'lower austria': 'Niederösterreich',
+  munich: 'München',
+  cologne: 'Köln',
+  nuremberg: 'Nürnberg',
+  hanover: 'Hannover',
+  brunswick: 'Braunschweig',
+  vienna: 'Wien',
+  zurich: 'Zürich',
+  geneva: 'Genève',
+  frankfurt: 'Frankfurt am Main',
+  dusseldorf: 'Düsseldorf',
+};
+
+const TYPE_WORDS: Readonly<Record<string, string>> = {
+  startup: 'Startup',
+  'start-up': 'Startup',
+  university: 'Academic',
+  universitie: 'Academic', // "universities" after the plural stemmer
+  'research institute': 'Academic',
+  academic: 'Academic',
+  'public body': 'Public',
+  'public bodie': 'Public',
+  'public institution': 'Public',
+  authority: 'Public',
+  authoritie: 'Public',
+  municipality: 'Public',
+  municipalitie: 'Public',
+};
+
+const SIZE_WORDS: Readonly<Record<string, string>> = {
+  micro: 'Micro (0-9)',
+  tiny: 'Micro (0-9)',
+  'very small': 'Micro (0-9)',
+  small: 'Small (10-49)',
+  'medium-sized': 'Medium-sized (50-249)',
+  'mid-sized': 'Medium-sized (50-249)',
+  medium: 'Medium-sized (50-249)',
+  sme: 'Small (10-49)',
+  large: 'Large enterprise (250+)',
+  big: 'Large enterprise (250+)',
+  'large enterprise': 'Large enterprise (250+)',
+  enterprise: 'Large enterprise (250+)',
+};
+
+const NEGATIONS = new Set(['not', 'without', 'except', 'excluding', 'no', 'but not', 'other than']);
+const PLACE_NEGATIONS = /\b(?:not in|outside(?: of)?|except in|but not in|excluding)\s*$/;
+const STOP_WORDS = new Set([
+  'a', 'an', 'the', 'of', 'for', 'in', 'at', 'on', 'from', 'with', 'by', 'to', 'near', 'around', 'based', 'located', 'that', 'which', 'who',
+  'are', 'is', 'be', 'do', 'does', 'find', 'show', 'me', 'list', 'all', 'any', 'some', 'i', 'want', 'looking', 'search', 'please', 'or', 'and',
+  'companies', 'company', 'firms', 'firm', 'businesses', 'business', 'organizations', 'organisations', 'organization', 'organisation', 'providers',
+  'offering', 'offer', 'offers', 'which', 'there', 'whose', 'their', 'them', 'its', 'also', 'only', 'but', 'new', 'newly', 'recently', 'founded',
+  'registered', 'since', 'after', 'established', 'young', 'like', 'similar', 'outside',
+]);
+const DOMAIN = /^(?:https?:\/\/)?(?:www\.)?([a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,})(?:\/\S*)?$/i;
+
+/** Lower case, accents stripped, ß → ss; hyphens and dots stay (they are part of names and domains). */
+function fold(text: string): string {
+  return text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/ß/g, 'ss');
+}
+
+/** A phrase with each word's plural stem ("tax advisors" → "tax advisor"). */
+function stemmedPhrase(phrase: string): string {
+  return phrase.split(' ').map(stemMinimalEnglish).join(' ');
+}
+
+/** The spellings a user may type for a German name: accents stripped ("munchen") or spelt out ("muenchen"). */
+function spellings(name: string): string[] {
+  const spelt = fold(name.replace(/ä/g, 'ae').replace(/ö/g, 'oe').replace(/ü/g, 'ue').replace(/Ä/g, 'Ae').replace(/Ö/g, 'Oe').replace(/Ü/g, 'Ue'));
+  return [...new Set([fold(name), spelt])];
+}
+
+interface Gazetteer {
+  /** folded name → [level, the index's spelling], the highest level first. */
+  places: Map<string, [LocationLevel, string]>;
+  /** folded multi-word tags of the index (for merging adjacent words into one keyword). */
+  tags: Set<string>;
+  longestPlace: number;
+}
+
+const gazetteers = new WeakMap<object, Gazetteer>();
+/** A name at several levels is read as the highest but one: a city ("Köln") before its Regierungsbezirk. */
+const LEVEL_ORDER: (LocationLevel)[] = ['country', 'state', 'municipality', 'region', 'district'];
+
+function gazetteerOf(index: LocalIndex): Gazetteer {
+  let gazetteer = gazetteers.get(index.store);
+  if (!gazetteer) {
+    const places = new Map<string, [LocationLevel, string]>();
+    let longestPlace = 1;
+    for (const level of LEVEL_ORDER) {
+      for (const name of index.store.categorical[level].dict.values) {
+        if (name === null) continue;
+        for (const key of spellings(name)) {
+          if (!places.has(key)) places.set(key, [level, name]);
+          longestPlace = Math.max(longestPlace, key.split(' ').length);
+        }
+      }
+    }
+    for (const [exonym, native] of Object.entries(EXONYMS)) {
+      const target = places.get(fold(native));
+      if (target) places.set(fold(exonym), target);
+    }
+    const tags = new Set(index.store.keywords.dict.values.filter((tag): tag is string => tag !== null && tag.includes(' ')).map((tag) => stemmedPhrase(fold(tag))));
+    gazetteer = { places, tags, longestPlace };
+    gazetteers.set(index.store, gazetteer);
+  }
+  return gazetteer;
+}
+
+/** Words of the query: punctuation split off (a URL or domain kept whole), hyphens and dots kept inside words. */
+function words(text: string): string[] {
+  return text
+    .split(/\s+/)
+    .flatMap((word) => (DOMAIN.test(word.replace(/[,;!?()"]+$/, '')) ? [word.replace(/[,;!?()"]+$/, '')] : word.replace(/[,;:!?()"]+/g, ' ').split(' ')))
+    .map((word) => word.replace(/^[.'’]+|[.'’]+$/g, ''))
+    .filter(Boolean);
+}
+
+/** Parses a natural-language query into the legacy search parameters (see the module comment). */
+export function parseQuery(index: LocalIndex, userQuery: string, today: string): ParsedQuery {
+  const gazetteer = gazetteerOf(index);
+  const tokens = words(userQuery);
+  const folded = tokens.map(fold);
+  const used = new Array<boolean>(tokens.length).fill(false);
+  const result: ParsedQuery = {
+    keywords: { must_one: [], must_all: [], must_not: [] },
+    locations: { country: [], state: [], region: [], district: [], municipality: [] },
+    custom_filters: {},
+    domains: [],
+    excludes: [],
+    semantic_input: '',
+  };
+  const filters: Record<string, unknown> = {};
+  const add = (list: string[], value: string): void => {
+    if (!list.includes(value)) list.push(value);
+  };
+  const phraseAt = (i: number, n: number): string => folded.slice(i, i + n).join(' ');
+  const negatedAt = (i: number): boolean => {
+    const before = folded.slice(Math.max(0, i - 3), i).join(' ');
+    return [...NEGATIONS].some((negation) => before === negation || before.endsWith(` ${negation}`));
+  };
+
+  // 1. Flags: type, size, recency.
+  for (let i = 0; i < tokens.length; i++) {
+    for (const n of [2, 1]) {
+      const phrase = phraseAt(i, n);
+      const stemmed = stemmedPhrase(phrase);
+      const type = TYPE_WORDS[phrase] ?? TYPE_WORDS[stemmed];
+      const size = SIZE_WORDS[phrase] ?? SIZE_WORDS[stemmed];
+      const value = type ?? size;
+      if (value !== undefined) {
+        const key = type ? 'organization_type' : 'organization_size';
+        const values = (filters[key] as string[] | undefined) ?? [];
+        if (!values.includes(value)) values.push(value);
+        filters[key] = values;
+        for (let j = i; j < i + n; j++) used[j] = true;
+        break;
+      }
+    }
+  }
+  const year = /\b(?:founded|registered|established|since|after)\s+(?:in\s+|since\s+|after\s+)?((?:19|20)\d\d)\b/i.exec(userQuery);
+  if (year) {
+    filters.register_date_from = `${year[1] ?? ''}-01-01`;
+  } else if (/\b(?:new|newly (?:founded|registered)|recently (?:founded|registered)|founded recently|young)\b/i.test(userQuery)) {
+    const date = new Date(`${today}T00:00:00Z`);
+    date.setUTCFullYear(date.getUTCFullYear() - 1);
+    filters.register_date_from = date.toISOString().slice(0, 10);
+  }
+  result.custom_filters = filters;
+
+  // 2. Places, longest first.
+  for (let i = 0; i < tokens.length; i++) {
+    if (used[i]) continue;
+    for (let n = Math.min(gazetteer.longestPlace, tokens.length - i); n >= 1; n--) {
+      if (used.slice(i, i + n).some(Boolean)) continue;
+      const place = gazetteer.places.get(phraseAt(i, n));
+      if (!place) continue;
+      // A lower-case common word that happens to be a place name ("hart", "au") is a word, not a place.
+      if (n === 1 && tokens[i] === folded[i] && !EXONYMS[folded[i] ?? ''] && (folded[i] ?? '').length < 5) continue;
+      const before = folded.slice(0, i).join(' ');
+      if (!PLACE_NEGATIONS.test(before)) add(result.locations[place[0]], place[1]);
+      for (let j = i; j < i + n; j++) used[j] = true;
+      i += n - 1;
+      break;
+    }
+  }
+
+  // 3. Keywords and domains.
+  let joinAll = false;
+  for (let i = 0; i < tokens.length; i++) {
+    if (used[i]) continue;
+    const word = folded[i] ?? '';
+    const domain = DOMAIN.exec(tokens[i] ?? '');
+    if (domain && (tokens[i] ?? '').includes('.')) {
+      add(negatedAt(i) ? result.excludes : result.domains, (domain[1] ?? '').toLowerCase());
+      used[i] = true;
+      continue;
+    }
+    if (word === 'and') {
+      joinAll = result.keywords.must_one.length > 0;
+      continue;
+    }
+    if (STOP_WORDS.has(word) || NEGATIONS.has(word) || /^\d+$/.test(word)) continue;
+    // Merge with following words into a tag of the index ("solar panels", "heat pumps").
+    let n = 1;
+    for (let m = 4; m >= 2; m--) {
+      if (i + m <= tokens.length && !used.slice(i, i + m).some(Boolean) && gazetteer.tags.has(stemmedPhrase(phraseAt(i, m)))) {
+        n = m;
+        break;
+      }
+    }
+    const negated = negatedAt(i);
+    if (negated && n === 1) {
+      // A negation covers the words that follow it, up to a stop word: "excluding fast food".
+      while (n < 3 && i + n < tokens.length && !used[i + n] && !STOP_WORDS.has(folded[i + n] ?? '') && !NEGATIONS.has(folded[i + n] ?? '')) n++;
+    }
+    const keyword = phraseAt(i, n);
+    for (let j = i; j < i + n; j++) used[j] = true;
+    if (negated) add(result.keywords.must_not, keyword);
+    else if (joinAll && result.keywords.must_one.length > 0) {
+      const previous = result.keywords.must_one.pop() ?? '';
+      add(result.keywords.must_all, previous);
+      add(result.keywords.must_all, keyword);
+      joinAll = false;
+    } else add(result.keywords.must_one, keyword);
+    i += n - 1;
+  }
+  // 4. The descriptive rest, for semantic search: positive keywords and flags, as words.
+  const description = [...result.keywords.must_all, ...result.keywords.must_one];
+  result.semantic_input = description.join(' ');
+  return result;
+}

@@ -1,0 +1,83 @@
+/**
+ * nlp_search's local parser over the embedded default data: a table of natural-language queries and the
+ * legacy search parameters each must give (every field of the payload is compared).
+ */
+import { createDefaultLocalIndex } from '../../src/engine/index.js';
+import { parseQuery, type ParsedQuery } from '../../src/engine/language/query-parser.js';
+
+const index = createDefaultLocalIndex();
+const TODAY = '2026-11-21';
+
+type Expected = {
+  must_one?: string[];
+  must_all?: string[];
+  must_not?: string[];
+  country?: string[];
+  state?: string[];
+  region?: string[];
+  district?: string[];
+  municipality?: string[];
+  custom_filters?: Record<string, unknown>;
+  domains?: string[];
+  excludes?: string[];
+  semantic_input?: string;
+};
+
+function payload(e: Expected): ParsedQuery {
+  return {
+    keywords: { must_one: e.must_one ?? [], must_all: e.must_all ?? [], must_not: e.must_not ?? [] },
+    locations: { country: e.country ?? [], state: e.state ?? [], region: e.region ?? [], district: e.district ?? [], municipality: e.municipality ?? [] },
+    custom_filters: e.custom_filters ?? {},
+    domains: e.domains ?? [],
+    excludes: e.excludes ?? [],
+    semantic_input: e.semantic_input ?? [...(e.must_all ?? []), ...(e.must_one ?? [])].join(' '),
+  };
+}
+
+const TABLE: [string, Expected][] = [
+  ['software companies in Bavaria', { must_one: ['software'], state: ['Bayern'] }],
+  ['Softwarefirmen in Bayern', { must_one: ['softwarefirmen'], state: ['Bayern'] }],
+  ['bakeries in Munich', { must_one: ['bakeries'], municipality: ['München'] }],
+  ['bakeries in Muenchen', { must_one: ['bakeries'], municipality: ['München'] }],
+  ['small bakeries in Munich without gluten', { must_one: ['bakeries'], must_not: ['gluten'], municipality: ['München'], custom_filters: { organization_size: ['Small (10-49)'] } }],
+  ['dentists in Vienna', { must_one: ['dentists'], state: ['Wien'] }],
+  ['new dentists in Vienna', { must_one: ['dentists'], state: ['Wien'], custom_filters: { register_date_from: '2025-11-21' } }],
+  ['recently founded law firms in Hamburg', { must_one: ['law firms'], state: ['Hamburg'], custom_filters: { register_date_from: '2025-11-21' } }],
+  ['startups founded since 2022 in Berlin', { state: ['Berlin'], custom_filters: { organization_type: ['Startup'], register_date_from: '2022-01-01' } }],
+  ['AI startups in Germany', { must_one: ['ai'], country: ['Deutschland'], custom_filters: { organization_type: ['Startup'] } }],
+  ['universities in Austria', { country: ['Österreich'], custom_filters: { organization_type: ['Academic'] } }],
+  ['large logistics firms in Lower Saxony', { must_one: ['logistics'], state: ['Niedersachsen'], custom_filters: { organization_size: ['Large enterprise (250+)'] } }],
+  ['medium-sized machine builders in Baden-Württemberg', { must_one: ['machine', 'builders'], state: ['Baden-Württemberg'], custom_filters: { organization_size: ['Medium-sized (50-249)'] } }],
+  ['micro breweries in Franconia', { must_one: ['breweries', 'franconia'], custom_filters: { organization_size: ['Micro (0-9)'] } }],
+  ['solar panels installers in North Rhine-Westphalia and Hesse', { must_one: ['solar panels', 'installers'], state: ['Nordrhein-Westfalen', 'Hessen'] }],
+  ['heat pumps in Saxony', { must_one: ['heat pumps'], state: ['Sachsen'] }],
+  ['tax advisors in Upper Austria', { must_one: ['tax advisors'], state: ['Oberösterreich'] }],
+  ['hotels in Tyrol or Styria', { must_one: ['hotels'], state: ['Tirol', 'Steiermark'] }],
+  ['web design agencies in Cologne', { must_one: ['web design', 'agencies'], municipality: ['Köln'] }],
+  // "marketing agencies" is a tag of the data: both tags are required.
+  ['web design and marketing agencies in Köln', { must_all: ['web design', 'marketing agencies'], municipality: ['Köln'] }],
+  ['restaurants not in Munich', { must_one: ['restaurants'] }],
+  ['large logistics firms outside Hamburg', { must_one: ['logistics'], custom_filters: { organization_size: ['Large enterprise (250+)'] } }],
+  ['consulting firms in Bavaria except in Nuremberg', { must_one: ['consulting'], state: ['Bayern'] }],
+  ['companies similar to schulze-solar.de', { domains: ['schulze-solar.de'] }],
+  ['companies similar to schulze-solar.de but not hartmann-solar.de', { domains: ['schulze-solar.de'], excludes: ['hartmann-solar.de'] }],
+  ['firms like https://www.schulze-solar.de/about in Bavaria', { domains: ['schulze-solar.de'], state: ['Bayern'] }],
+  ['IT service providers without cloud', { must_one: ['it service'], must_not: ['cloud'] }],
+  ['vegan restaurants excluding fast food', { must_one: ['vegan', 'restaurants'], must_not: ['fast food'] }],
+  ['car dealers in Graz', { must_one: ['car dealers'], municipality: ['Graz'] }],
+  ['physiotherapy practices in Salzburg', { must_one: ['physiotherapy', 'practices'], state: ['Salzburg'] }],
+  ['organic farms in Brandenburg with no livestock', { must_one: ['organic', 'farms'], must_not: ['livestock'], state: ['Brandenburg'] }],
+  ['public bodies in Bremen', { state: ['Bremen'], custom_filters: { organization_type: ['Public'] } }],
+  ['Find me kindergartens in Frankfurt', { must_one: ['kindergartens'], municipality: ['Frankfurt am Main'] }],
+  ['', {}],
+];
+
+describe('nlp_search: natural-language queries → legacy search parameters', () => {
+  test('the table has at least 30 queries', () => {
+    expect(TABLE.length).toBeGreaterThanOrEqual(30);
+  });
+
+  test.each(TABLE)('%s', (query, expected) => {
+    expect(parseQuery(index, query, TODAY)).toEqual(payload(expected));
+  });
+});

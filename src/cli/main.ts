@@ -112,9 +112,10 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     .option('--log-level <level>', 'fatal, error, warn, info, debug or silent', 'info')
     .option('--jwt-secret <secret>', 'accept v1 bearer tokens signed with this HS256 secret (or set ORGINDEX_JWT_SECRET: a secret on the command line is visible to other users)')
     .option('--jwks <file>', 'accept v1 bearer tokens signed by the keys of this JWKS file')
+    .option('--allow-private-fetch', '/v1/qna may fetch loopback and private addresses (tests, intranets); refused by default')
     .option('--language-groups <group...>', 'only tokens with one of these idp:groups may use the language routes (default: any valid token)')
     .option('--durability <level>', 'quota journal: "fsync" (every answer on disk first) or "write" (survives any process crash; disk sync every 100 ms)', 'fsync')
-    .action(async (options: { host: string; port: string; data?: string; count?: string; keys?: string; stateDir: string; corsOrigin?: string[]; logLevel: string; durability: string; jwtSecret?: string; jwks?: string; languageGroups?: string[] }) => {
+    .action(async (options: { host: string; port: string; data?: string; count?: string; keys?: string; stateDir: string; corsOrigin?: string[]; logLevel: string; durability: string; jwtSecret?: string; jwks?: string; languageGroups?: string[]; allowPrivateFetch?: boolean }) => {
       const port = Number(options.port);
       const count = options.count === undefined ? undefined : Number(options.count);
       if (!Number.isInteger(port) || port < 0 || port > 65535 || (count !== undefined && (!Number.isInteger(count) || count < 1))) {
@@ -149,6 +150,7 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
             ...(jwtSecret !== undefined ? { jwtSecret } : {}),
             ...(options.jwks !== undefined ? { jwks: options.jwks } : {}),
             ...(options.languageGroups ? { languageGroups: options.languageGroups } : {}),
+            ...(options.allowPrivateFetch ? { allowPrivateFetch: true } : {}),
             ...(options.data !== undefined ? { data: options.data } : {}),
             ...(count !== undefined ? { count } : {}),
             ...(options.keys !== undefined ? { keys: options.keys } : {}),

@@ -36,6 +36,8 @@ export interface ServeOptions {
   jwks?: string;
   /** Groups (idp:groups) allowed on the language routes; default any authenticated user. */
   languageGroups?: string[];
+  /** /v1/qna may fetch loopback and private addresses. */
+  allowPrivateFetch?: boolean;
 }
 
 export interface RunningServer {
@@ -92,6 +94,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     logger: { level: options.logLevel },
     filesDir: join(resolve(options.stateDir), 'files'),
     ...(options.languageGroups ? { languageGroups: options.languageGroups } : {}),
+    allowPrivateFetch: options.allowPrivateFetch ?? false,
     bearer: bearerVerifier({
       ...(options.jwtSecret !== undefined ? { secret: options.jwtSecret } : {}),
       ...(options.jwks !== undefined ? { jwks: loadJwks(resolve(options.jwks)) } : {}),

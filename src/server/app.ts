@@ -23,6 +23,8 @@ import { LegacyError, LegacyService, legacyMessage, type LegacyCaller } from '..
 import type { DownloadFormat } from '../contract/v1.js';
 import { DOWNLOAD_CONTENT_TYPES, DownloadStore } from './downloads.js';
 import { localLanguageProvider, type LanguageProvider } from '../engine/language/provider.js';
+import { countTokens } from 'gpt-tokenizer';
+import { fetchSite } from './web-fetch.js';
 import { BearerError, type BearerUser, type BearerVerifier } from './bearer.js';
 import { clientErrorHandler, frameworkErrors, registerJsonParser, requestIdGenerator } from './http-edge.js';
 import type { ApiKey, KeyRing } from './keys.js';
@@ -56,6 +58,10 @@ export interface ServerOptions {
   language?: LanguageProvider;
   /** When set, a bearer token needs one of these groups (idp:groups) for the language routes, else 403. */
   languageGroups?: readonly string[];
+  /** /v1/qna may fetch loopback and private addresses (tests, intranets); default refused. */
+  allowPrivateFetch?: boolean;
+  /** Fixed addresses for host names /v1/qna fetches (like /etc/hosts; the tests' fixture site). */
+  fetchHosts?: Readonly<Record<string, string>>;
 }
 
 /** The origins an add-in task pane runs on in development (Office add-in dev server, Vite). */
@@ -442,7 +448,12 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   });
 
   // Language processing: bearer tokens only (401 when missing or invalid, 403 when the groups do not allow).
-  const language = options.language ?? localLanguageProvider(() => engine.index, now);
+  const language =
+    options.language ??
+    localLanguageProvider(() => engine.index, now, {
+      fetchPages: (domain, maxPages) => fetchSite(domain, maxPages, { allowPrivate: options.allowPrivateFetch ?? false, hosts: options.fetchHosts ?? {} }),
+      countTokens,
+    });
   const requireLanguageUser = async (request: FastifyRequest): Promise<void> => {
     const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
     if (!token) throw new HttpProblem(401, 'Not authenticated: send Authorization: Bearer <token>');
@@ -464,6 +475,18 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
       const checked = validate(ENDPOINTS['language.generateKeywords'].request, request.body);
       if (!checked.ok) throw new ValidationError(checked.error.detail, 422);
       return language.generateKeywords(checked.value.keywords);
+    },
+  });
+  app.route({
+    method: 'POST',
+    url: ENDPOINTS['language.qna'].path,
+    onRequest: async (request) => {
+      await requireLanguageUser(request);
+    },
+    handler: async (request) => {
+      const checked = validate(ENDPOINTS['language.qna'].request, request.body);
+      if (!checked.ok) throw new ValidationError(checked.error.detail, 422);
+      return language.qna(checked.value.question, checked.value.domain, checked.value.max_pages);
     },
   });
   app.route({

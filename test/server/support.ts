@@ -67,6 +67,8 @@ export async function startTestServer(
     corsOrigins?: string[] | true;
     bearer?: BearerVerifier;
     languageGroups?: string[];
+    allowPrivateFetch?: boolean;
+    fetchHosts?: Record<string, string>;
   } = {},
 ): Promise<TestServer> {
   const stateDir = mkdtempSync(join(tmpdir(), 'orgindex-server-test-'));
@@ -83,6 +85,8 @@ export async function startTestServer(
     ...(options.bearer ? { bearer: options.bearer } : {}),
     filesDir: join(stateDir, 'files'),
     ...(options.languageGroups ? { languageGroups: options.languageGroups } : {}),
+    ...(options.allowPrivateFetch ? { allowPrivateFetch: true } : {}),
+    ...(options.fetchHosts ? { fetchHosts: options.fetchHosts } : {}),
   }).catch(async (error: unknown) => {
     await ledger.close();
     rmSync(stateDir, { recursive: true, force: true });

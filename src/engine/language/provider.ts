@@ -2,7 +2,8 @@
  * The language-processing interface's seam: a deployment may answer with a hosted language model by
  * implementing `LanguageProvider`; the default answers locally, deterministically, from the data.
  */
-import type { BatchKeyword, QueryResponse } from '../../contract/language.js';
+import type { BatchKeyword, QnaResponse, QueryResponse } from '../../contract/language.js';
+import { answerQuestion, type QnaPage } from './qna.js';
 import type { LocalIndex } from '../local-index.js';
 import { parseQuery, WORKFLOW_STEPS } from './query-parser.js';
 import { relatedKeywords } from './related-keywords.js';
@@ -12,10 +13,19 @@ export interface LanguageProvider {
   generateKeywords(keywords: readonly string[]): Promise<BatchKeyword> | BatchKeyword;
   /** A natural-language query as legacy search parameters (POST /v1/nlp_search). */
   nlpSearch(userQuery: string, searchId: string): Promise<QueryResponse> | QueryResponse;
+  /** A question answered from a website's pages (POST /v1/qna), in the spec's envelope. */
+  qna(question: string, domain: string, maxPages: number): Promise<QnaResponse>;
+}
+
+/** What the local provider needs from its host: fetching pages (Node) and counting tokens. */
+export interface LanguageHost {
+  fetchPages?: (domain: string, maxPages: number) => Promise<QnaPage[]>;
+  /** A real tokenizer's count; without one, an estimate of one token per four characters. */
+  countTokens?: (text: string) => number;
 }
 
 /** The local provider over an index: related terms from the corpus (see related-keywords.ts). */
-export function localLanguageProvider(index: () => LocalIndex | null, now: () => number): LanguageProvider {
+export function localLanguageProvider(index: () => LocalIndex | null, now: () => number, host: LanguageHost = {}): LanguageProvider {
   const current = (): LocalIndex => {
     const value = index();
     if (!value) throw new Error('the index is not loaded');
@@ -39,6 +49,16 @@ export function localLanguageProvider(index: () => LocalIndex | null, now: () =>
           workflow_steps: [...WORKFLOW_STEPS],
         },
       };
+    },
+    async qna(question, domain, maxPages) {
+      if (!host.fetchPages) return { success: false, can_answer: false, message: `Could not read ${domain}`, error: 'this host cannot fetch web pages' };
+      let pages: QnaPage[];
+      try {
+        pages = await host.fetchPages(domain, maxPages);
+      } catch (error) {
+        return { success: false, can_answer: false, message: `Could not read ${domain}`, error: (error as Error).message };
+      }
+      return answerQuestion(question, pages, { countTokens: host.countTokens ?? ((text) => Math.ceil(text.length / 4)) });
     },
   };
 }

@@ -6,6 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignJWT } from 'jose';
+import { ServiceError } from '../../src/index.js';
 import { answerQuestion, MAX_CONTEXT_TOKENS } from '../../src/engine/language/qna.js';
 import { bearerVerifier } from '../../src/server/bearer.js';
 import { fetchSite, isPublicAddress } from '../../src/server/web-fetch.js';
@@ -87,6 +88,14 @@ describe('POST /v1/qna', () => {
     expect(data.follow_up_questions.length).toBeGreaterThan(0);
     // Script text is not page text ("founded 1850" lives in a <script>).
     expect(data.answer).not.toContain('1850');
+  });
+
+  test('through the remote client: an answer, and the error envelope as a ServiceError', async () => {
+    const answered = await server.client(null, { accessToken: await token() }).language.qna({ question: 'Where is the office and when is it open?', domain: siteUrl, max_pages: 3 });
+    expect(answered.can_answer).toBe(true);
+    const error: unknown = await guarded.client(null, { accessToken: await token() }).language.qna({ question: 'When was it founded?', domain: siteUrl }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceError);
+    expect((error as ServiceError).message).toMatch(/refused/);
   });
 
   test('follows same-site links up to max_pages; honours robots.txt; never leaves the site', async () => {

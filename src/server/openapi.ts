@@ -65,34 +65,60 @@ function parameters(defs: Definitions, name: string, schema: z.ZodType, where: '
   return Object.entries(properties).map(([name, property]) => ({ name, in: where, required: where === 'path' || required.has(name), schema: property }));
 }
 
+/** The answers other than 200 a route may give: v2's statuses, v1's (400 / 403) and the language interface's (400 / 401 / 403). */
+function errorResponses(id: string, endpoint: Endpoint): JsonSchema {
+  const open = id === 'v2.health';
+  const body = endpoint.input === 'body';
+  if (endpoint.api === 'v1' || endpoint.api === 'language') {
+    return {
+      '400': errorResponse(body ? 'Invalid parameters, or a body that is not valid JSON' : 'Invalid parameters'),
+      ...(endpoint.api === 'language' ? { '401': errorResponse('Missing or invalid bearer token') } : {}),
+      '403': errorResponse(endpoint.api === 'v1' ? 'Missing or invalid API key or token' : 'The token\'s groups do not give access'),
+      ...(body ? { '413': errorResponse('The body is too large'), '415': errorResponse('The body is not UTF-8 JSON') } : {}),
+      ...(endpoint.api === 'v1' ? { '429': errorResponse('Rate limit or monthly quota of the API key exceeded') } : {}),
+      '500': errorResponse('Unexpected server error'),
+    };
+  }
+  return {
+    ...(body
+      ? {
+          '400': errorResponse('The body is not valid JSON, or nested too deeply'),
+          '413': errorResponse('The body is too large'),
+          '415': errorResponse('The body is not UTF-8 JSON'),
+        }
+      : {}),
+    ...(open ? {} : { '401': errorResponse('Missing or invalid API key') }),
+    ...(id === 'v2.stats' ? { '403': errorResponse('Not allowed for the key (explain needs an admin key)') } : {}),
+    ...(id === 'v2.location' ? { '404': errorResponse('No such location (or none the key may see)') } : {}),
+    ...(endpoint.input === 'none' ? {} : { '422': { description: 'Validation error', content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPValidationError' } } } } }),
+    ...(open ? {} : { '429': { ...errorResponse('Rate limit or monthly quota exceeded; Retry-After says when to retry'), headers: { 'Retry-After': { schema: { type: 'integer' } } } } }),
+    '500': errorResponse('Unexpected server error'),
+    ...(open ? {} : { '503': errorResponse('The index is not loaded') }),
+  };
+}
+
+const SECURITY: Record<string, JsonSchema[]> = {
+  v2: [{ ApiKeyHeader: [] }],
+  v1: [{ ApiKeyHeader: [] }, { BearerToken: [] }],
+  language: [{ BearerToken: [] }],
+};
+
 function operation(defs: Definitions, id: string, endpoint: Endpoint): JsonSchema {
   const open = id === 'v2.health';
   const operationId = id.replace('.', '_');
+  const limited = !open && endpoint.api !== 'language';
   const op: JsonSchema = {
     operationId,
     summary: endpoint.summary,
     tags: [endpoint.api],
-    ...(open ? { security: [] } : {}),
+    security: open ? [] : SECURITY[endpoint.api],
     responses: {
       '200': {
         description: 'OK',
-        ...(open ? {} : { headers: RATE_LIMIT_HEADERS }),
+        ...(limited ? { headers: RATE_LIMIT_HEADERS } : {}),
         content: { 'application/json': { schema: defs.add(endpoint.response, 'output', `${operationId}_response`) } },
       },
-      ...(endpoint.input === 'body'
-        ? {
-            '400': errorResponse('The body is not valid JSON, or nested too deeply'),
-            '413': errorResponse('The body is too large'),
-            '415': errorResponse('The body is not UTF-8 JSON'),
-          }
-        : {}),
-      ...(open ? {} : { '401': errorResponse('Missing or invalid API key') }),
-      ...(id === 'v2.stats' ? { '403': errorResponse('Not allowed for the key (explain needs an admin key)') } : {}),
-      ...(id === 'v2.location' ? { '404': errorResponse('No such location (or none the key may see)') } : {}),
-      ...(endpoint.input === 'none' ? {} : { '422': { description: 'Validation error', content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPValidationError' } } } } }),
-      ...(open ? {} : { '429': { ...errorResponse('Rate limit or monthly quota exceeded; Retry-After says when to retry'), headers: { 'Retry-After': { schema: { type: 'integer' } } } } }),
-      '500': errorResponse('Unexpected server error'),
-      ...(open ? {} : { '503': errorResponse('The index is not loaded') }),
+      ...errorResponses(id, endpoint),
     },
   };
   if (endpoint.input === 'body') {
@@ -103,8 +129,8 @@ function operation(defs: Definitions, id: string, endpoint: Endpoint): JsonSchem
   return op;
 }
 
-/** The document for the interfaces this server serves (today: v2). */
-export function openApiDocument(apis: readonly ApiName[] = ['v2']): JsonSchema {
+/** The document for the interfaces this server serves: v2, the legacy v1 and language processing. */
+export function openApiDocument(apis: readonly ApiName[] = ['v2', 'v1', 'language']): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   const defs = new Definitions();
   for (const [id, endpoint] of Object.entries(ENDPOINTS) as [string, Endpoint][]) {
@@ -118,12 +144,14 @@ export function openApiDocument(apis: readonly ApiName[] = ['v2']): JsonSchema {
     info: {
       title: 'OrgIndex',
       version: '2.0.0',
-      description: 'Search, fetch and count organizations identified by their web domain (the v2 interface, served by OrgIndex).',
+      description: 'Search, fetch and count organizations identified by their web domain: the v2 interface, the legacy v1 search interface and the language-processing interface, served by OrgIndex.',
     },
-    security: [{ ApiKeyHeader: [] }],
     paths,
     components: {
-      securitySchemes: { ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
+      securitySchemes: {
+        ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+        BearerToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+      },
       schemas: {
         ErrorDetail: { type: 'object', properties: { detail: { type: 'string' } }, required: ['detail'] },
         HTTPValidationError: defs.add(ValidationErrorBodySchema, 'output', 'HTTPValidationError'),

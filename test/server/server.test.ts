@@ -411,16 +411,43 @@ describe('CORS for the add-in origins', () => {
 });
 
 describe('OpenAPI document', () => {
-  test('GET /openapi.json describes every v2 route from the contract', async () => {
+  test('GET /openapi.json describes every served route from the contract (v2, legacy v1, language)', async () => {
     const response = await raw(`${server.url}/openapi.json`);
     expect(response.status).toBe(200);
     const doc = response.body as { openapi: string; paths: Record<string, Record<string, { operationId: string; requestBody?: unknown; parameters?: { name: string }[] }>>; components: { securitySchemes: unknown } };
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths).sort()).toEqual(['/v2/fetch', '/v2/filters/options', '/v2/health', '/v2/locations', '/v2/locations/search', '/v2/locations/{location_id}', '/v2/search', '/v2/stats']);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/v1/close_pit',
+      '/v1/download',
+      '/v1/fetch-market',
+      '/v1/generate-keywords',
+      '/v1/nlp_search',
+      '/v1/qna',
+      '/v1/search',
+      '/v1/sublocations',
+      '/v2/fetch',
+      '/v2/filters/options',
+      '/v2/health',
+      '/v2/locations',
+      '/v2/locations/search',
+      '/v2/locations/{location_id}',
+      '/v2/search',
+      '/v2/stats',
+    ]);
+    const v1 = doc.paths['/v1/search']!.post! as unknown as { security: unknown; responses: Record<string, unknown> };
+    expect(v1.security).toEqual([{ ApiKeyHeader: [] }, { BearerToken: [] }]);
+    expect(Object.keys(v1.responses)).toEqual(expect.arrayContaining(['200', '400', '403']));
+    expect(Object.keys(v1.responses)).not.toContain('422');
+    const qna = doc.paths['/v1/qna']!.post! as unknown as { security: unknown; responses: Record<string, unknown> };
+    expect(qna.security).toEqual([{ BearerToken: [] }]);
+    expect(Object.keys(qna.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403']));
     expect(doc.paths['/v2/search']!.post!.requestBody).toBeDefined();
     expect(doc.paths['/v2/locations/search']!.get!.parameters!.map((p) => p.name)).toEqual(expect.arrayContaining(['q']));
     expect(doc.paths['/v2/locations/{location_id}']!.get!.parameters).toEqual([expect.objectContaining({ name: 'location_id', in: 'path', required: true })]);
-    expect(doc.components.securitySchemes).toEqual({ ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'x-api-key' } });
+    expect(doc.components.securitySchemes).toEqual({
+      ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+      BearerToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+    });
     const ids = Object.values(doc.paths).flatMap((methods) => Object.values(methods).map((op) => op.operationId));
     expect(new Set(ids).size).toBe(ids.length);
   });

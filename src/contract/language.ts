@@ -3,7 +3,8 @@ import * as z from 'zod';
 import { PageAddressSchema, TermSchema } from './common.js';
 import { integer } from './validation.js';
 
-export const KeywordRequestSchema = z.strictObject({ keywords: z.array(TermSchema).min(1) });
+/** At most 50 keywords of at most 100 characters: related terms of more would take seconds to compute. */
+export const KeywordRequestSchema = z.strictObject({ keywords: z.array(TermSchema.pipe(z.string().max(100))).min(1).max(50) });
 export type KeywordRequestInput = z.input<typeof KeywordRequestSchema>;
 
 export const BatchKeywordSchema = z.looseObject({

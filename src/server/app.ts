@@ -14,6 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import cors from '@fastify/cors';
+import type * as z from 'zod';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { ValidationError } from '../client/errors.js';
 import { ENDPOINTS, type EndpointId } from '../contract/endpoints.js';
@@ -104,12 +105,19 @@ interface Held {
 }
 
 /** What a successful answer adds to the key's monthly usage. */
-const ROW_ROUTES: readonly EndpointId[] = ['v2.search', 'v2.fetch', 'v1.search', 'v1.fetchMarket'];
+/** Routes whose rows count against the result quota: page-sized ones (cut to the rows left) and domain lists. */
+const SIZED_ROUTES: Partial<Record<EndpointId, z.ZodType>> = { 'v2.search': ENDPOINTS['v2.search'].request, 'v1.search': ENDPOINTS['v1.search'].request, 'v1.download': ENDPOINTS['v1.download'].request };
+const LISTED_ROUTES: Partial<Record<EndpointId, z.ZodType>> = { 'v2.fetch': ENDPOINTS['v2.fetch'].request, 'v1.fetchMarket': ENDPOINTS['v1.fetchMarket'].request };
+const ROW_ROUTES = [...Object.keys(SIZED_ROUTES), ...Object.keys(LISTED_ROUTES)] as EndpointId[];
 
 const LANGUAGE_PATHS = new Set(Object.values(ENDPOINTS).filter((endpoint) => endpoint.api === 'language').map((endpoint) => endpoint.path));
 
 function usageOf(id: EndpointId, body: unknown): Usage {
-  const rows = ROW_ROUTES.includes(id) && body && typeof body === 'object' && 'data' in body && Array.isArray(body.data) ? body.data.length : 0;
+  let rows = 0;
+  if (ROW_ROUTES.includes(id) && body && typeof body === 'object') {
+    if ('data' in body && Array.isArray(body.data)) rows = body.data.length;
+    else if ('metadata' in body) rows = (body.metadata as { total_fetched?: number }).total_fetched ?? 0; // a download
+  }
   return { requests: 1, statsRequests: id === 'v2.stats' ? 1 : 0, results: rows };
 }
 
@@ -248,7 +256,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     if (id === 'v2.stats' && usage.statsRequests >= limits.monthlyStatsRequests) {
       throw new HttpProblem(429, `Monthly /stats quota exhausted: ${plural(limits.monthlyStatsRequests, 'request')} for ${tier}; ${resets}`, untilReset);
     }
-    if ((id === 'v2.search' || id === 'v2.fetch') && usage.results >= limits.monthlyResults) {
+    if (ROW_ROUTES.includes(id) && usage.results >= limits.monthlyResults) {
       throw new HttpProblem(429, `Monthly result quota exhausted: ${plural(limits.monthlyResults, 'row')} from /search and /fetch for ${tier}; ${resets}`, untilReset);
     }
     held.requests++;
@@ -265,21 +273,26 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   const holdRows = (id: EndpointId, request: FastifyRequest, key: ApiKey): unknown => {
     const body = request.body;
     const reservation = request.reservation;
-    if (key.admin || !reservation || (id !== 'v2.search' && id !== 'v2.fetch')) return body;
+    const schema = SIZED_ROUTES[id] ?? LISTED_ROUTES[id];
+    if (key.admin || !reservation || !schema) return body;
+    const checked = validate(schema, body);
+    if (!checked.ok) {
+      // v2 answers 422 here; v1 leaves the 400 to its own validation.
+      if (id.startsWith('v2.')) throw new ValidationError(checked.error.detail, 422);
+      return body;
+    }
     const at = now();
     const slot = inFlight.get(reservation.slot);
     const left = key.limits.monthlyResults - ledger.get(quotaMonth(at), key.id).results - (slot?.results ?? 0);
+    const asked = checked.value as { size?: number; domains?: unknown[] };
     let rows: number;
     let run = body;
-    if (id === 'v2.search') {
-      const checked = validate(ENDPOINTS['v2.search'].request, body);
-      if (!checked.ok) throw new ValidationError(checked.error.detail, 422);
-      rows = Math.min(checked.value.size, left);
-      if (rows < checked.value.size) run = { ...(body as object), size: rows };
+    if (SIZED_ROUTES[id]) {
+      const size = asked.size ?? 0;
+      rows = Math.min(size, left);
+      if (rows < size) run = { ...(body as object), size: rows };
     } else {
-      const checked = validate(ENDPOINTS['v2.fetch'].request, body);
-      if (!checked.ok) throw new ValidationError(checked.error.detail, 422);
-      rows = checked.value.domains.length;
+      rows = asked.domains?.length ?? 0;
       if (rows > left) {
         const reset = quotaReset(at);
         throw new HttpProblem(429, `Monthly result quota: a fetch of ${plural(rows, 'domain')} may return as many rows, and ${plural(left, 'row')} ${left === 1 ? 'is' : 'are'} left for ${key.tier}; it resets at ${isoSeconds(reset)}`, {
@@ -373,18 +386,18 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     else throw new HttpProblem(503, `the index is not loaded${engine.error ? `: ${engine.error}` : ''}`);
     switch (id) {
       case 'v1.search':
-        return legacy.search(request.body, caller);
+        return legacy.search(key ? holdRows(id, request, key) : request.body, caller);
       case 'v1.sublocations':
         return legacy.sublocations(request.body, caller);
       case 'v1.fetchMarket':
-        return legacy.fetchMarket(request.body, caller);
+        return legacy.fetchMarket(key ? holdRows(id, request, key) : request.body, caller);
       case 'v1.download': {
         if (!downloads) throw new HttpProblem(503, 'downloads are not configured on this server');
-        const content = legacy.downloadContent(request.body, caller);
+        const content = legacy.downloadContent(key ? holdRows(id, request, key) : request.body, caller);
         const userId = key ? key.id : (user?.sub ?? null);
         let written: { filePath: string; link: string };
         try {
-          written = await downloads.write(content, userId ?? 'anonymous');
+          written = await downloads.write(content, key ? `key:${key.id}` : `user:${userId ?? 'anonymous'}`);
         } catch (error) {
           if (/download_id may hold/.test((error as Error).message)) throw new LegacyError((error as Error).message);
           throw error;

@@ -2,7 +2,8 @@
  * Bearer tokens (dashboard users of the legacy v1 interface, and the language-processing interface):
  * JWTs verified with jose against an HS256 secret (`--jwt-secret`) or a JWKS file (`--jwks FILE`, any of
  * the asymmetric algorithms jose supports). Required claims: `sub`, `idp:username` or `username`,
- * `idp:groups` (an array of strings); `exp` and `nbf` are honoured when present.
+ * `idp:groups` (an array of strings), and `exp` — a token that never expires is refused; `nbf` is
+ * honoured when present.
  */
 import { readFileSync } from 'node:fs';
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
@@ -46,11 +47,11 @@ function userOf(payload: JWTPayload): BearerUser {
 export function bearerVerifier(config: BearerConfig): BearerVerifier | null {
   if (config.secret !== undefined) {
     const secret = new TextEncoder().encode(config.secret);
-    return (token) => verify(() => jwtVerify(token, secret, { algorithms: ['HS256'] }));
+    return (token) => verify(() => jwtVerify(token, secret, { algorithms: ['HS256'], requiredClaims: ['exp'] }));
   }
   if (config.jwks !== undefined) {
     const keySet = createLocalJWKSet(config.jwks);
-    return (token) => verify(() => jwtVerify(token, keySet));
+    return (token) => verify(() => jwtVerify(token, keySet, { requiredClaims: ['exp'] }));
   }
   return null;
 }

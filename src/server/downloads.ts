@@ -6,7 +6,7 @@
  * An expired or tampered link is a 403. The signing key lives in the directory (created once, owner-only),
  * so links survive a restart until they expire (DOWNLOAD_LINK_TTL_MS: one hour).
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, normalize, sep } from 'node:path';
 import ExcelJS from 'exceljs';
@@ -56,8 +56,7 @@ async function fileBytes(content: DownloadContent): Promise<Buffer> {
     const type: 'DOUBLE' | 'BOOLEAN' | 'JSON' | 'STRING' = PARQUET_TYPES[name] ?? 'STRING';
     const data = rows.map((row) => {
       const value = row[name] ?? null;
-      if (value === null) return null;
-      return type === 'JSON' ? JSON.stringify(value) : value;
+      return value;
     });
     return { name, data, type };
   });
@@ -86,7 +85,8 @@ export class DownloadStore {
   /** Writes the file (temporary file + rename) and returns its object-store path and signed link path. */
   async write(content: DownloadContent, owner: string): Promise<{ filePath: string; link: string }> {
     if (!SAFE_ID.test(content.downloadId)) throw new Error('download_id may hold letters, digits, ".", "_" and "-" only (at most 100)');
-    const ownerDir = owner.replace(/[^A-Za-z0-9._-]/g, '_');
+    // A key id is 16 hex digits; anything else (a token's sub) is hashed: no clash, no "..", no escaping.
+    const ownerDir = /^key:[0-9a-f]{16}$/.test(owner) ? owner.replace(':', '-') : `user-${createHash('sha256').update(owner).digest('hex').slice(0, 16)}`;
     const filePath = `downloads/${ownerDir}/${content.downloadId}.${content.format}`;
     const absolute = join(this.dir, filePath);
     mkdirSync(dirname(absolute), { recursive: true });

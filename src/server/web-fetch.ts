@@ -43,6 +43,8 @@ export interface FetchOptions {
   hosts?: Readonly<Record<string, string>>;
   /** Which resolved addresses may be connected to (default: public ones, or any with allowPrivate). */
   allowAddress?: (address: string) => boolean;
+  /** Time a page (headers and body) may take, in ms (default 10 s). */
+  timeoutMs?: number;
 }
 
 /** A failure to fetch, with a message for the caller (the language envelope's `error`). */
@@ -93,7 +95,8 @@ function request(url: URL, options: Required<FetchOptions>): Promise<Response> {
   return new Promise((resolve, reject) => {
     const client = url.protocol === 'https:' ? https : http;
     // agent: false — a pooled socket would skip the guarded lookup (a connection opened under another policy).
-    const req = client.get(url, { agent: false, lookup: guardedLookup(options.allowAddress, options.hosts), headers: { 'user-agent': USER_AGENT, accept: 'text/html,text/plain;q=0.9,*/*;q=0.1' }, timeout: TIMEOUT_MS }, (res) => {
+    const limit = options.timeoutMs;
+    const req = client.get(url, { agent: false, lookup: guardedLookup(options.allowAddress, options.hosts), headers: { 'user-agent': USER_AGENT, accept: 'text/html,text/plain;q=0.9,*/*;q=0.1' }, timeout: limit }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (chunk: Buffer) => {
@@ -109,7 +112,12 @@ function request(url: URL, options: Required<FetchOptions>): Promise<Response> {
       });
       res.on('error', reject);
     });
-    req.on('timeout', () => req.destroy(new FetchError(`${url.href} did not answer within ${TIMEOUT_MS / 1000} s`)));
+    // `timeout` only measures idle time; a page dripping one byte at a time meets this deadline instead.
+    const deadline = setTimeout(() => req.destroy(new FetchError(`${url.href} did not arrive within ${limit / 1000} s`)), limit);
+    req.on('close', () => {
+      clearTimeout(deadline);
+    });
+    req.on('timeout', () => req.destroy(new FetchError(`${url.href} did not answer within ${limit / 1000} s`)));
     req.on('error', reject);
   });
 }
@@ -119,6 +127,11 @@ async function get(start: URL, options: Required<FetchOptions>): Promise<{ url: 
   let url = start;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FetchError(`only http and https are fetched, not ${url.protocol}`);
+    // Node does not call the lookup for an address literal (the URL parser already turned 2130706433 or
+    // [::ffff:7f00:1] into one): check it here, on every hop.
+    const literal = url.hostname.replace(/^\[|\]$/g, '');
+    if (ipaddr.isValid(literal) && !options.allowAddress(literal)) throw new FetchError(`${url.host} is a private or local address; fetching it is refused`);
+    if (url.username || url.password) throw new FetchError('URLs with credentials are not fetched');
     const response = await request(url, options);
     if (response.status >= 300 && response.status < 400 && response.location) {
       url = new URL(response.location, url);
@@ -152,14 +165,17 @@ export async function fetchSite(domain: string, maxPages: number, fetchOptions: 
     allowPrivate,
     hosts: fetchOptions.hosts ?? {},
     allowAddress: fetchOptions.allowAddress ?? (allowPrivate ? () => true : isPublicAddress),
+    timeoutMs: fetchOptions.timeoutMs ?? TIMEOUT_MS,
   };
   const start = startUrl(domain);
   let robots: Robots | null = null;
   try {
     const { url, response } = await get(new URL('/robots.txt', start), options);
     if (response.status === 200) robots = robotsParser(url.href, response.body);
+    // RFC 9309: an unreachable robots.txt (server error) means the site is to be treated as disallowed.
+    if (response.status >= 500) throw new FetchError(`${start.host} answers ${response.status} for robots.txt: the site is not crawled now`);
   } catch (error) {
-    if (error instanceof FetchError && /private or local/.test(error.message)) throw error;
+    if (error instanceof FetchError && /private or local|robots\.txt|credentials/.test(error.message)) throw error;
     // No robots.txt (or unreachable): everything is allowed.
   }
   const queue: URL[] = [start];

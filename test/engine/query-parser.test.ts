@@ -54,8 +54,16 @@ const TABLE: [string, Expected][] = [
   ['tax advisors in Upper Austria', { must_one: ['tax advisors'], state: ['Oberösterreich'] }],
   ['hotels in Tyrol or Styria', { must_one: ['hotels'], state: ['Tirol', 'Steiermark'] }],
   ['web design agencies in Cologne', { must_one: ['web design', 'agencies'], municipality: ['Köln'] }],
-  // "marketing agencies" is a tag of the data: both tags are required.
-  ['web design and marketing agencies in Köln', { must_all: ['web design', 'marketing agencies'], municipality: ['Köln'] }],
+  // "marketing agencies" is a tag of the data; "and" joins alternatives.
+  ['web design and marketing agencies in Köln', { must_one: ['web design', 'marketing agencies'], municipality: ['Köln'] }],
+  ['bakeries and butchers', { must_one: ['bakeries', 'butchers'] }],
+  ['software companies without startups', { must_one: ['software'] }],
+  ['large but not small firms', { custom_filters: { organization_size: ['Large enterprise (250+)'] } }],
+  // Places at different levels cannot be OR-ed in v1 (levels AND): all at the level every one has.
+  ['IT companies in Munich or Vienna', { must_one: ['it'], municipality: ['Wien', 'München'] }],
+  ['bakeries in Germany except Bavaria', { must_one: ['bakeries'], country: ['Deutschland'] }],
+  ['breweries founded before 2010', { must_one: ['breweries'], custom_filters: { register_date_to: '2009-12-31' } }],
+  ['breweries founded in 1850', { must_one: ['breweries'], custom_filters: { register_date_from: '1850-01-01' } }],
   ['restaurants not in Munich', { must_one: ['restaurants'] }],
   ['large logistics firms outside Hamburg', { must_one: ['logistics'], custom_filters: { organization_size: ['Large enterprise (250+)'] } }],
   ['consulting firms in Bavaria except in Nuremberg', { must_one: ['consulting'], state: ['Bayern'] }],

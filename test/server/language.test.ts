@@ -57,6 +57,8 @@ describe('POST /v1/generate-keywords', () => {
     expect([invalid.status, invalid.body]).toEqual([401, { detail: expect.stringMatching(/Invalid token/) }]);
     const denied = await generate({ keywords: ['x'] }, { authorization: `Bearer ${await token(['sales'])}` });
     expect([denied.status, denied.body]).toEqual([403, { detail: 'Access denied: the language routes are for members of analysts' }]);
+    const tooMany = await generate({ keywords: Array.from({ length: 51 }, (_, i) => `word${i}`) }, { authorization: `Bearer ${await token()}` });
+    expect([tooMany.status, tooMany.body]).toEqual([400, { detail: expect.stringMatching(/keywords: /) }]);
     const empty = await generate({ keywords: [] }, { authorization: `Bearer ${await token()}` });
     expect([empty.status, empty.body]).toEqual([400, { detail: expect.stringMatching(/keywords: /) }]);
     const error: unknown = await server.client(null, { accessToken: await token(['sales']) }).language.generateKeywords({ keywords: ['x'] }).catch((e: unknown) => e);

@@ -162,3 +162,48 @@ describe('answerQuestion (the extractive answerer, portable)', () => {
     expect(answerQuestion('What are the opening hours?', pages, { countTokens: words })).toEqual(answerQuestion('What are the opening hours?', pages, { countTokens: words }));
   });
 });
+
+describe('the fetch guard on every hop, and its deadline', () => {
+  let other: Server;
+  let otherPort = 0;
+  beforeAll(async () => {
+    // A second loopback address stands for a public host; it redirects to address literals of 127.0.0.1.
+    other = createServer((request, response) => {
+      const target: Record<string, string> = {
+        '/ip': `http://127.0.0.1:${otherPort}/`,
+        '/mapped': `http://[::ffff:7f00:1]:${otherPort}/`,
+        '/decimal': `http://2130706433:${otherPort}/`,
+        '/userinfo': `http://user:secret@public.test:${otherPort}/`,
+      };
+      const location = target[request.url ?? ''];
+      if (location) response.writeHead(302, { location }).end();
+      else if (request.url === '/slow') {
+        response.writeHead(200, { 'content-type': 'text/html' });
+        const drip = setInterval(() => response.write('<p>x</p>'), 50);
+        response.on('close', () => { clearInterval(drip); });
+      } else response.writeHead(200, { 'content-type': 'text/html' }).end('<p>the internal page</p>');
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.2', resolve));
+    otherPort = (other.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    other.closeAllConnections();
+    await new Promise((resolve) => other.close(resolve));
+  });
+
+  const options = () => ({ hosts: { 'public.test': '127.0.0.2' }, allowAddress: (address: string) => address === '127.0.0.2', timeoutMs: 500 });
+
+  test('redirects to an address literal (plain, IPv4-mapped IPv6, decimal) or with credentials are refused', async () => {
+    for (const path of ['/ip', '/mapped', '/decimal']) {
+      await expect(fetchSite(`http://public.test:${otherPort}${path}`, 1, options())).rejects.toThrow(/is a private or local address; fetching it is refused/);
+    }
+    await expect(fetchSite(`http://public.test:${otherPort}/userinfo`, 1, options())).rejects.toThrow(/credentials/);
+    await expect(fetchSite(`http://public.test:${otherPort}/`, 1, options())).resolves.toHaveLength(1);
+  });
+
+  test('a page that drips its body is cut at the deadline, not read for ever', async () => {
+    const started = Date.now();
+    await expect(fetchSite(`http://public.test:${otherPort}/slow`, 1, options())).rejects.toThrow(/did not arrive within 0.5 s/);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});

@@ -9,7 +9,8 @@ import { parquetReadObjects } from 'hyparquet';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { SELECTABLE_COLUMNS } from '../../src/contract/common.js';
 import { AuthError, HttpError } from '../../src/index.js';
-import { createLocalIndex, generateDataset } from '../../src/engine/index.js';
+import { createLocalIndex, generateDataset, LegacyService } from '../../src/engine/index.js';
+import { indexMatches } from '../../src/engine/legacy/legacy-service.js';
 import { bearerVerifier } from '../../src/server/bearer.js';
 import { SearchRequestSchema } from '../../src/contract/v2/search.js';
 import { KEYS, raw, startTestServer, testIndex, type TestServer } from './support.js';
@@ -25,7 +26,7 @@ afterAll(async () => {
 
 async function token(claims: Record<string, unknown> = {}, options: { secret?: string; expiresIn?: string } = {}): Promise<string> {
   const jwt = new SignJWT({ 'idp:username': 'ada', 'idp:groups': ['analysts'], ...claims }).setProtectedHeader({ alg: 'HS256' }).setSubject('user-1').setIssuedAt();
-  if (options.expiresIn) jwt.setExpirationTime(options.expiresIn);
+  if (options.expiresIn !== 'never') jwt.setExpirationTime(options.expiresIn ?? '5m');
   return jwt.sign(new TextEncoder().encode(options.secret ?? SECRET));
 }
 
@@ -51,6 +52,7 @@ describe('v1 authentication: an API key or a bearer JWT; failures are 403 with a
       [{ authorization: `Bearer ${await token({ 'idp:groups': undefined })}` }, /idp:groups/],
       [{ authorization: `Bearer ${await token({ 'idp:username': undefined })}` }, /username/],
       [{ authorization: 'Bearer not.a.jwt' }, /not valid/],
+      [{ authorization: `Bearer ${await token({}, { expiresIn: 'never' })}` }, /not valid \(ERR_JWT_CLAIM_VALIDATION_FAILED\)/],
     ];
     for (const [headers, message] of cases) {
       const response = await post('/v1/sublocations', { parent_level: 'all', parent_value: '' }, headers);
@@ -298,7 +300,7 @@ describe('v1 download: tsv, xlsx and parquet files behind signed links, read bac
     expect(result.metadata).toMatchObject({
       download_id: 'report-1',
       user_id: expect.stringMatching(/^[0-9a-f]{16}$/),
-      file_path: expect.stringMatching(/^downloads\/[0-9a-f]{16}\/report-1\.tsv$/),
+      file_path: expect.stringMatching(/^downloads\/key-[0-9a-f]{16}\/report-1\.tsv$/),
       total_fetched: 10,
       index: 'organizations-*',
       download_format: 'tsv',
@@ -332,10 +334,11 @@ describe('v1 download: tsv, xlsx and parquet files behind signed links, read bac
     const rows = await parquetReadObjects({ file: buffer });
     const want = await expectedRows();
     expect(rows).toHaveLength(want.length);
+    // summary_keywords is a JSON column holding the list once (hyparquet decodes it; pyarrow reads the JSON text).
     rows.forEach((row: Record<string, unknown>, i: number) => {
-      const decoded = { ...row, summary_keywords: row.summary_keywords === null ? null : JSON.parse(row.summary_keywords as string) };
-      expect(decoded).toEqual(Object.fromEntries(columns.map((c) => [c, want[i]![c] ?? null])));
+      expect(row).toEqual(Object.fromEntries(columns.map((c) => [c, want[i]![c] ?? null])));
     });
+    expect(Array.isArray(rows.find((row: Record<string, unknown>) => row.summary_keywords !== null)?.summary_keywords)).toBe(true);
     expect(typeof rows.find((row: Record<string, unknown>) => row.lat !== null)?.lat).toBe('number');
   });
 
@@ -372,5 +375,60 @@ describe('v1 download: tsv, xlsx and parquet files behind signed links, read bac
     server.clock.advance(60 * 60_000 + 1);
     const expired = await raw(url.href);
     expect([expired.status, expired.body]).toEqual([403, { detail: 'this download link has expired: ask /v1/download for a new one' }]);
+  });
+});
+
+describe('v1 limits at the edges', () => {
+  test('an index pattern of many stars is matched in linear time', async () => {
+    const started = Date.now();
+    const response = await post('/v1/search', { search_id: searchId(), index: `${'*'.repeat(40)}X`, keywords: { must_one: ['software'] } }, { 'x-api-key': KEYS.tier2 });
+    expect(response.status).toBe(400);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(indexMatches('o*g*n*z*t*o*s-*l')).toBe(true);
+    expect(indexMatches('organizations-')).toBe(false);
+  });
+
+  test('v1 rows count against the result quota like v2: a search page is cut, a market fetch that could pass it is a 429', async () => {
+    const own = await startTestServer({ keys: { keys: [{ key: KEYS.tier1, tier: 'tier_1' }], tiers: { tier_1: { monthlyResults: 7, burst: 100, ratePerSecond: 100 } } } });
+    try {
+      const headers = { 'content-type': 'application/json', 'x-api-key': KEYS.tier1 };
+      const page = await raw(`${own.url}/v1/search`, { method: 'POST', headers, body: JSON.stringify({ search_id: searchId(), locations: { country: ['Deutschland'] }, size: 500 }) });
+      expect((page.body as { data: unknown[] }).data).toHaveLength(7);
+      expect(page.headers.get('x-ratelimit-results-remaining')).toBe('0');
+      const again = await raw(`${own.url}/v1/search`, { method: 'POST', headers, body: JSON.stringify({ search_id: searchId(), locations: { country: ['Deutschland'] } }) });
+      expect(again.status).toBe(429);
+    } finally {
+      await own.close();
+    }
+    const market = await startTestServer({ keys: { keys: [{ key: KEYS.tier1, tier: 'tier_1' }], tiers: { tier_1: { monthlyResults: 2 } } } });
+    try {
+      const domains = testIndex().search({ filters: { country: ['Deutschland'] }, size: 3, columns: ['domain'] }).data.map((row) => row.domain);
+      const response = await raw(`${market.url}/v1/fetch-market`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEYS.tier1 }, body: JSON.stringify({ domains }) });
+      expect(response.status).toBe(429);
+    } finally {
+      await market.close();
+    }
+  });
+
+  test('one caller cannot push out another caller\'s PITs', () => {
+    let n = 0;
+    const legacy = new LegacyService({ now: () => 0, newId: () => `pit-${n++}`, maxOpenPits: 60 });
+    const index = testIndex();
+    const query = { search_id: searchId(), locations: { country: ['Deutschland'] }, size: 5 };
+    const mine = legacy.search(query, { id: 'key:a', index }).metadata.pit_id!;
+    for (let i = 0; i < 100; i++) legacy.search(query, { id: 'key:flood', index });
+    expect(legacy.openPits).toBeLessThanOrEqual(51);
+    expect(legacy.closePit({ pit_id: mine }, { id: 'key:a', index })).toEqual({ succeeded: true });
+  });
+
+  test('download files of callers cannot collide: keys by id, token users by a hash of their sub', async () => {
+    const asUser = async (sub: string) => {
+      const jwt = await new SignJWT({ username: 'x', 'idp:groups': [] }).setProtectedHeader({ alg: 'HS256' }).setSubject(sub).setExpirationTime('5m').sign(new TextEncoder().encode(SECRET));
+      const response = await post('/v1/download', { market_info: { market_id: 'm', market: ['a.de'] }, download_id: 'same' }, { authorization: `Bearer ${jwt}` });
+      return (response.body as { metadata: { file_path: string } }).metadata.file_path;
+    };
+    const paths = [await asUser('..'), await asUser('a@b'), await asUser('a_b')];
+    for (const path of paths) expect(path).toMatch(/^downloads\/user-[0-9a-f]{16}\/same\.tsv$/);
+    expect(new Set(paths).size).toBe(3);
   });
 });

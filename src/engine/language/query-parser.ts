@@ -10,9 +10,9 @@
  *                              Bayern, "Munich" → München); a city is its municipality, a state its state.
  *                              A place after "not in" / "outside" / "except in" is dropped, not searched.
  *   keyword_generation         content words, merged into the index's multi-word tags ("solar panels");
- *                              after "not", "without", "except", "excluding", "no" → must_not; words
- *                              joined by "and" → must_all, the rest → must_one; domains → domains, or
- *                              excludes after a negation
+ *                              after "not", "without", "except", "excluding", "no" → must_not; the
+ *                              others → must_one ("bakeries and butchers": either); domains → domains,
+ *                              or excludes after a negation
  *   semantic_input_generation  the query without the place, flag and negated parts: what the
  *                              organizations are, for semantic search
  */
@@ -94,13 +94,13 @@ const SIZE_WORDS: Readonly<Record<string, string>> = {
 };
 
 const NEGATIONS = new Set(['not', 'without', 'except', 'excluding', 'no', 'but not', 'other than']);
-const PLACE_NEGATIONS = /\b(?:not in|outside(?: of)?|except in|but not in|excluding)\s*$/;
+const PLACE_NEGATIONS = /\b(?:not(?: in)?|outside(?: of)?|except(?: in)?|but not(?: in)?|excluding|without)\s*$/;
 const STOP_WORDS = new Set([
   'a', 'an', 'the', 'of', 'for', 'in', 'at', 'on', 'from', 'with', 'by', 'to', 'near', 'around', 'based', 'located', 'that', 'which', 'who',
   'are', 'is', 'be', 'do', 'does', 'find', 'show', 'me', 'list', 'all', 'any', 'some', 'i', 'want', 'looking', 'search', 'please', 'or', 'and',
   'companies', 'company', 'firms', 'firm', 'businesses', 'business', 'organizations', 'organisations', 'organization', 'organisation', 'providers',
   'offering', 'offer', 'offers', 'which', 'there', 'whose', 'their', 'them', 'its', 'also', 'only', 'but', 'new', 'newly', 'recently', 'founded',
-  'registered', 'since', 'after', 'established', 'young', 'like', 'similar', 'outside',
+  'registered', 'since', 'after', 'established', 'young', 'like', 'similar', 'outside', 'before', 'until', 'prior', 'except', 'excluding', 'without',
 ]);
 const DOMAIN = /^(?:https?:\/\/)?(?:www\.)?([a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,})(?:\/\S*)?$/i;
 
@@ -123,6 +123,8 @@ function spellings(name: string): string[] {
 interface Gazetteer {
   /** folded name → [level, the index's spelling], the highest level first. */
   places: Map<string, [LocationLevel, string]>;
+  /** The levels at which each place name (the index's spelling) exists. */
+  levelsOf: Map<string, Set<LocationLevel>>;
   /** folded multi-word tags of the index (for merging adjacent words into one keyword). */
   tags: Set<string>;
   longestPlace: number;
@@ -136,10 +138,14 @@ function gazetteerOf(index: LocalIndex): Gazetteer {
   let gazetteer = gazetteers.get(index.store);
   if (!gazetteer) {
     const places = new Map<string, [LocationLevel, string]>();
+    const levelsOf = new Map<string, Set<LocationLevel>>();
     let longestPlace = 1;
     for (const level of LEVEL_ORDER) {
       for (const name of index.store.categorical[level].dict.values) {
         if (name === null) continue;
+        const at = levelsOf.get(name) ?? new Set<LocationLevel>();
+        at.add(level);
+        levelsOf.set(name, at);
         for (const key of spellings(name)) {
           if (!places.has(key)) places.set(key, [level, name]);
           longestPlace = Math.max(longestPlace, key.split(' ').length);
@@ -151,7 +157,7 @@ function gazetteerOf(index: LocalIndex): Gazetteer {
       if (target) places.set(fold(exonym), target);
     }
     const tags = new Set(index.store.keywords.dict.values.filter((tag): tag is string => tag !== null && tag.includes(' ')).map((tag) => stemmedPhrase(fold(tag))));
-    gazetteer = { places, tags, longestPlace };
+    gazetteer = { places, levelsOf, tags, longestPlace };
     gazetteers.set(index.store, gazetteer);
   }
   return gazetteer;
@@ -199,19 +205,28 @@ export function parseQuery(index: LocalIndex, userQuery: string, today: string):
       const size = SIZE_WORDS[phrase] ?? SIZE_WORDS[stemmed];
       const value = type ?? size;
       if (value !== undefined) {
+        for (let j = i; j < i + n; j++) used[j] = true;
+        // "without startups", "not small": a negated flag is left out (v1 filters cannot exclude).
+        if (negatedAt(i)) break;
         const key = type ? 'organization_type' : 'organization_size';
         const values = (filters[key] as string[] | undefined) ?? [];
         if (!values.includes(value)) values.push(value);
         filters[key] = values;
-        for (let j = i; j < i + n; j++) used[j] = true;
         break;
       }
     }
   }
-  const year = /\b(?:founded|registered|established|since|after)\s+(?:in\s+|since\s+|after\s+)?((?:19|20)\d\d)\b/i.exec(userQuery);
-  if (year) {
-    filters.register_date_from = `${year[1] ?? ''}-01-01`;
-  } else if (/\b(?:new|newly (?:founded|registered)|recently (?:founded|registered)|founded recently|young)\b/i.test(userQuery)) {
+  const thisYear = Number(today.slice(0, 4));
+  const yearOf = (text: string | undefined): number | null => {
+    const year = Number(text);
+    return year >= 1800 && year <= thisYear ? year : null;
+  };
+  const from = yearOf(/\b(?:founded|registered|established|since|after|from)\s+(?:in\s+|since\s+|after\s+)?(\d{4})\b/i.exec(userQuery)?.[1]);
+  const until = yearOf(/\b(?:before|until|prior to)\s+(\d{4})\b/i.exec(userQuery)?.[1]);
+  if (until !== null) filters.register_date_to = `${until - 1}-12-31`;
+  if (from !== null) {
+    filters.register_date_from = `${from}-01-01`;
+  } else if (until === null && /\b(?:new(?!\s+[A-Z])|newly (?:founded|registered)|recently (?:founded|registered)|founded recently|young)\b/.test(userQuery.replace(/^New\b/, 'new'))) {
     const date = new Date(`${today}T00:00:00Z`);
     date.setUTCFullYear(date.getUTCFullYear() - 1);
     filters.register_date_from = date.toISOString().slice(0, 10);
@@ -235,8 +250,19 @@ export function parseQuery(index: LocalIndex, userQuery: string, today: string):
     }
   }
 
+  // Places at several levels cannot be OR-ed in the v1 layout (levels AND): name them all at one level
+  // where every one of them exists ("Munich or Vienna" → both municipalities).
+  const levels = LEVEL_ORDER.filter((level) => result.locations[level].length > 0);
+  if (levels.length > 1) {
+    const names = levels.flatMap((level) => result.locations[level]);
+    const common = LEVEL_ORDER.find((level) => names.every((name) => gazetteer.levelsOf.get(name)?.has(level)));
+    if (common) {
+      for (const level of levels) result.locations[level] = [];
+      result.locations[common] = names;
+    }
+  }
+
   // 3. Keywords and domains.
-  let joinAll = false;
   for (let i = 0; i < tokens.length; i++) {
     if (used[i]) continue;
     const word = folded[i] ?? '';
@@ -244,10 +270,6 @@ export function parseQuery(index: LocalIndex, userQuery: string, today: string):
     if (domain && (tokens[i] ?? '').includes('.')) {
       add(negatedAt(i) ? result.excludes : result.domains, (domain[1] ?? '').toLowerCase());
       used[i] = true;
-      continue;
-    }
-    if (word === 'and') {
-      joinAll = result.keywords.must_one.length > 0;
       continue;
     }
     if (STOP_WORDS.has(word) || NEGATIONS.has(word) || /^\d+$/.test(word)) continue;
@@ -266,13 +288,8 @@ export function parseQuery(index: LocalIndex, userQuery: string, today: string):
     }
     const keyword = phraseAt(i, n);
     for (let j = i; j < i + n; j++) used[j] = true;
-    if (negated) add(result.keywords.must_not, keyword);
-    else if (joinAll && result.keywords.must_one.length > 0) {
-      const previous = result.keywords.must_one.pop() ?? '';
-      add(result.keywords.must_all, previous);
-      add(result.keywords.must_all, keyword);
-      joinAll = false;
-    } else add(result.keywords.must_one, keyword);
+    // "bakeries and butchers" means either: positive terms are alternatives (must_one).
+    add(negated ? result.keywords.must_not : result.keywords.must_one, keyword);
     i += n - 1;
   }
   // 4. The descriptive rest, for semantic search: positive keywords and flags, as words.

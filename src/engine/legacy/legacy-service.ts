@@ -15,8 +15,8 @@
  * `[position, domain]` — the domain is the unique tiebreaker and must match the frozen list. Send the
  * same query with `pit_id` and `search_after` for the next page; a PIT lives 5 minutes after its last use
  * (keep-alive extended by every page), belongs to the caller that opened it, and `close_pit` frees it.
- * An expired, closed or foreign PIT is a 400 naming it. At most 1,000 PITs are open; opening one more
- * closes the least recently used.
+ * An expired, closed or foreign PIT is a 400 naming it. A caller holds at most 50 PITs (one more closes
+ * its own least recently used); the service at most 1,000.
  */
 import { ValidationError } from '../../client/errors.js';
 import type { SelectableColumn } from '../../contract/common.js';
@@ -51,6 +51,8 @@ export class LegacyError extends Error {
 export const LEGACY_INDEX = 'organizations-local';
 export const PIT_KEEP_ALIVE_MS = 5 * 60_000;
 export const MAX_OPEN_PITS = 1_000;
+/** One caller may hold this many PITs; opening one more closes its own least recently used. */
+export const MAX_PITS_PER_CALLER = 50;
 
 const QUERY_TYPES: Record<SearchMode, string> = { filter: 'filter', fulltext: 'keyword', semantic: 'semantic', vector_similarity: 'similarity', hybrid: 'hybrid' };
 
@@ -91,10 +93,33 @@ function parsed<T>(result: { ok: true; value: T } | { ok: false; error: { detail
   return result.value;
 }
 
-/** `*` wildcards only, anchored: does the v1 `index` name or pattern cover this service's index? */
-export function indexMatches(pattern: string): boolean {
-  const regex = new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
-  return regex.test(LEGACY_INDEX);
+/**
+ * `*` wildcards only, anchored: does the v1 `index` name or pattern cover this service's index? Matched
+ * without a regular expression (a pattern of many stars must not take exponential time): greedy with one
+ * backtrack point, O(pattern × name).
+ */
+export function indexMatches(pattern: string, name = LEGACY_INDEX): boolean {
+  if (pattern.length > 255) return false;
+  let p = 0;
+  let n = 0;
+  let star = -1;
+  let resume = 0;
+  while (n < name.length) {
+    if (p < pattern.length && pattern[p] === name[n]) {
+      p++;
+      n++;
+    } else if (p < pattern.length && pattern[p] === '*') {
+      star = p++;
+      resume = n;
+    } else if (star >= 0) {
+      p = star + 1;
+      n = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.length && pattern[p] === '*') p++;
+  return p === pattern.length;
 }
 
 function checkIndex(pattern: string): void {
@@ -135,7 +160,13 @@ function v2RequestOf(request: V1SearchRequest): SearchRequest {
   const result = validate(SearchRequestSchema, input);
   if (!result.ok) {
     // Report in v1's names: keywords.must_one, not must_any.
-    const items = result.error.detail.map((item) => ({ ...item, loc: item.loc.map((segment) => (segment === 'must_any' ? 'must_one' : segment === 'describe' ? 'semantic_input' : segment === 'similar_to' ? 'domains' : segment)) }));
+    const v1Names = (text: string): string =>
+      text.replace(/\bmust_any\b/g, 'must_one').replace(/\bdescribe\b/g, 'semantic_input').replace(/\bsimilar_to\b/g, 'domains').replace(/\bfilters\b/g, 'locations or custom_filters');
+    const items = result.error.detail.map((item) => ({
+      ...item,
+      msg: v1Names(item.msg),
+      loc: item.loc.map((segment) => (typeof segment === 'string' ? v1Names(segment) : segment)),
+    }));
     throw new LegacyError(detailMessage(items));
   }
   const v2 = result.value;
@@ -224,6 +255,9 @@ export class LegacyService {
 
   private openPit(pit: Omit<Pit, 'id' | 'expiresAt'>): Pit {
     this.sweep();
+    // A caller's own PITs go first: nobody can push out another caller's live walk.
+    const own = [...this.pits.values()].filter((open) => open.owner === pit.owner);
+    for (const oldest of own.slice(0, Math.max(0, own.length - MAX_PITS_PER_CALLER + 1))) this.pits.delete(oldest.id);
     while (this.pits.size >= this.maxOpenPits) {
       const oldest = this.pits.keys().next().value;
       if (oldest === undefined) break;

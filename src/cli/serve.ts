@@ -108,7 +108,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     throw new ServeError(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
   }
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  print(`OrgIndex v2 ready at ${address}/v2 — ${index.store.size.toLocaleString('en')} organizations, started in ${seconds} s`);
+  print(`OrgIndex v2 ready at ${address}/v2 — ${index.store.size.toLocaleString('en')} organizations, started in ${seconds} s (legacy v1 and language routes under ${address}/v1)`);
   print(`  keys: ${source}${developmentKey ? `\n  development key (tier_2): ${developmentKey}` : ` (${keys.size} key(s))`}`);
   print(`  OpenAPI: ${address}/openapi.json; quota journal: ${resolve(options.stateDir)}`);
   // Ready for every route now; the keyword index and the vectors (about 1 s at 50,000) are built next, so

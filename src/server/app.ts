@@ -17,7 +17,7 @@ import cors from '@fastify/cors';
 import type * as z from 'zod';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { ValidationError } from '../client/errors.js';
-import { ENDPOINTS, type EndpointId } from '../contract/endpoints.js';
+import { ENDPOINTS, type EndpointId, type RequestOutput } from '../contract/endpoints.js';
 import { validate } from '../contract/validation.js';
 import type { LocalIndex } from '../engine/local-index.js';
 import { LegacyError, LegacyService, legacyMessage, type LegacyCaller } from '../engine/legacy/legacy-service.js';
@@ -478,42 +478,26 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     }
     request.bearerUser = user;
   };
-  app.route({
-    method: 'POST',
-    url: ENDPOINTS['language.generateKeywords'].path,
-    onRequest: async (request) => {
-      await requireLanguageUser(request);
-    },
-    handler: async (request) => {
-      const checked = validate(ENDPOINTS['language.generateKeywords'].request, request.body);
-      if (!checked.ok) throw new ValidationError(checked.error.detail, 422);
-      return language.generateKeywords(checked.value.keywords);
-    },
-  });
-  app.route({
-    method: 'POST',
-    url: ENDPOINTS['language.qna'].path,
-    onRequest: async (request) => {
-      await requireLanguageUser(request);
-    },
-    handler: async (request) => {
-      const checked = validate(ENDPOINTS['language.qna'].request, request.body);
-      if (!checked.ok) throw new ValidationError(checked.error.detail, 422);
-      return language.qna(checked.value.question, checked.value.domain, checked.value.max_pages);
-    },
-  });
-  app.route({
-    method: 'POST',
-    url: ENDPOINTS['language.nlpSearch'].path,
-    onRequest: async (request) => {
-      await requireLanguageUser(request);
-    },
-    handler: async (request) => {
-      const checked = validate(ENDPOINTS['language.nlpSearch'].request, request.body);
-      if (!checked.ok) throw new ValidationError(checked.error.detail, 422);
-      return language.nlpSearch(checked.value.user_query, checked.value.search_id);
-    },
-  });
+  // Each language route: its contract-checked input → the provider.
+  const languageRoutes: { [Id in 'language.generateKeywords' | 'language.qna' | 'language.nlpSearch']: (input: RequestOutput<Id>) => unknown } = {
+    'language.generateKeywords': (input) => language.generateKeywords(input.keywords),
+    'language.qna': (input) => language.qna(input.question, input.domain, input.max_pages),
+    'language.nlpSearch': (input) => language.nlpSearch(input.user_query, input.search_id),
+  };
+  for (const [id, run] of Object.entries(languageRoutes) as [keyof typeof languageRoutes, (input: never) => unknown][]) {
+    app.route({
+      method: 'POST',
+      url: ENDPOINTS[id].path,
+      onRequest: async (request) => {
+        await requireLanguageUser(request);
+      },
+      handler: async (request) => {
+        const checked = validate(ENDPOINTS[id].request, request.body);
+        if (!checked.ok) throw new ValidationError(checked.error.detail, 422);
+        return await run(checked.value as never);
+      },
+    });
+  }
 
   app.get('/openapi.json', () => openApiDocument());
 

@@ -1,0 +1,164 @@
+/**
+ * Formula arguments as spreadsheet users write them, parsed once for every host:
+ * - a field list: `"name, country"` text, or a range of names (a row or a column);
+ * - options: `"size=50; min_score=0.4; dedup=1"` text, or a two-column range (key | value);
+ *   keys are case-insensitive, values are typed by the option's spec, and every mistake is an
+ *   `ArgumentError` naming the option and what it accepts.
+ */
+import { ArgumentError } from './cells.js';
+
+/** A range as the host hands it over: rows of cell values (blank cells are "" or null). */
+export type RangeValue = readonly (readonly unknown[])[];
+export type Argument = string | number | boolean | null | undefined | RangeValue;
+
+function isRange(value: Argument): value is RangeValue {
+  return Array.isArray(value);
+}
+
+function cellText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value.trim();
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return '';
+}
+
+/** The closest allowed name (edit distance ≤ 2), for "did you mean". */
+function closest(word: string, allowed: readonly string[]): string | null {
+  let best: string | null = null;
+  let bestDistance = 3;
+  for (const candidate of allowed) {
+    const a = word.toLowerCase();
+    const b = candidate.toLowerCase();
+    const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      let previous = row[0] ?? 0;
+      row[0] = i;
+      for (let j = 1; j <= b.length; j++) {
+        const current = row[j] ?? 0;
+        row[j] = Math.min((row[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+        previous = current;
+      }
+    }
+    const distance = row[b.length] ?? 99;
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+/**
+ * A list of field names from text ("name, country") or a range; blank → `fallback`. Names are matched
+ * case-insensitively against `allowed`; an unknown one is an error with a suggestion.
+ */
+export function parseFieldList<T extends string>(argument: string, value: Argument, allowed: readonly T[], fallback: readonly T[]): T[] {
+  const raw = isRange(value) ? value.flat().map(cellText) : cellText(value).split(/[,;]/).map((part) => part.trim());
+  const names = raw.filter((name) => name !== '');
+  if (names.length === 0) return [...fallback];
+  const byLower = new Map(allowed.map((name) => [name.toLowerCase(), name]));
+  const out: T[] = [];
+  for (const name of names) {
+    const known = byLower.get(name.toLowerCase());
+    if (!known) {
+      const suggestion = closest(name, allowed);
+      throw new ArgumentError(argument, `unknown field "${name}"${suggestion ? ` — did you mean "${suggestion}"?` : ''}`);
+    }
+    if (!out.includes(known)) out.push(known);
+  }
+  return out;
+}
+
+/** How one option's value is read. */
+export type OptionType =
+  | { kind: 'int'; min: number; max: number }
+  | { kind: 'number'; min: number; max: number }
+  | { kind: 'bool' }
+  | { kind: 'text' }
+  | { kind: 'list' }
+  | { kind: 'choice'; values: readonly string[] };
+
+export type OptionSpec = Readonly<Record<string, OptionType>>;
+export type OptionValue = number | boolean | string | string[];
+
+function describe(type: OptionType): string {
+  switch (type.kind) {
+    case 'int':
+      return `a whole number from ${type.min} to ${type.max}`;
+    case 'number':
+      return `a number from ${type.min} to ${type.max}`;
+    case 'bool':
+      return '1 or 0 (TRUE or FALSE)';
+    case 'choice':
+      return `one of ${type.values.join(', ')}`;
+    default:
+      return 'text';
+  }
+}
+
+function typed(argument: string, key: string, raw: unknown, type: OptionType): OptionValue {
+  const text = cellText(raw);
+  const bad = (): never => {
+    throw new ArgumentError(argument, `${key} must be ${describe(type)} (got "${text}")`);
+  };
+  switch (type.kind) {
+    case 'int':
+    case 'number': {
+      const number = typeof raw === 'number' ? raw : Number(text.replace(',', '.'));
+      if (text === '' || !Number.isFinite(number) || number < type.min || number > type.max || (type.kind === 'int' && !Number.isInteger(number))) return bad();
+      return number;
+    }
+    case 'bool': {
+      if (typeof raw === 'boolean') return raw;
+      const lower = text.toLowerCase();
+      if (['1', 'true', 'yes', 'on', 'wahr'].includes(lower)) return true;
+      if (['0', 'false', 'no', 'off', 'falsch'].includes(lower)) return false;
+      return bad();
+    }
+    case 'choice': {
+      const match = type.values.find((value) => value.toLowerCase() === text.toLowerCase());
+      return match ?? bad();
+    }
+    case 'list':
+      return text
+        .split(',')
+        .map((part) => part.trim())
+        .filter(Boolean);
+    default:
+      return text;
+  }
+}
+
+/**
+ * Options from `"key=value; key=value"` text or a two-column range; blank → {}. Unknown keys and
+ * badly typed values are errors naming them.
+ */
+export function parseOptions(argument: string, value: Argument, spec: OptionSpec): Record<string, OptionValue> {
+  const pairs: [string, unknown][] = [];
+  if (isRange(value)) {
+    for (const row of value) {
+      const key = cellText(row[0]);
+      if (key === '') continue;
+      pairs.push([key, row[1]]);
+    }
+  } else {
+    for (const part of cellText(value).split(';')) {
+      if (part.trim() === '') continue;
+      const at = part.indexOf('=');
+      if (at < 0) throw new ArgumentError(argument, `"${part.trim()}" is not key=value`);
+      pairs.push([part.slice(0, at).trim(), part.slice(at + 1).trim()]);
+    }
+  }
+  const keys = Object.keys(spec);
+  const out: Record<string, OptionValue> = {};
+  for (const [rawKey, raw] of pairs) {
+    const key = keys.find((candidate) => candidate.toLowerCase() === rawKey.toLowerCase());
+    if (!key) {
+      const suggestion = closest(rawKey, keys);
+      throw new ArgumentError(argument, `unknown option "${rawKey}"${suggestion ? ` — did you mean "${suggestion}"?` : ''}`);
+    }
+    const type = spec[key];
+    if (type) out[key] = typed(argument, key, raw, type);
+  }
+  return out;
+}

@@ -1,0 +1,77 @@
+/**
+ * What a spreadsheet function returns, host-neutral: values, and error cells that say what went wrong.
+ * Excel turns an `ErrorCell` into `CustomFunctions.Error(code, message)`; Sheets into a thrown message
+ * (`#ERROR!`) or, per row, a text marker. Written once here, used by both hosts.
+ */
+import { OrgIndexError, RateLimitError, ValidationError } from '../client/errors.js';
+
+/** The two error kinds the functions use: bad arguments, and "no value" (not found, no answer, unavailable). */
+export type ErrorCode = '#VALUE!' | '#N/A';
+
+export interface ErrorCell {
+  readonly error: ErrorCode;
+  readonly message: string;
+}
+
+export type CellValue = string | number | boolean | null | ErrorCell;
+export type Table = CellValue[][];
+
+export function errorCell(error: ErrorCode, message: string): ErrorCell {
+  return { error, message };
+}
+
+export function isErrorCell(value: unknown): value is ErrorCell {
+  return typeof value === 'object' && value !== null && 'error' in value && 'message' in value;
+}
+
+/** A bad argument: `#VALUE!` with a message that names the argument and the bad part. */
+export class ArgumentError extends Error {
+  constructor(
+    readonly argument: string,
+    message: string,
+  ) {
+    super(`${argument}: ${message}`);
+    this.name = 'ArgumentError';
+  }
+}
+
+/** "14:05 UTC" or "1 Dec 2026, 00:00 UTC": when a limit lifts, in words a user reads in one glance. */
+function whenText(iso: string | null, now: number): string {
+  if (!iso) return 'later';
+  const at = new Date(iso);
+  if (Number.isNaN(at.getTime())) return 'later';
+  const time = `${String(at.getUTCHours()).padStart(2, '0')}:${String(at.getUTCMinutes()).padStart(2, '0')} UTC`;
+  const sameDay = new Date(now).toISOString().slice(0, 10) === at.toISOString().slice(0, 10);
+  if (sameDay) return `at ${time}`;
+  const month = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'][at.getUTCMonth()] ?? '';
+  return `on ${at.getUTCDate()} ${month} ${at.getUTCFullYear()}, ${time}`;
+}
+
+/**
+ * The error cell for anything a function call can throw: bad arguments and 422s are `#VALUE!` (pointing
+ * at the field), everything else `#N/A` with a message — rate limits and exhausted quotas say when they
+ * lift. Never a blank, never an exception escaping to the host.
+ */
+export function errorCellOf(error: unknown, now: number = Date.now()): ErrorCell {
+  if (error instanceof ArgumentError) return errorCell('#VALUE!', error.message);
+  if (error instanceof ValidationError) {
+    const first = error.detail[0];
+    const where = first ? first.loc.filter((segment) => segment !== 'body' && segment !== 'query').join('.') : '';
+    return errorCell('#VALUE!', first ? `${where ? `${where}: ` : ''}${first.msg}` : error.message);
+  }
+  if (error instanceof RateLimitError) {
+    const monthly = /monthly|quota/i.test(error.message);
+    return errorCell('#N/A', `${monthly ? 'Monthly quota used up' : 'Rate limit reached'}: try again ${whenText(error.resetAt, now)}. ${error.message}`);
+  }
+  if (error instanceof OrgIndexError) {
+    const prefix: Record<string, string> = {
+      auth: 'Not authorised (check the API key in the task pane)',
+      network: 'Cannot reach the OrgIndex service',
+      timeout: 'The OrgIndex service did not answer in time',
+      server: 'The OrgIndex service failed',
+      configuration: 'OrgIndex is not configured',
+    };
+    return errorCell('#N/A', `${prefix[error.kind] ?? 'OrgIndex error'}: ${error.message}`);
+  }
+  return errorCell('#N/A', `Unexpected error: ${error instanceof Error ? error.message : String(error)}`);
+}

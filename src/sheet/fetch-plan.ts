@@ -1,0 +1,57 @@
+/**
+ * ORG.FETCH's request planning and table shaping, host-neutral:
+ * - every input cell becomes a normalised domain (URLs and e-mail addresses accepted), a blank, or an
+ *   error cell for text that is no domain;
+ * - the distinct domains go out in chunks of at most 5,000 (the /fetch limit): `=ORG.FETCH(A2:A10001)`
+ *   is two requests, however many cells repeat a domain;
+ * - the answer comes back one output row per input cell, in input order: a blank cell gives a blank row,
+ *   a domain the index lacks gives `#N/A` in that row only.
+ */
+import type { SelectableColumn } from '../contract/common.js';
+import { normalizeDomain } from '../contract/domain.js';
+import { errorCell, isErrorCell, type CellValue, type ErrorCell, type Table } from './cells.js';
+
+export const FETCH_CHUNK = 5_000;
+
+export interface FetchPlan {
+  /** Per input cell: its domain, '' for a blank cell, or the error of text that is no domain. */
+  keys: (string | ErrorCell)[];
+  /** Distinct domains, at most FETCH_CHUNK per chunk (one request each). */
+  chunks: string[][];
+}
+
+export function planFetch(cells: readonly unknown[], chunkSize = FETCH_CHUNK): FetchPlan {
+  const distinct = new Set<string>();
+  const keys = cells.map((cell): string | ErrorCell => {
+    const text = typeof cell === 'string' ? cell.trim() : typeof cell === 'number' ? String(cell) : '';
+    if (text === '') return '';
+    const result = normalizeDomain(text);
+    if (!result.ok) return errorCell('#VALUE!', result.reason);
+    distinct.add(result.domain);
+    return result.domain;
+  });
+  const all = [...distinct];
+  const chunks: string[][] = [];
+  for (let i = 0; i < all.length; i += chunkSize) chunks.push(all.slice(i, i + chunkSize));
+  return { keys, chunks };
+}
+
+/** A value as a cell shows it: lists joined with "; ", nothing as a blank. */
+export function cellOf(value: unknown): CellValue {
+  if (value === null || value === undefined) return '';
+  if (Array.isArray(value)) return value.map(String).join('; ');
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+  return JSON.stringify(value);
+}
+
+/** One row per input cell, in input order (with a header row first when asked). */
+export function fetchTable(plan: FetchPlan, found: ReadonlyMap<string, Readonly<Record<string, unknown>>>, columns: readonly SelectableColumn[], headers: boolean): Table {
+  const rows: Table = plan.keys.map((key) => {
+    if (isErrorCell(key)) return [key, ...columns.slice(1).map(() => '')];
+    if (key === '') return columns.map(() => '');
+    const row = found.get(key);
+    if (!row) return [errorCell('#N/A', `${key} is not in the index`), ...columns.slice(1).map(() => '')];
+    return columns.map((column) => cellOf(row[column]));
+  });
+  return headers ? [[...columns], ...rows] : rows;
+}

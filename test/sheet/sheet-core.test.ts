@@ -8,6 +8,8 @@ import { createLocalIndex, generateDataset } from '../../src/engine/index.js';
 import { parseFieldList, parseOptions, type OptionSpec } from '../../src/sheet/arguments.js';
 import { ArgumentError, errorCell, errorCellOf } from '../../src/sheet/cells.js';
 import { cellOf, fetchTable, planFetch } from '../../src/sheet/fetch-plan.js';
+import { FetchBatcher } from '../../src/sheet/batcher.js';
+import { searchTable, statsTable } from '../../src/sheet/tables.js';
 
 const SPEC: OptionSpec = {
   size: { kind: 'int', min: 1, max: 500 },
@@ -100,5 +102,84 @@ describe('ORG.FETCH planning and shaping', () => {
       rowOf(known[1]!),
     ]);
     expect(typeof table[1]![2]).toBe('string'); // a list becomes "a; b"
+  });
+});
+
+describe('tables', () => {
+  const index = createLocalIndex(generateDataset({ count: 300, seed: 5, asOf: '2026-11-01' }));
+
+  test('ORG.SEARCH: header row, then rows in the columns asked for', () => {
+    const response = index.search({ filters: { country: ['Österreich'] }, size: 3, columns: ['domain', 'name', 'summary_keywords'] });
+    const table = searchTable(response.data, ['domain', 'name', 'summary_keywords'], true);
+    expect(table[0]).toEqual(['domain', 'name', 'summary_keywords']);
+    expect(table.slice(1)).toEqual(response.data.map((row) => [row.domain, row.name ?? '', (row.summary_keywords ?? []).join('; ')]));
+    expect(searchTable(response.data, ['domain'], false)).toHaveLength(3);
+  });
+
+  test('ORG.STATS: value/count, crosstab (primary down, secondary across, 0 for empty pairs) or long format', () => {
+    const one = index.stats({ group_by: 'country' });
+    expect(statsTable(one, 'crosstab', true)).toEqual([['country', 'count'], ...one.data.map((b) => [b.country, b.count])]);
+    const two = index.stats({ group_by: 'country', group_by_secondary: 'organization_size' });
+    const cross = statsTable(two, 'crosstab', true);
+    const header = cross[0] as string[];
+    expect(header[0]).toBe('country \\ organization_size');
+    for (const bucket of two.data) {
+      const row = cross.find((r) => r[0] === bucket.country)!;
+      expect(row[header.indexOf(String(bucket.organization_size))]).toBe(bucket.count);
+    }
+    const total = cross.slice(1).reduce((sum, row) => sum + (row.slice(1) as number[]).reduce((a, b) => a + b, 0), 0);
+    expect(total).toBe(two.data.reduce((sum, b) => sum + b.count, 0));
+    expect(cross.slice(1).some((row) => row.includes(0))).toBe(true);
+    const long = statsTable(two, 'long', false);
+    expect(long).toEqual(two.data.map((b) => [b.country, b.organization_size, b.count]));
+  });
+});
+
+describe('FetchBatcher: single-cell calls merged into one request', () => {
+  const index = createLocalIndex(generateDataset({ count: 300, seed: 5, asOf: '2026-11-01' }));
+  const domains = index.search({ filters: { country: ['Deutschland'] }, size: 20, columns: ['domain'] }).data.map((row) => row.domain);
+  /** A manual timer: the test decides when the window closes. */
+  const manual = () => {
+    const pending: (() => void)[] = [];
+    return { schedule: (run: () => void) => void pending.push(run), fire: () => { pending.splice(0).forEach((run) => { run(); }); } };
+  };
+
+  test('20 cells (with repeats) within one window → one request; each cell gets its row or null', async () => {
+    const timer = manual();
+    const requested: string[][] = [];
+    const batcher = new FetchBatcher({
+      schedule: timer.schedule,
+      fetch: async (chunk) => {
+        requested.push(chunk);
+        const response = index.fetch({ domains: chunk, columns: ['domain', 'name'] });
+        return new Map(response.data.map((row) => [row.domain, row]));
+      },
+    });
+    const cells = [...domains, domains[0]!, 'missing.example'].map((domain) => batcher.request(domain));
+    timer.fire();
+    const rows = await Promise.all(cells);
+    expect(batcher.requests).toBe(1);
+    expect(requested[0]).toHaveLength(21); // 20 distinct + the missing one
+    expect(rows.slice(0, 20).map((row) => row?.domain)).toEqual(domains);
+    expect(rows[20]?.domain).toBe(domains[0]);
+    expect(rows[21]).toBeNull();
+  });
+
+  test('a failing request rejects every cell that waited for it (none left busy)', async () => {
+    const timer = manual();
+    const batcher = new FetchBatcher({ schedule: timer.schedule, fetch: () => Promise.reject(new ServerError('down', 503)) });
+    const cells = domains.slice(0, 5).map((domain) => batcher.request(domain).then(() => 'resolved', (error: unknown) => errorCellOf(error).message));
+    timer.fire();
+    expect(await Promise.all(cells)).toEqual(Array(5).fill('The OrgIndex service failed: down'));
+  });
+
+  test('12,000 distinct cells → 3 requests of at most 5,000', async () => {
+    const timer = manual();
+    const sizes: number[] = [];
+    const batcher = new FetchBatcher({ schedule: timer.schedule, fetch: (chunk) => { sizes.push(chunk.length); return Promise.resolve(new Map()); } });
+    const cells = Array.from({ length: 12_000 }, (_, i) => batcher.request(`firm-${i}.de`));
+    timer.fire();
+    await Promise.all(cells);
+    expect(sizes).toEqual([5000, 5000, 2000]);
   });
 });

@@ -149,10 +149,10 @@ describe('FetchBatcher: single-cell calls merged into one request', () => {
     const requested: string[][] = [];
     const batcher = new FetchBatcher({
       schedule: timer.schedule,
-      fetch: async (chunk) => {
+      fetch: (chunk) => {
         requested.push(chunk);
         const response = index.fetch({ domains: chunk, columns: ['domain', 'name'] });
-        return new Map(response.data.map((row) => [row.domain, row]));
+        return Promise.resolve(new Map(response.data.map((row) => [row.domain, row])));
       },
     });
     const cells = [...domains, domains[0]!, 'missing.example'].map((domain) => batcher.request(domain));

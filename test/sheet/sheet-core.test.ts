@@ -9,6 +9,7 @@ import { parseFieldList, parseOptions, type OptionSpec } from '../../src/sheet/a
 import { ArgumentError, errorCell, errorCellOf } from '../../src/sheet/cells.js';
 import { cellOf, fetchTable, planFetch } from '../../src/sheet/fetch-plan.js';
 import { FetchBatcher } from '../../src/sheet/batcher.js';
+import { ResultCache } from '../../src/sheet/cache.js';
 import { searchTable, statsTable } from '../../src/sheet/tables.js';
 
 const SPEC: OptionSpec = {
@@ -181,5 +182,64 @@ describe('FetchBatcher: single-cell calls merged into one request', () => {
     timer.fire();
     await Promise.all(cells);
     expect(sizes).toEqual([5000, 5000, 2000]);
+  });
+});
+
+describe('ResultCache', () => {
+  /** A Map standing in for OfficeRuntime.storage (which exists only inside Office). */
+  const mapStorage = () => {
+    const map = new Map<string, string>();
+    return {
+      map,
+      getItem: (key: string) => Promise.resolve(map.get(key) ?? null),
+      setItem: (key: string, value: string) => Promise.resolve(void map.set(key, value)),
+      removeItem: (key: string) => Promise.resolve(void map.delete(key)),
+    };
+  };
+
+  test('the same request however written is one key; hits survive a reopen through storage; entries expire', async () => {
+    let now = 0;
+    const storage = mapStorage();
+    const cache = new ResultCache({ storage, now: () => now, ttlMs: 1_000 });
+    const key = cache.key('search', { size: 10, filters: { country: ['Deutschland'], state: ['Bayern'] } });
+    expect(cache.key('search', { filters: { state: ['Bayern'], country: ['Deutschland'] }, size: 10, columns: undefined })).toBe(key);
+    expect(cache.key('search', { size: 11, filters: { country: ['Deutschland'], state: ['Bayern'] } })).not.toBe(key);
+    expect(await cache.get(key)).toBeUndefined();
+    await cache.set(key, { data: [1, 2] });
+    expect(await cache.get(key)).toEqual({ data: [1, 2] });
+    // A reopened workbook: a new cache over the same storage.
+    const reopened = new ResultCache({ storage, now: () => now, ttlMs: 1_000 });
+    expect(await reopened.get(key)).toEqual({ data: [1, 2] });
+    now = 1_001;
+    expect(await reopened.get(key)).toBeUndefined();
+    expect(storage.map.has(key)).toBe(false);
+  });
+
+  test('Refresh clears memory and every stored entry of this cache (and nothing else)', async () => {
+    const storage = mapStorage();
+    await storage.setItem('someone-else', 'x');
+    const cache = new ResultCache({ storage, now: () => 0 });
+    const a = cache.key('fetch', ['a.de']);
+    const b = cache.key('fetch', ['b.de']);
+    await cache.set(a, 1);
+    await cache.set(b, 2);
+    await cache.clear();
+    expect(await cache.get(a)).toBeUndefined();
+    expect([...storage.map.keys()]).toEqual(['someone-else']);
+  });
+
+  test('a second evaluation of the same call makes no request', async () => {
+    const cache = new ResultCache({ now: () => 0 });
+    let requests = 0;
+    const evaluate = async () => {
+      const key = cache.key('stats', { group_by: 'country' });
+      const cached = await cache.get<number>(key);
+      if (cached !== undefined) return cached;
+      requests++;
+      await cache.set(key, 42);
+      return 42;
+    };
+    expect([await evaluate(), await evaluate()]).toEqual([42, 42]);
+    expect(requests).toBe(1);
   });
 });

@@ -29,7 +29,7 @@ import { fetchSite } from './web-fetch.js';
 import { BearerError, type BearerUser, type BearerVerifier } from './bearer.js';
 import { clientErrorHandler, frameworkErrors, registerJsonParser, requestIdGenerator } from './http-edge.js';
 import type { ApiKey, KeyRing } from './keys.js';
-import { quotaMonth, quotaReset, TokenBucket } from './limits.js';
+import { DEFAULT_TIER_LIMITS, quotaMonth, quotaReset, TokenBucket } from './limits.js';
 import { openApiDocument } from './openapi.js';
 import type { QuotaLedger, Usage } from './quota-ledger.js';
 
@@ -156,6 +156,26 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   });
 
   const buckets = new Map<string, TokenBucket>();
+  /**
+   * Bearer (dashboard) users have no quota, but they share tier_2's rate so that one token cannot
+   * monopolise the server (each user by `sub`).
+   */
+  const throttleUser = (user: BearerUser): void => {
+    const limits = DEFAULT_TIER_LIMITS.tier_2;
+    const at = now();
+    const slot = `user:${user.sub}`;
+    let bucket = buckets.get(slot);
+    if (!bucket) {
+      bucket = new TokenBucket(limits.ratePerSecond, limits.burst, at);
+      buckets.set(slot, bucket);
+    }
+    const taken = bucket.take(at);
+    if (!taken.ok) {
+      throw new HttpProblem(429, `Rate limit exceeded: a signed-in user may send ${limits.ratePerSecond} requests per second (bursts of ${limits.burst}); retry in ${plural(taken.retryAfterSeconds, 'second')}`, {
+        'Retry-After': String(taken.retryAfterSeconds),
+      });
+    }
+  };
   /**
    * Requests admitted but not answered yet, per month and key: they hold their place in the request and
    * /stats quotas, and /search and /fetch hold the most rows they can return, so concurrent requests
@@ -376,6 +396,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     if (!token) throw new HttpProblem(403, 'Not authenticated: send x-api-key, or Authorization: Bearer <token>');
     if (!bearer) throw new HttpProblem(403, 'This server accepts no bearer tokens (start it with --jwt-secret or --jwks); use an API key');
     request.bearerUser = await bearer(token);
+    throttleUser(request.bearerUser);
   };
   const answerV1 = async (id: EndpointId, request: FastifyRequest): Promise<unknown> => {
     const key = request.apiKey;
@@ -476,6 +497,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     if (allowed && !user.groups.some((group) => allowed.includes(group))) {
       throw new HttpProblem(403, `Access denied: the language routes are for members of ${allowed.join(', ')}`);
     }
+    throttleUser(user);
     request.bearerUser = user;
   };
   // Each language route: its contract-checked input → the provider.

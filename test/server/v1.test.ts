@@ -432,3 +432,19 @@ describe('v1 limits at the edges', () => {
     expect(new Set(paths).size).toBe(3);
   });
 });
+
+test('bearer users have no quota but a rate: bursts of 10, then 429 with Retry-After until a token is back', async () => {
+  const own = await startTestServer({ bearer: bearerVerifier({ secret: SECRET })! });
+  try {
+    const jwt = await token({}, {});
+    const send = () => raw(`${own.url}/v1/sublocations`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${jwt}` }, body: '{"parent_level":"all","parent_value":""}' });
+    for (let i = 0; i < 10; i++) expect((await send()).status).toBe(200);
+    const limited = await send();
+    expect([limited.status, limited.headers.get('retry-after')]).toEqual([429, '1']);
+    expect(limited.body).toEqual({ detail: expect.stringMatching(/a signed-in user may send 5 requests per second/) });
+    own.clock.advance(200);
+    expect((await send()).status).toBe(200);
+  } finally {
+    await own.close();
+  }
+});

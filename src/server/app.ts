@@ -29,7 +29,7 @@ import { fetchSite } from './web-fetch.js';
 import { BearerError, type BearerUser, type BearerVerifier } from './bearer.js';
 import { clientErrorHandler, frameworkErrors, registerJsonParser, requestIdGenerator } from './http-edge.js';
 import type { ApiKey, KeyRing } from './keys.js';
-import { DEFAULT_TIER_LIMITS, quotaMonth, quotaReset, TokenBucket } from './limits.js';
+import { DEFAULT_TIER_LIMITS, quotaMonth, quotaReset, TokenBucket, type TierLimits } from './limits.js';
 import { openApiDocument } from './openapi.js';
 import type { QuotaLedger, Usage } from './quota-ledger.js';
 
@@ -161,9 +161,10 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
    * monopolise the server (each user by `sub`).
    */
   const throttleUser = (user: BearerUser): void => {
-    const limits = DEFAULT_TIER_LIMITS.tier_2;
-    const at = now();
-    const slot = `user:${user.sub}`;
+    takeToken(`user:${user.sub}`, DEFAULT_TIER_LIMITS.tier_2, 'a signed-in user may send', now());
+  };
+  /** One token from the caller's bucket (created on first use), or a 429 saying the rate and when to retry. */
+  const takeToken = (slot: string, limits: TierLimits, who: string, at: number): void => {
     let bucket = buckets.get(slot);
     if (!bucket) {
       bucket = new TokenBucket(limits.ratePerSecond, limits.burst, at);
@@ -171,7 +172,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     }
     const taken = bucket.take(at);
     if (!taken.ok) {
-      throw new HttpProblem(429, `Rate limit exceeded: a signed-in user may send ${limits.ratePerSecond} requests per second (bursts of ${limits.burst}); retry in ${plural(taken.retryAfterSeconds, 'second')}`, {
+      throw new HttpProblem(429, `Rate limit exceeded: ${who} ${limits.ratePerSecond} requests per second (bursts of ${limits.burst}); retry in ${plural(taken.retryAfterSeconds, 'second')}`, {
         'Retry-After': String(taken.retryAfterSeconds),
       });
     }
@@ -249,17 +250,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     if (key.admin) return;
     const at = now();
     const { limits, tier } = key;
-    let bucket = buckets.get(key.id);
-    if (!bucket) {
-      bucket = new TokenBucket(limits.ratePerSecond, limits.burst, at);
-      buckets.set(key.id, bucket);
-    }
-    const taken = bucket.take(at);
-    if (!taken.ok) {
-      throw new HttpProblem(429, `Rate limit exceeded: ${tier} allows ${limits.ratePerSecond} requests per second (bursts of ${limits.burst}); retry in ${plural(taken.retryAfterSeconds, 'second')}`, {
-        'Retry-After': String(taken.retryAfterSeconds),
-      });
-    }
+    takeToken(key.id, limits, `${tier} allows`, at);
     const month = quotaMonth(at);
     const slot = `${month}\t${key.id}`;
     const held = inFlight.get(slot) ?? { requests: 0, statsRequests: 0, results: 0 };

@@ -2,11 +2,10 @@
  * The language-processing routes end to end (bearer tokens only: 401 missing or invalid, 403 when the
  * token's groups are not allowed, 400 bad parameters) and the local keyword generation behind them.
  */
-import { SignJWT } from 'jose';
 import { AuthError } from '../../src/index.js';
 import { relatedKeywords } from '../../src/engine/language/related-keywords.js';
 import { bearerVerifier } from '../../src/server/bearer.js';
-import { KEYS, raw, startTestServer, testIndex, type TestServer } from './support.js';
+import { hs256Token, KEYS, raw, startTestServer, testIndex, type TestServer } from './support.js';
 
 const SECRET = 'language-test-secret-000000000001';
 let server: TestServer;
@@ -17,8 +16,7 @@ afterAll(async () => {
   await server.close();
 });
 
-const token = (groups: string[] = ['analysts']): Promise<string> =>
-  new SignJWT({ username: 'ada', 'idp:groups': groups }).setProtectedHeader({ alg: 'HS256' }).setSubject('user-1').setExpirationTime('5m').sign(new TextEncoder().encode(SECRET));
+const token = (groups: string[] = ['analysts']): Promise<string> => hs256Token(SECRET, { groups });
 
 const generate = async (body: unknown, headers: Record<string, string>) =>
   raw(`${server.url}/v1/generate-keywords`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });

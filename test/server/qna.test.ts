@@ -5,12 +5,11 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SignJWT } from 'jose';
 import { ServiceError } from '../../src/index.js';
 import { answerQuestion, MAX_CONTEXT_TOKENS } from '../../src/engine/language/qna.js';
 import { bearerVerifier } from '../../src/server/bearer.js';
 import { fetchSite, isPublicAddress } from '../../src/server/web-fetch.js';
-import { raw, startTestServer, type TestServer } from './support.js';
+import { hs256Token, raw, startTestServer, type TestServer } from './support.js';
 
 const SECRET = 'qna-test-secret-00000000000000001';
 const PAGES: Record<string, string> = {
@@ -62,8 +61,7 @@ afterAll(async () => {
   await new Promise((resolve) => site.close(resolve));
 });
 
-const token = (): Promise<string> =>
-  new SignJWT({ username: 'ada', 'idp:groups': ['analysts'] }).setProtectedHeader({ alg: 'HS256' }).setSubject('user-1').setExpirationTime('5m').sign(new TextEncoder().encode(SECRET));
+const token = (): Promise<string> => hs256Token(SECRET);
 
 async function ask(target: TestServer, question: string, domain: string, maxPages?: number): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await raw(`${target.url}/v1/qna`, {

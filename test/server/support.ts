@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { SignJWT } from 'jose';
 import { createRemoteClient, type OrgIndexClient } from '../../src/index.js';
 import { createLocalIndex, generateDataset, type LocalIndex } from '../../src/engine/index.js';
 import { createServer, type EngineState } from '../../src/server/app.js';
@@ -137,4 +138,21 @@ export function withoutTiming<T>(body: T): T {
     if (Array.isArray(copy.metadata.explain_plan)) copy.metadata.explain_plan = (copy.metadata.explain_plan as string[]).map((line) => line.replace(/elapsed [\d.]+ ms/, 'elapsed'));
   }
   return copy as T;
+}
+
+/**
+ * An HS256 bearer token as an identity provider would sign it: `sub`, `username`, `idp:groups` and an
+ * expiry in 5 minutes unless told otherwise (`expiresIn: 'never'` leaves `exp` out; claims set to
+ * undefined are left out).
+ */
+export function hs256Token(
+  secret: string,
+  options: { sub?: string; groups?: string[]; claims?: Record<string, unknown>; expiresIn?: string } = {},
+): Promise<string> {
+  const jwt = new SignJWT({ username: 'ada', 'idp:groups': options.groups ?? ['analysts'], ...options.claims })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(options.sub ?? 'user-1')
+    .setIssuedAt();
+  if (options.expiresIn !== 'never') jwt.setExpirationTime(options.expiresIn ?? '5m');
+  return jwt.sign(new TextEncoder().encode(secret));
 }

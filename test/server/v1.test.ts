@@ -13,7 +13,7 @@ import { createLocalIndex, generateDataset, LegacyService } from '../../src/engi
 import { indexMatches } from '../../src/engine/legacy/legacy-service.js';
 import { bearerVerifier } from '../../src/server/bearer.js';
 import { SearchRequestSchema } from '../../src/contract/v2/search.js';
-import { KEYS, raw, startTestServer, testIndex, type TestServer } from './support.js';
+import { hs256Token, KEYS, raw, startTestServer, testIndex, type TestServer } from './support.js';
 
 const SECRET = 'test-secret-for-hs256-tokens-0001';
 let server: TestServer;
@@ -24,10 +24,9 @@ afterAll(async () => {
   await server.close();
 });
 
-async function token(claims: Record<string, unknown> = {}, options: { secret?: string; expiresIn?: string } = {}): Promise<string> {
-  const jwt = new SignJWT({ 'idp:username': 'ada', 'idp:groups': ['analysts'], ...claims }).setProtectedHeader({ alg: 'HS256' }).setSubject('user-1').setIssuedAt();
-  if (options.expiresIn !== 'never') jwt.setExpirationTime(options.expiresIn ?? '5m');
-  return jwt.sign(new TextEncoder().encode(options.secret ?? SECRET));
+/** A token naming its user by the idp-namespaced claim (the other tests use plain `username`). */
+function token(claims: Record<string, unknown> = {}, options: { secret?: string; expiresIn?: string } = {}): Promise<string> {
+  return hs256Token(options.secret ?? SECRET, { claims: { username: undefined, 'idp:username': 'ada', ...claims }, ...(options.expiresIn ? { expiresIn: options.expiresIn } : {}) });
 }
 
 const searchId = (): string => randomUUID();
@@ -423,7 +422,7 @@ describe('v1 limits at the edges', () => {
 
   test('download files of callers cannot collide: keys by id, token users by a hash of their sub', async () => {
     const asUser = async (sub: string) => {
-      const jwt = await new SignJWT({ username: 'x', 'idp:groups': [] }).setProtectedHeader({ alg: 'HS256' }).setSubject(sub).setExpirationTime('5m').sign(new TextEncoder().encode(SECRET));
+      const jwt = await hs256Token(SECRET, { sub, groups: [] });
       const response = await post('/v1/download', { market_info: { market_id: 'm', market: ['a.de'] }, download_id: 'same' }, { authorization: `Bearer ${jwt}` });
       return (response.body as { metadata: { file_path: string } }).metadata.file_path;
     };

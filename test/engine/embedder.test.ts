@@ -102,13 +102,12 @@ describe('the embeddings asset', () => {
     expect(known.length / INDUSTRY_CLASSES.flatMap((c) => c.keywords).length).toBeGreaterThan(0.99);
   });
 
-  it('decodes and builds the word map in well under 300 ms', () => {
-    const start = performance.now();
+  // Its speed (25–60 ms) is measured by npm run bench:relevance ("embedding load"), not here: timed
+  // assertions fail on a busy machine.
+  it('decodes into one code array and a word map', () => {
     const vocab = decodeEmbeddings(data);
-    const elapsed = performance.now() - start;
     expect(vocab.codes).toHaveLength(data.count * data.dims);
     expect(vocab.index.get('dentist')).toBe(data.words.indexOf('dentist'));
-    expect(elapsed).toBeLessThan(300);
   });
 
   it('dequantises close to the float GloVe vectors (int8, one scale per vector)', () => {

@@ -200,8 +200,7 @@ describe('the fetch guard on every hop, and its deadline', () => {
   });
 
   test('a page that drips its body is cut at the deadline, not read for ever', async () => {
-    const started = Date.now();
+    // The page never ends: only the deadline can end this (jest's own timeout would fail the test).
     await expect(fetchSite(`http://public.test:${otherPort}/slow`, 1, options())).rejects.toThrow(/did not arrive within 0.5 s/);
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

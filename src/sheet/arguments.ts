@@ -11,11 +11,11 @@ import { ArgumentError } from './cells.js';
 export type RangeValue = readonly (readonly unknown[])[];
 export type Argument = string | number | boolean | null | undefined | RangeValue;
 
-function isRange(value: Argument): value is RangeValue {
+export function isRange(value: Argument): value is RangeValue {
   return Array.isArray(value);
 }
 
-function cellText(value: unknown): string {
+export function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') return value.trim();
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
@@ -53,7 +53,7 @@ function closest(word: string, allowed: readonly string[]): string | null {
  * case-insensitively against `allowed`; an unknown one is an error with a suggestion.
  */
 export function parseFieldList<T extends string>(argument: string, value: Argument, allowed: readonly T[], fallback: readonly T[]): T[] {
-  const raw = isRange(value) ? value.flat().map(cellText) : cellText(value).split(/[,;]/).map((part) => part.trim());
+  const raw = (isRange(value) ? value.flat().map(cellText) : [cellText(value)]).flatMap((text) => text.split(/[,;]/).map((part) => part.trim()));
   const names = raw.filter((name) => name !== '');
   if (names.length === 0) return [...fallback];
   const byLower = new Map(allowed.map((name) => [name.toLowerCase(), name]));
@@ -69,6 +69,15 @@ export function parseFieldList<T extends string>(argument: string, value: Argume
   return out;
 }
 
+/**
+ * A spreadsheet date serial (days since 30 Dec 1899, the epoch Excel and Sheets share for dates after
+ * February 1900) as an ISO date; null when it is no plausible date.
+ */
+export function isoDateOfSerial(serial: number): string | null {
+  if (!Number.isFinite(serial) || serial < 61 || serial > 2_958_465) return null;
+  return new Date(Date.UTC(1899, 11, 30) + Math.floor(serial) * 86_400_000).toISOString().slice(0, 10);
+}
+
 /** How one option's value is read. */
 export type OptionType =
   | { kind: 'int'; min: number; max: number }
@@ -76,6 +85,7 @@ export type OptionType =
   | { kind: 'bool' }
   | { kind: 'text' }
   | { kind: 'list' }
+  | { kind: 'date' }
   | { kind: 'choice'; values: readonly string[] };
 
 export type OptionSpec = Readonly<Record<string, OptionType>>;
@@ -91,6 +101,8 @@ function describe(type: OptionType): string {
       return '1 or 0 (TRUE or FALSE)';
     case 'choice':
       return `one of ${type.values.join(', ')}`;
+    case 'date':
+      return 'a date (a date cell, or text such as 2024-03-31)';
     default:
       return 'text';
   }
@@ -119,6 +131,8 @@ function typed(argument: string, key: string, raw: unknown, type: OptionType): O
       const match = type.values.find((value) => value.toLowerCase() === text.toLowerCase());
       return match ?? bad();
     }
+    case 'date':
+      return typeof raw === 'number' ? (isoDateOfSerial(raw) ?? bad()) : /^\d{4}-\d{2}-\d{2}$/.test(text) ? text : bad();
     case 'list':
       return text
         .split(',')
@@ -130,15 +144,19 @@ function typed(argument: string, key: string, raw: unknown, type: OptionType): O
 }
 
 /**
- * Options from `"key=value; key=value"` text or a two-column range; blank → {}. Unknown keys and
- * badly typed values are errors naming them.
+ * Options in the order written, from `"key=value; key=value"` text or a two-column range; blank → [].
+ * Keys may repeat (ORG.SEARCH's similar_to entries each take the boost / penalize / … that follow them).
+ * Unknown keys and badly typed values are errors naming them.
  */
-export function parseOptions(argument: string, value: Argument, spec: OptionSpec): Record<string, OptionValue> {
+export function parseOptionPairs(argument: string, value: Argument, spec: OptionSpec): [string, OptionValue][] {
   const pairs: [string, unknown][] = [];
+  // One column of cells (Excel hands even a single value over as [[value]]) reads as "key=value" text.
+  if (isRange(value) && value.every((row) => row.length <= 1)) value = value.map((row) => cellText(row[0])).join(';');
   if (isRange(value)) {
     for (const row of value) {
       const key = cellText(row[0]);
       if (key === '') continue;
+      if (row.length < 2) throw new ArgumentError(argument, `a range of options needs two columns (key | value); "${key}" has no value column`);
       pairs.push([key, row[1]]);
     }
   } else {
@@ -150,15 +168,18 @@ export function parseOptions(argument: string, value: Argument, spec: OptionSpec
     }
   }
   const keys = Object.keys(spec);
-  const out: Record<string, OptionValue> = {};
-  for (const [rawKey, raw] of pairs) {
+  return pairs.map(([rawKey, raw]): [string, OptionValue] => {
     const key = keys.find((candidate) => candidate.toLowerCase() === rawKey.toLowerCase());
-    if (!key) {
+    const type = key === undefined ? undefined : spec[key];
+    if (key === undefined || type === undefined) {
       const suggestion = closest(rawKey, keys);
-      throw new ArgumentError(argument, `unknown option "${rawKey}"${suggestion ? ` — did you mean "${suggestion}"?` : ''}`);
+      throw new ArgumentError(argument, `unknown ${argument === 'filters' ? 'filter' : 'option'} "${rawKey}"${suggestion ? ` — did you mean "${suggestion}"?` : ''}`);
     }
-    const type = spec[key];
-    if (type) out[key] = typed(argument, key, raw, type);
-  }
-  return out;
+    return [key, typed(argument, key, raw, type)];
+  });
+}
+
+/** Options as a record (a repeated key: the last one wins). */
+export function parseOptions(argument: string, value: Argument, spec: OptionSpec): Record<string, OptionValue> {
+  return Object.fromEntries(parseOptionPairs(argument, value, spec));
 }

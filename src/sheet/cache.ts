@@ -10,6 +10,10 @@ export interface AsyncStorage {
   getItem(key: string): Promise<string | null>;
   setItem(key: string, value: string): Promise<void>;
   removeItem(key: string): Promise<void>;
+  /** Many keys in one call (OfficeRuntime.storage has these; without them the cache loops). */
+  getItems?(keys: string[]): Promise<Record<string, string | null>>;
+  setItems?(keyValues: Record<string, string>): Promise<void>;
+  removeItems?(keys: string[]): Promise<void>;
 }
 
 export interface CacheOptions {
@@ -51,10 +55,16 @@ function fnv(text: string): string {
 
 export class ResultCache {
   private readonly memory = new Map<string, Entry>();
-  private readonly ttlMs: number;
+  private ttlMs: number;
+  private writes: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: CacheOptions) {
     this.ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
+  }
+
+  /** New entries live this long (the connection's "reuse answers for" setting); stored ones keep theirs. */
+  setTtl(ms: number): void {
+    this.ttlMs = ms;
   }
 
   /** The key of a request: which call, and its normalised body (a hash plus the length, to make clashes rarer still). */
@@ -64,35 +74,78 @@ export class ResultCache {
   }
 
   async get<T>(key: string): Promise<T | undefined> {
+    return (await this.getMany<T>([key])).get(key);
+  }
+
+  /** The live entries among `keys` (memory first, then one batched read of the host storage). */
+  async getMany<T>(keys: readonly string[]): Promise<Map<string, T>> {
     const now = this.options.now();
-    const held = this.memory.get(key);
-    if (held && held.expires > now) return held.value as T;
-    const stored = await this.options.storage?.getItem(key);
-    if (!stored) return undefined;
-    try {
-      const entry = JSON.parse(stored) as Entry;
-      if (entry.expires <= now) {
-        await this.options.storage?.removeItem(key);
-        return undefined;
-      }
-      this.memory.set(key, entry);
-      return entry.value as T;
-    } catch {
-      return undefined;
+    const found = new Map<string, T>();
+    const missing: string[] = [];
+    for (const key of keys) {
+      const held = this.memory.get(key);
+      if (held && held.expires > now) found.set(key, held.value as T);
+      else missing.push(key);
     }
+    const storage = this.options.storage;
+    if (!storage || missing.length === 0) return found;
+    const stored = storage.getItems
+      ? await storage.getItems(missing)
+      : Object.fromEntries(await Promise.all(missing.map(async (key) => [key, await storage.getItem(key)] as const)));
+    const expired: string[] = [];
+    for (const key of missing) {
+      const text = stored[key];
+      if (!text) continue;
+      try {
+        const entry = JSON.parse(text) as Entry;
+        if (entry.expires <= now) {
+          expired.push(key);
+          continue;
+        }
+        this.memory.set(key, entry);
+        found.set(key, entry.value as T);
+      } catch {
+        expired.push(key);
+      }
+    }
+    if (expired.length > 0) await this.removeStored(expired);
+    return found;
   }
 
   async set(key: string, value: unknown): Promise<void> {
-    const entry: Entry = { expires: this.options.now() + this.ttlMs, value };
-    this.memory.set(key, entry);
+    await this.setMany([[key, value]]);
+  }
+
+  /** Stores many entries with one write of the host storage (and of the index "Refresh" clears by). */
+  async setMany(entries: readonly (readonly [string, unknown])[]): Promise<void> {
+    const expires = this.options.now() + this.ttlMs;
+    const toStore: Record<string, string> = {};
+    for (const [key, value] of entries) {
+      const entry: Entry = { expires, value };
+      this.memory.set(key, entry);
+      const text = JSON.stringify(entry);
+      if (text.length <= (this.options.maxStoredBytes ?? 512 * 1024)) toStore[key] = text;
+    }
+    const storage = this.options.storage;
+    const keys = Object.keys(toStore);
+    if (!storage || keys.length === 0) return;
+    // Writes run one after another: two interleaved read-modify-writes of the index would lose keys.
+    const write = this.writes.then(async () => {
+      const index = new Set<string>(JSON.parse((await storage.getItem(INDEX_KEY)) ?? '[]') as string[]);
+      for (const key of keys) index.add(key);
+      toStore[INDEX_KEY] = JSON.stringify([...index]);
+      if (storage.setItems) await storage.setItems(toStore);
+      else for (const [key, text] of Object.entries(toStore)) await storage.setItem(key, text);
+    });
+    this.writes = write.catch(() => undefined);
+    await write;
+  }
+
+  private async removeStored(keys: string[]): Promise<void> {
     const storage = this.options.storage;
     if (!storage) return;
-    const text = JSON.stringify(entry);
-    if (text.length > (this.options.maxStoredBytes ?? 512 * 1024)) return;
-    await storage.setItem(key, text);
-    const index = new Set<string>(JSON.parse((await storage.getItem(INDEX_KEY)) ?? '[]') as string[]);
-    index.add(key);
-    await storage.setItem(INDEX_KEY, JSON.stringify([...index]));
+    if (storage.removeItems) await storage.removeItems(keys);
+    else for (const key of keys) await storage.removeItem(key);
   }
 
   /** Forgets every entry (memory and the ones this cache stored): the task pane's "Refresh". */
@@ -100,8 +153,8 @@ export class ResultCache {
     this.memory.clear();
     const storage = this.options.storage;
     if (!storage) return;
+    await this.writes;
     const index = JSON.parse((await storage.getItem(INDEX_KEY)) ?? '[]') as string[];
-    for (const key of index) await storage.removeItem(key);
-    await storage.removeItem(INDEX_KEY);
+    await this.removeStored([...index, INDEX_KEY]);
   }
 }

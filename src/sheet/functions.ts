@@ -1,0 +1,224 @@
+/**
+ * The four spreadsheet functions, host-neutral: ORG.SEARCH / ORG.FETCH / ORG.STATS / ORG.ASK in Excel,
+ * ORGSEARCH … in Sheets. Each takes the formula's arguments as the host hands them over and returns a
+ * table whose cells may be error cells; it never throws, so no host is left with a cell stuck busy.
+ *
+ * - Answers are cached by normalised request (ORG.FETCH per domain, so inserted rows and a grown range
+ *   re-use what is known); recalculation spends no quota.
+ * - ORG.FETCH calls — one whole range or many single cells within a short window — share one batcher per
+ *   backend and column set: distinct domains, at most 5,000 per request.
+ * - Results stay well under Excel's 5 MB payload limit; what does not fit says so.
+ */
+import type { FetchResponse } from '../contract/v2/fetch.js';
+import type { SearchResponse } from '../contract/v2/search.js';
+import type { StatsResponse } from '../contract/v2/stats.js';
+import type { QnaResult } from '../contract/language.js';
+import type { SelectableColumn } from '../contract/common.js';
+import type { SheetBackend } from './backend.js';
+import { FetchBatcher, type Row } from './batcher.js';
+import type { ResultCache } from './cache.js';
+import { ArgumentError, errorCell, errorCellOf, isErrorCell, type CellValue, type Table } from './cells.js';
+import { fetchTable, planFetch } from './fetch-plan.js';
+import { flattenMarkdown } from './markdown.js';
+import { ASK_OPTIONS, fetchCall, scalarText, searchCall, statsCall } from './requests.js';
+import { parseOptions, type Argument } from './arguments.js';
+import { searchTable, statsTable } from './tables.js';
+
+/** Excel refuses results above about 5 MB; stay at half of it (the estimate counts JSON characters). */
+export const DEFAULT_MAX_PAYLOAD_BYTES = 2_500_000;
+
+export interface SheetFunctionsOptions {
+  /** The backend in use now (the task pane may switch it between calls). */
+  backend: () => SheetBackend;
+  cache: ResultCache;
+  /** The host's timer (setTimeout in Excel and Node). */
+  schedule: (run: () => void, ms: number) => void;
+  now?: () => number;
+  batchWindowMs?: number;
+  maxPayloadBytes?: number;
+}
+
+function cellBytes(cell: CellValue): number {
+  if (cell === null) return 4;
+  if (typeof cell === 'string') return cell.length + 3;
+  if (isErrorCell(cell)) return cell.message.length + 40;
+  return String(cell).length + 1;
+}
+
+const rowBytes = (row: readonly CellValue[]): number => row.reduce<number>((sum, cell) => sum + cellBytes(cell), 2);
+
+/** Table values as text for the error cells of an input that spans a range. */
+function inputCells(value: Argument): unknown[] {
+  return Array.isArray(value) ? (value as readonly (readonly unknown[])[]).flat() : [value];
+}
+
+export class SheetFunctions {
+  private readonly batchers = new Map<string, FetchBatcher>();
+  private readonly now: () => number;
+  private readonly maxPayloadBytes: number;
+  /** Backend requests made so far (tests, and the task pane's activity line). */
+  requests = 0;
+
+  constructor(private readonly options: SheetFunctionsOptions) {
+    this.now = options.now ?? (() => Date.now());
+    this.maxPayloadBytes = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
+  }
+
+  /** Any failure as one error cell: bad arguments `#VALUE!`, the rest `#N/A` with a message. */
+  private async guarded(run: () => Promise<Table>): Promise<Table> {
+    try {
+      return await run();
+    } catch (error) {
+      return [[errorCellOf(error, this.now())]];
+    }
+  }
+
+  /** A cached answer for `request` under the current backend, or one fresh call. */
+  private async cached<T>(kind: string, request: unknown, call: (backend: SheetBackend) => Promise<T>): Promise<T> {
+    const backend = this.options.backend();
+    const key = this.options.cache.key(kind, { scope: backend.scope, request });
+    const hit = await this.options.cache.get<T>(key);
+    if (hit !== undefined) return hit;
+    this.requests++;
+    const answer = await call(backend);
+    await this.options.cache.set(key, answer);
+    return answer;
+  }
+
+  /** Rows past the payload budget give way to a last row that says how many were left out. */
+  private capRows(table: Table, headerRows: number): Table {
+    let bytes = 0;
+    for (let i = 0; i < table.length; i++) {
+      const row = table[i] ?? [];
+      bytes += rowBytes(row);
+      if (bytes > this.maxPayloadBytes && i >= headerRows) {
+        const width = row.length;
+        const left = table.length - i;
+        const note = `… ${left} more row${left === 1 ? '' : 's'} not shown: results are capped at ${(this.maxPayloadBytes / 1e6).toFixed(1)} MB (Excel refuses 5 MB); choose fewer columns or a smaller size`;
+        return [...table.slice(0, i), [note, ...Array.from({ length: Math.max(0, width - 1) }, () => '')]];
+      }
+    }
+    return table;
+  }
+
+  /** ORG.SEARCH(query, [filters], [columns], [options]) → header row, then one row per organization. */
+  search(query: Argument, filters: Argument, columns: Argument, options: Argument): Promise<Table> {
+    return this.guarded(async () => {
+      const call = searchCall(query, filters, columns, options);
+      const response = await this.cached<SearchResponse>('search', call.body, (backend) => backend.search(call.body));
+      const table = searchTable(response.data, call.columns, call.headers);
+      if (table.length === 0) return [['']];
+      return this.capRows(table, call.headers ? 1 : 0);
+    });
+  }
+
+  /** ORG.FETCH(domains, [columns], [options]) → one row per input cell, in input order. */
+  fetch(domains: Argument, columns: Argument, options: Argument): Promise<Table> {
+    return this.guarded(async () => {
+      const call = fetchCall(columns, options);
+      const plan = planFetch(inputCells(domains));
+      const found = await this.rowsFor(plan.chunks.flat(), call.columns);
+      const table = fetchTable(plan, found, call.columns, call.headers);
+      return this.capAligned(table, call.headers ? 1 : 0);
+    });
+  }
+
+  /** Rows stay beside their inputs: past the budget each row becomes `#N/A` saying why. */
+  private capAligned(table: Table, headerRows: number): Table {
+    let bytes = 0;
+    return table.map((row, i) => {
+      bytes += rowBytes(row);
+      if (bytes <= this.maxPayloadBytes || i < headerRows) return row;
+      return [
+        errorCell('#N/A', `Not shown: the result would pass Excel's payload limit; split the range or choose fewer columns`),
+        ...row.slice(1).map(() => ''),
+      ];
+    });
+  }
+
+  /** Rows of `domains` (normalised, distinct): cached ones at once, the rest through the batcher. */
+  private async rowsFor(domains: readonly string[], columns: readonly SelectableColumn[]): Promise<Map<string, Row>> {
+    const backend = this.options.backend();
+    const sorted = [...columns].sort();
+    const keyOf = (domain: string): string => this.options.cache.key('fetch', { scope: backend.scope, columns: sorted, domain });
+    const keys = domains.map(keyOf);
+    const cached = await this.options.cache.getMany<Row | null>(keys);
+    const found = new Map<string, Row>();
+    const missing: string[] = [];
+    domains.forEach((domain, i) => {
+      const key = keys[i] ?? '';
+      if (!cached.has(key)) missing.push(domain);
+      else {
+        const row = cached.get(key);
+        if (row) found.set(domain, row);
+      }
+    });
+    if (missing.length === 0) return found;
+    const batcher = this.batcherFor(backend, sorted);
+    const rows = await Promise.all(missing.map((domain) => batcher.request(domain)));
+    await this.options.cache.setMany(missing.map((domain, i) => [keyOf(domain), rows[i] ?? null] as const));
+    missing.forEach((domain, i) => {
+      const row = rows[i];
+      if (row) found.set(domain, row);
+    });
+    return found;
+  }
+
+  private batcherFor(backend: SheetBackend, columns: readonly SelectableColumn[]): FetchBatcher {
+    const id = `${backend.scope}|${columns.join(',')}`;
+    let batcher = this.batchers.get(id);
+    if (!batcher) {
+      const withDomain: SelectableColumn[] = columns.includes('domain') ? [...columns] : ['domain', ...columns];
+      batcher = new FetchBatcher({
+        schedule: this.options.schedule,
+        windowMs: this.options.batchWindowMs,
+        fetch: async (chunk) => {
+          this.requests++;
+          const response: FetchResponse = await backend.fetch({ domains: chunk, columns: withDomain });
+          return new Map(response.data.map((row) => [row.domain, row]));
+        },
+      });
+      this.batchers.set(id, batcher);
+    }
+    return batcher;
+  }
+
+  /** ORG.STATS(group_by, [group_by_secondary], [filters], [options]) → value/count, crosstab or long table. */
+  stats(groupBy: Argument, secondary: Argument, filters: Argument, options: Argument): Promise<Table> {
+    return this.guarded(async () => {
+      const call = statsCall(groupBy, secondary, filters, options);
+      const response = await this.cached<StatsResponse>('stats', call.body, (backend) => backend.stats(call.body));
+      const table = statsTable(response, call.layout, call.headers);
+      return table.length === 0 ? [['']] : this.capRows(table, call.headers ? 1 : 0);
+    });
+  }
+
+  /**
+   * ORG.ASK(domain, question, [max_pages], [options]) → the answer in one cell (Markdown flattened), or
+   * with `detail=1` a row: answer | confidence | sources. No answer → `#N/A` with the service's message.
+   */
+  ask(domain: Argument, question: Argument, maxPages: Argument, options: Argument): Promise<Table> {
+    return this.guarded(async () => {
+      const site = scalarText('domain', domain);
+      if (site === '') throw new ArgumentError('domain', 'is required: the organization’s domain, e.g. example.com');
+      const asked = scalarText('question', question);
+      if (asked === '') throw new ArgumentError('question', 'is required');
+      const pagesText = scalarText('max_pages', maxPages);
+      const pages = pagesText === '' ? 1 : Number(pagesText);
+      if (!Number.isInteger(pages) || pages < 1) throw new ArgumentError('max_pages', `must be a whole number from 1 (got "${pagesText}")`);
+      const option = parseOptions('options', options, ASK_OPTIONS);
+      const body = { domain: site, question: asked, max_pages: pages };
+      const result = await this.cached<QnaResult>('ask', body, (backend) => backend.qna(body));
+      if (!result.can_answer) return [[errorCell('#N/A', result.message || 'No answer found on the site')]];
+      const answer = flattenMarkdown(result.data.answer);
+      if (option.detail !== true) return [[answer]];
+      const row: CellValue[] = [answer, result.data.confidence, result.data.sources.join('\n')];
+      return option.headers === true ? [['answer', 'confidence', 'sources'], row] : [row];
+    });
+  }
+
+  /** Forgets cached answers (the task pane's Refresh, before it recalculates). */
+  async clearCache(): Promise<void> {
+    await this.options.cache.clear();
+  }
+}

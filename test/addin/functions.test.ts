@@ -1,0 +1,196 @@
+/**
+ * The Excel custom functions (addin/functions/functions.ts) end to end: called as Excel calls them
+ * (arguments as rows of cells, optional ones null) through a stand-in CustomFunctions / OfficeRuntime
+ * (see excel-stand-in.ts), against the real server on a loopback port — tables, error cells, batching
+ * (requests counted at the server), caching, and every cell settled when the service fails.
+ */
+import { installExcelStandIn, StandInExcelError, type StandInStorage } from './excel-stand-in.js';
+import { KEYS, startTestServer, type TestServer } from '../server/support.js';
+import { DEFAULT_CONNECTION, type Connection } from '../../src/sheet/connection.js';
+import { orgAsk, orgFetch, orgSearch, orgStats } from '../../addin/functions/functions.js';
+import { addinRuntime } from '../../addin/office-runtime.js';
+
+// The functions read the Office globals on first call, so installing them here is early enough.
+const storage: StandInStorage = installExcelStandIn();
+
+let server: TestServer;
+const seen: string[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer();
+  server.app.server.on('request', (request: { method?: string; url?: string }) => seen.push(`${request.method ?? ''} ${request.url ?? ''}`));
+});
+afterAll(() => server.close());
+
+async function connect(connection: Partial<Connection>): Promise<void> {
+  await addinRuntime().setConnection({ ...DEFAULT_CONNECTION, backend: 'remote', serviceUrl: server.url, apiKey: KEYS.tier2, ...connection });
+  await addinRuntime().functions.clearCache();
+  seen.length = 0;
+}
+
+const cell = (value: unknown): unknown[][] => [[value]];
+/** The top-left cell of a result: where a whole-call error lands. */
+const firstCell = (table: unknown[][]): StandInExcelError | undefined => table[0]?.[0] as StandInExcelError | undefined;
+const requests = (path: string): number => seen.filter((line) => line.includes(path)).length;
+
+describe('ORG.SEARCH', () => {
+  beforeEach(() => connect({}));
+
+  test('spills a header row and the rows the service returns for the same body', async () => {
+    const table = await orgSearch(cell('solar'), cell('country=Deutschland'), cell('domain, name, country'), cell('size=5'));
+    const expected = await server.client(KEYS.tier2).search({ keywords: { must_any: ['solar'] }, filters: { country: ['Deutschland'] }, columns: ['domain', 'name', 'country'], size: 5 });
+    expect(table[0]).toEqual(['domain', 'name', 'country']);
+    expect(table.slice(1)).toEqual(expected.data.map((row) => [row.domain, row.name, row.country]));
+    expect(table.length).toBeGreaterThan(1);
+  });
+
+  test('every search input can be written: keyword syntax, describe, similar_to with modifiers, ranges for filters and options', async () => {
+    const [first] = (await orgSearch(cell(''), cell('country=Deutschland'), cell('domain'), cell('size=1; headers=0'))) as string[][];
+    const anchor = first?.[0] ?? '';
+    expect(anchor).toMatch(/\./);
+    const table = await orgSearch(
+      cell('software +cloud -hardware'),
+      [['country', 'Deutschland'], ['organization_size', 'Small, medium-sized']],
+      [['domain', 'name', 'organization_size']],
+      [['similar_to', anchor], ['boost', 'analytics'], ['weight', 'strong'], ['balance', 0.7], ['min_score', 0], ['dedup', true], ['size', 3], ['excludes', 'nothing-here.example']],
+    );
+    expect(table[0]).toEqual(['domain', 'name', 'organization_size']);
+    for (const row of table.slice(1)) expect(['Small (10-49)', 'Medium-sized (50-249)']).toContain(row[2]);
+  });
+
+  test('bad arguments are #VALUE! naming the bad part; a 422 points at the field', async () => {
+    const cases: [unknown[][], unknown[][] | undefined, unknown[][] | undefined, RegExp][] = [
+      [cell('solar'), cell('contry=Germany'), undefined, /filters: unknown filter "contry" — did you mean "country"\?/],
+      [cell('solar'), undefined, cell('name, contry'), /columns: unknown field "contry"/],
+      [cell('-coal'), undefined, undefined, /query: .*needs at least one word/],
+      [cell('{"size": '), undefined, undefined, /query: is not valid JSON/],
+      [cell('solar'), cell('register_date_from=31.12.2020'), undefined, /register_date_from must be a date/],
+    ];
+    for (const [query, filters, columns, message] of cases) {
+      const error = ((await orgSearch(query, filters, columns)) as StandInExcelError[][])[0]?.[0];
+      expect(error).toBeInstanceOf(StandInExcelError);
+      expect(error?.code).toBe('#VALUE!');
+      expect(error?.message).toMatch(message);
+    }
+    const fromServer = firstCell(await orgSearch(cell('{"size": 0, "keywords": {"must_any": ["solar"]}}')));
+    expect(fromServer).toEqual(new StandInExcelError('#VALUE!', 'size: Input should be greater than or equal to 1'));
+    // The client checks the body against the contract before sending: a mistake costs no request, no quota.
+    expect(requests('/v2/search')).toBe(0);
+  });
+
+  test('a second evaluation of the same formula is served from the cache (zero requests), also after a reload from storage', async () => {
+    const args = [cell('solar'), cell('country=Deutschland'), null, cell('size=3')] as const;
+    const first = await orgSearch(args[0], args[1], undefined, args[3]);
+    expect(requests('/v2/search')).toBe(1);
+    expect(await orgSearch(args[0], args[1], undefined, cell('SIZE=3'))).toEqual(first);
+    expect(requests('/v2/search')).toBe(1);
+    expect([...storage.items.keys()].some((key) => key.startsWith('orgindex:cache:search'))).toBe(true);
+  });
+});
+
+describe('ORG.FETCH', () => {
+  beforeEach(() => connect({}));
+
+  test('=ORG.FETCH(A2:A10001) issues 2 requests; one row per input in order; URLs, e-mails, blanks, misses', async () => {
+    const known = (await server.client(KEYS.tier2).search({ filters: { organization_type: ['Company'] }, columns: ['domain'], size: 500 })).data.map((row) => row.domain);
+    const domains = Array.from({ length: 6_000 }, (_, i) => `unknown-${i}.example`);
+    const column: unknown[][] = [];
+    for (let i = 0; i < 10_000; i++) column.push([i < 6_000 ? domains[i] : known[i % known.length]]);
+    column[0] = [`https://www.${known[0]}/about?x=1`];
+    column[1] = [`sales@${known[1]}`];
+    column[2] = [''];
+    column[3] = ['not a domain'];
+    const table = await orgFetch(column, cell('domain, name'));
+    expect(requests('/v2/fetch')).toBe(2);
+    expect(table).toHaveLength(10_000);
+    expect(table[0]?.[0]).toBe(known[0]);
+    expect(table[1]?.[0]).toBe(known[1]);
+    expect(table[2]).toEqual(['', '']);
+    expect(table[3]?.[0]).toMatchObject({ code: '#VALUE!' });
+    expect(table[4]?.[0]).toEqual(new StandInExcelError('#N/A', 'unknown-4.example is not in the index'));
+    expect(table[6_000]?.[0]).toBe(known[6_000 % known.length]);
+    expect(typeof table[6_000]?.[1]).toBe('string');
+
+    // Recalculation — and a range grown by inserted rows — spends nothing on domains already answered.
+    expect(await orgFetch(column, cell('domain, name'))).toEqual(table);
+    expect(await orgFetch([...column, [known[3]]], cell('name, domain'))).toHaveLength(10_001);
+    expect(requests('/v2/fetch')).toBe(2);
+  });
+
+  test('single-cell calls within the window merge into one request, duplicates once', async () => {
+    const known = (await server.client(KEYS.tier2).search({ filters: { organization_type: ['Startup'] }, columns: ['domain'], size: 40 })).data.map((row) => row.domain);
+    seen.length = 0;
+    const cells = await Promise.all([...known, ...known].map((domain) => orgFetch(cell(domain), cell('name, country'))));
+    expect(requests('/v2/fetch')).toBe(1);
+    expect(cells).toHaveLength(known.length * 2);
+    for (const rows of cells) expect(typeof rows[0]?.[0]).toBe('string');
+  });
+
+  test('a failing service settles every waiting cell with #N/A and a message (none stays #BUSY!)', async () => {
+    await connect({ apiKey: 'not-a-valid-key-000000000000000' });
+    const cells = await Promise.all(Array.from({ length: 25 }, (_, i) => orgFetch(cell(`company-${i}.example`))));
+    for (const rows of cells) expect(rows[0]?.[0]).toEqual(expect.objectContaining({ code: '#N/A', message: expect.stringMatching(/^Not authorised/) as unknown }));
+  });
+
+  test('an unreachable service settles every cell too', async () => {
+    await connect({ serviceUrl: 'http://127.0.0.1:9' });
+    const cells = await Promise.all(Array.from({ length: 5 }, (_, i) => orgFetch(cell(`company-${i}.example`))));
+    for (const rows of cells) expect(rows[0]?.[0]).toEqual(expect.objectContaining({ code: '#N/A', message: expect.stringMatching(/^Cannot reach the OrgIndex service/) as unknown }));
+  }, 30_000);
+});
+
+describe('ORG.STATS', () => {
+  beforeEach(() => connect({}));
+
+  test('value/count table, crosstab with 0 for empty pairs, long layout', async () => {
+    const byType = await orgStats(cell('organization_type'), undefined, cell('country=Deutschland'));
+    expect(byType[0]).toEqual(['organization_type', 'count']);
+    const direct = await server.client(KEYS.tier2).stats({ group_by: 'organization_type', filters: { country: ['Deutschland'] } });
+    expect(byType.slice(1)).toEqual(direct.data.map((bucket) => [bucket.organization_type, bucket.count]));
+
+    const crosstab = await orgStats(cell('organization_type'), cell('organization_size'));
+    const header = crosstab[0] as string[];
+    expect(header[0]).toBe('organization_type \\ organization_size');
+    expect(crosstab.slice(1).every((row) => row.slice(1).every((count) => typeof count === 'number'))).toBe(true);
+
+    const long = await orgStats(cell('organization_type'), cell('organization_size'), undefined, cell('layout=long; headers=0'));
+    expect(long[0]).toHaveLength(3);
+    const total = (table: unknown[][]): number => table.flatMap((row) => row.filter((v): v is number => typeof v === 'number')).reduce((a, b) => a + b, 0);
+    expect(total(long)).toBe(total(crosstab.slice(1)));
+  });
+
+  test('a missing or unknown dimension is #VALUE!', async () => {
+    const missing = firstCell(await orgStats(cell('')));
+    expect(missing?.message).toMatch(/^group_by: is required/);
+    const unknown = firstCell(await orgStats(cell('contry')));
+    expect(unknown?.message).toBe('group_by: unknown field "contry" — did you mean "country"?');
+  });
+});
+
+describe('ORG.ASK', () => {
+  test('with an API key only, the language interface refuses: #N/A saying why', async () => {
+    await connect({});
+    const answer = firstCell(await orgAsk(cell('example.com'), cell('Do they sell solar panels?')));
+    expect(answer?.code).toBe('#N/A');
+    expect(answer?.message).toMatch(/^Not authorised/);
+  });
+
+  test('on the built-in sample it says a connection is needed; bad arguments are #VALUE!', async () => {
+    await addinRuntime().setConnection({ ...DEFAULT_CONNECTION });
+    const local = firstCell(await orgAsk(cell('example.com'), cell('Founded when?')));
+    expect(local).toMatchObject({ code: '#N/A', message: expect.stringMatching(/^OrgIndex is not configured: ORG.ASK reads/) as unknown });
+    const noQuestion = firstCell(await orgAsk(cell('example.com'), cell('')));
+    expect(noQuestion).toEqual(new StandInExcelError('#VALUE!', 'question: is required'));
+  });
+});
+
+describe('the local backend (no key, no server)', () => {
+  test('answers the same tables as the server for the same request on the same data', async () => {
+    await addinRuntime().setConnection({ ...DEFAULT_CONNECTION });
+    const local = await orgStats(cell('organization_type'));
+    expect(local[0]).toEqual(['organization_type', 'count']);
+    expect(local.length).toBeGreaterThan(2);
+    const total = local.slice(1).reduce((sum, row) => sum + Number(row[1]), 0);
+    expect(total).toBe(50_000);
+  }, 60_000);
+});

@@ -1,12 +1,13 @@
 // Jest runs the TypeScript sources through SWC (no type-check here: `npm run typecheck` does that).
-// ky, jose and the hyparquet packages ship ESM only, so they are transformed too; `.js` suffixes of NodeNext imports map back to the sources.
+// ky, jose and the hyparquet packages ship ESM only, so they are transformed too, as are the .mjs build
+// helpers the tests import (addin/build/); `.js` suffixes of NodeNext imports map back to the sources.
 /** @type {import('jest').Config} */
 export default {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: {
-    '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+    '^.+\\.(tsx?|jsx?|mjs)$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
   transformIgnorePatterns: ['/node_modules/(?!(ky|jose|hyparquet|hyparquet-writer)/)'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },

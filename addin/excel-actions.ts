@@ -1,0 +1,101 @@
+/**
+ * What the add-in does to a workbook, with Excel.run: shared by the task pane's Host and the ribbon
+ * commands. Error cells are written as readable text ("#N/A example.com is not in the index").
+ */
+import { isErrorCell, type CellValue, type Table } from '../src/sheet/cells.js';
+import type { AddinRuntime } from './runtime.js';
+
+const written = (cell: CellValue): string | number | boolean => (isErrorCell(cell) ? `${cell.error} ${cell.message}` : (cell ?? ''));
+
+/** Rows padded to one width (Excel rejects ragged values arrays). */
+function rectangle(table: Table): (string | number | boolean)[][] {
+  const width = Math.max(1, ...table.map((row) => row.length));
+  return table.map((row) => Array.from({ length: width }, (_, i) => written(row[i] ?? '')));
+}
+
+/** "'My sheet'!A2:A9" → the worksheet and the address within it. */
+function rangeAt(context: Excel.RequestContext, address: string): Excel.Range {
+  const at = address.lastIndexOf('!');
+  if (at < 0) return context.workbook.worksheets.getActiveWorksheet().getRange(address);
+  const sheet = address.slice(0, at).replace(/^'(.*)'$/, '$1').replace(/''/g, "'");
+  return context.workbook.worksheets.getItem(sheet).getRange(address.slice(at + 1));
+}
+
+export async function insertFormula(formula: string): Promise<void> {
+  await Excel.run(async (context) => {
+    context.workbook.getSelectedRange().getCell(0, 0).formulas = [[formula]];
+    await context.sync();
+  });
+}
+
+/** The table at the selected cell; as an Excel table (header row first) when asked. */
+export async function insertValues(table: Table, asTable: boolean): Promise<Excel.Range> {
+  return Excel.run(async (context) => {
+    const values = rectangle(table);
+    const target = context.workbook.getSelectedRange().getCell(0, 0).getResizedRange(values.length - 1, (values[0]?.length ?? 1) - 1);
+    target.values = values;
+    if (asTable && values.length > 1) target.worksheet.tables.add(target, true);
+    target.load('address');
+    await context.sync();
+    return target;
+  });
+}
+
+/** The first column of the selection, cut to the used range (a whole-column selection is a million cells). */
+export async function readSelectedColumn(): Promise<{ address: string; values: unknown[] }> {
+  return Excel.run(async (context) => {
+    const selected = context.workbook.getSelectedRange();
+    const used = selected.worksheet.getUsedRange(true);
+    const column = selected.getColumn(0).getIntersectionOrNullObject(used);
+    column.load(['values', 'address']);
+    await context.sync();
+    if (column.isNullObject) return { address: '', values: [] };
+    return { address: column.address, values: column.values.map((row) => row[0] as unknown) };
+  });
+}
+
+export async function writeBeside(address: string, offset: number, table: Table): Promise<void> {
+  if (table.length === 0) return;
+  await Excel.run(async (context) => {
+    const values = rectangle(table);
+    rangeAt(context, address).getCell(offset, 1).getResizedRange(values.length - 1, (values[0]?.length ?? 1) - 1).values = values;
+    await context.sync();
+  });
+}
+
+export async function insertChart(table: Table, title: string): Promise<void> {
+  const range = await insertValues(table, false);
+  await Excel.run(async (context) => {
+    const target = rangeAt(context, range.address);
+    const chart = target.worksheet.charts.add(Excel.ChartType.columnClustered, target, Excel.ChartSeriesBy.columns);
+    chart.title.text = title;
+    await context.sync();
+  });
+}
+
+/** Forgets cached answers, then recalculates so every OrgIndex formula asks again. */
+export async function refresh(runtime: AddinRuntime): Promise<void> {
+  await runtime.functions.clearCache();
+  await Excel.run(async (context) => {
+    context.workbook.application.calculate(Excel.CalculationType.full);
+    await context.sync();
+  });
+}
+
+/** The selected formulas (and the whole spill of a selected anchor cell) replaced by their values. */
+export async function pinSelection(): Promise<void> {
+  await Excel.run(async (context) => {
+    const selected = context.workbook.getSelectedRange();
+    const spill = selected.getCell(0, 0).getSpillingToRangeOrNullObject();
+    selected.load(['cellCount']);
+    spill.load('address');
+    await context.sync();
+    const target = selected.cellCount === 1 && !spill.isNullObject ? spill : selected;
+    target.load('values');
+    await context.sync();
+    // Writing the values over the formulas is what pins them.
+    const values = target.values;
+    target.values = values;
+    await context.sync();
+  });
+}

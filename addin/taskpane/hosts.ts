@@ -1,0 +1,50 @@
+/**
+ * The task pane's Host in Excel, and the preview host used when the page is opened outside Office (a
+ * browser, the UI test): same backend and connection storage, but nothing to write into.
+ */
+import type { Host } from '../../src/ui/host.js';
+import type { AddinRuntime } from '../runtime.js';
+import * as excel from '../excel-actions.js';
+
+function common(runtime: AddinRuntime): Pick<Host, 'functionName' | 'connection' | 'saveConnection' | 'backend' | 'onQuota'> {
+  return {
+    functionName: (id) => `ORG.${id}`,
+    connection: () => runtime.connection,
+    saveConnection: (connection) => runtime.setConnection(connection),
+    backend: () => runtime.backend,
+    onQuota: (listener) => runtime.onQuota(listener),
+  };
+}
+
+export function excelHost(runtime: AddinRuntime): Host {
+  return {
+    label: 'Excel',
+    canWrite: true,
+    ...common(runtime),
+    insertFormula: excel.insertFormula,
+    insertValues: async (table, options) => {
+      await excel.insertValues(table, options.asTable);
+    },
+    readSelectedColumn: excel.readSelectedColumn,
+    writeBeside: excel.writeBeside,
+    insertChart: excel.insertChart,
+    refresh: () => excel.refresh(runtime),
+    pinSelection: excel.pinSelection,
+  };
+}
+
+export function previewHost(runtime: AddinRuntime): Host {
+  const outside = (): Promise<never> => Promise.reject(new Error('Open the add-in in Excel to write into a sheet'));
+  return {
+    label: 'Browser preview',
+    canWrite: false,
+    ...common(runtime),
+    insertFormula: outside,
+    insertValues: outside,
+    readSelectedColumn: outside,
+    writeBeside: outside,
+    insertChart: outside,
+    refresh: () => runtime.functions.clearCache(),
+    pinSelection: outside,
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * The task pane (Excel) / sidebar (Sheets): tabs for Search, Enrich, Stats and Connection, the quota on
+ * top, Refresh and Pin as values below. Host-neutral: everything it does to a sheet goes through Host.
+ */
+import { Button, FluentProvider, Tab, TabList, Text, Tooltip, makeStyles, tokens, webLightTheme } from '@fluentui/react-components';
+import { useEffect, useState } from 'react';
+import type { Quota } from '../client/quota.js';
+import type { SheetFunctions } from '../sheet/functions.js';
+import { ConnectionPanel } from './components/ConnectionPanel.js';
+import { EnrichPanel } from './components/EnrichPanel.js';
+import { QuotaPanel } from './components/QuotaPanel.js';
+import { SearchPanel } from './components/SearchPanel.js';
+import { StatsPanel } from './components/StatsPanel.js';
+import { useAction } from './components/use-async.js';
+import type { Host } from './host.js';
+
+const useStyles = makeStyles({
+  root: {
+    display: 'flex',
+    flexDirection: 'column',
+    gap: tokens.spacingVerticalM,
+    padding: tokens.spacingHorizontalM,
+    minWidth: '280px',
+    maxWidth: '640px',
+    '& header': { display: 'flex', flexDirection: 'column', gap: tokens.spacingVerticalXS },
+    '& form, & section': { display: 'flex', flexDirection: 'column', gap: tokens.spacingVerticalS },
+    '& .row': { display: 'flex', flexWrap: 'wrap', gap: tokens.spacingHorizontalS, alignItems: 'end' },
+    '& .grid': { overflowX: 'auto', maxHeight: '320px', overflowY: 'auto' },
+    '& .formula': { fontSize: tokens.fontSizeBase200, wordBreak: 'break-all', backgroundColor: tokens.colorNeutralBackground3, padding: tokens.spacingHorizontalXS },
+  },
+});
+
+type TabId = 'search' | 'enrich' | 'stats' | 'connection';
+
+export function App({ host, functions }: { host: Host; functions: SheetFunctions }) {
+  const styles = useStyles();
+  const [tab, setTab] = useState<TabId>(host.connection().backend === 'remote' && !host.connection().apiKey ? 'connection' : 'search');
+  const [quota, setQuota] = useState<Quota | null>(null);
+  // Bumped when the connection changes, so panels take the new backend.
+  const [revision, setRevision] = useState(0);
+  const { busy, error, run } = useAction();
+  useEffect(() => host.onQuota(setQuota), [host, revision]);
+  const connection = host.connection();
+
+  return (
+    <FluentProvider theme={webLightTheme}>
+      <main className={styles.root}>
+        <header>
+          <Text as="h1" weight="semibold" size={400}>
+            OrgIndex
+          </Text>
+          <Text size={200}>
+            {connection.backend === 'remote' ? connection.serviceUrl : 'built-in sample'} · {host.label}
+          </Text>
+          <QuotaPanel quota={quota} tier={connection.backend === 'remote' ? '' : 'local'} />
+        </header>
+        <TabList selectedValue={tab} onTabSelect={(_, data) => setTab(data.value as TabId)} size="small" aria-label="OrgIndex">
+          <Tab value="search">Search</Tab>
+          <Tab value="enrich">Enrich</Tab>
+          <Tab value="stats">Stats</Tab>
+          <Tab value="connection">Connection</Tab>
+        </TabList>
+        <div role="tabpanel" aria-label={tab}>
+          {tab === 'search' ? <SearchPanel host={host} revision={revision} /> : null}
+          {tab === 'enrich' ? <EnrichPanel host={host} functions={functions} /> : null}
+          {tab === 'stats' ? <StatsPanel host={host} functions={functions} /> : null}
+          {tab === 'connection' ? <ConnectionPanel host={host} onSaved={() => setRevision(revision + 1)} /> : null}
+        </div>
+        <footer className="row">
+          <Tooltip content="Forget cached answers and recalculate every OrgIndex formula" relationship="description">
+            <Button disabled={busy || !host.canWrite} onClick={() => void run(() => host.refresh())}>
+              Refresh
+            </Button>
+          </Tooltip>
+          <Tooltip content="Replace the selected formulas by their current values" relationship="description">
+            <Button disabled={busy || !host.canWrite} onClick={() => void run(() => host.pinSelection())}>
+              Pin as values
+            </Button>
+          </Tooltip>
+          {error ? <Text role="alert">{error}</Text> : null}
+        </footer>
+      </main>
+    </FluentProvider>
+  );
+}

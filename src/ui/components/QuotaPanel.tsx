@@ -1,0 +1,31 @@
+/** Requests and results left this month, with bars; a warning under 10 %. Updated from every response's headers. */
+import { Caption1, Field, MessageBar, MessageBarBody, ProgressBar } from '@fluentui/react-components';
+import type { Quota } from '../../client/quota.js';
+
+function Meter({ label, remaining, limit }: { label: string; remaining: number | null; limit: number | null }) {
+  if (remaining === null || limit === null || limit <= 0) return null;
+  const share = remaining / limit;
+  return (
+    <Field label={`${label}: ${remaining.toLocaleString('en-US')} of ${limit.toLocaleString('en-US')} left`} validationState={share < 0.1 ? 'warning' : 'none'}>
+      <ProgressBar value={share} max={1} color={share < 0.1 ? 'warning' : 'brand'} aria-label={`${label} remaining`} />
+    </Field>
+  );
+}
+
+export function QuotaPanel({ quota, tier }: { quota: Quota | null; tier: string }) {
+  if (!quota) return <Caption1>{tier === 'local' ? 'Built-in sample: no key, no quota.' : 'Quota appears after the first request.'}</Caption1>;
+  const low = [quota.requestsRemaining !== null && quota.requestsLimit ? quota.requestsRemaining / quota.requestsLimit : 1, quota.resultsRemaining !== null && quota.resultsLimit ? quota.resultsRemaining / quota.resultsLimit : 1].some((share) => share < 0.1);
+  return (
+    <section aria-label="Quota">
+      {tier ? <Caption1>Tier: {tier}</Caption1> : null}
+      <Meter label="Requests" remaining={quota.requestsRemaining} limit={quota.requestsLimit} />
+      <Meter label="Results" remaining={quota.resultsRemaining} limit={quota.resultsLimit} />
+      {quota.resetAt ? <Caption1>Resets {new Date(quota.resetAt).toUTCString().replace(/:\d\d GMT$/, ' UTC')}</Caption1> : null}
+      {low ? (
+        <MessageBar intent="warning">
+          <MessageBarBody>Less than 10 % of this month’s quota is left: cached formulas keep working; new requests may fail.</MessageBarBody>
+        </MessageBar>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,62 @@
+/** Count organizations by one or two dimensions; preview, then insert the table with a chart. */
+import { Button, Caption1, Dropdown, Field, Input, MessageBar, MessageBarBody, Option } from '@fluentui/react-components';
+import { useState } from 'react';
+import { STATS_GROUP_BY } from '../../contract/v2/stats.js';
+import type { Table } from '../../sheet/cells.js';
+import type { SheetFunctions } from '../../sheet/functions.js';
+import type { Host } from '../host.js';
+import { PreviewGrid } from './PreviewGrid.js';
+import { useAction } from './use-async.js';
+
+export function StatsPanel({ host, functions }: { host: Host; functions: SheetFunctions }) {
+  const [groupBy, setGroupBy] = useState<string>('organization_type');
+  const [secondary, setSecondary] = useState<string>('');
+  const [filters, setFilters] = useState('');
+  const [table, setTable] = useState<Table | null>(null);
+  const { busy, error, run } = useAction();
+
+  const count = () =>
+    run(async () => {
+      const result = await functions.stats(groupBy, secondary, filters, 'limit=50');
+      const first = result[0]?.[0];
+      if (typeof first === 'object' && first !== null) throw new Error(first.message);
+      setTable(result);
+    });
+
+  return (
+    <section aria-label="Statistics">
+      <Field label="Count by">
+        <Dropdown value={groupBy} selectedOptions={[groupBy]} onOptionSelect={(_, data) => setGroupBy(data.optionValue ?? groupBy)}>
+          {STATS_GROUP_BY.map((dimension) => (
+            <Option key={dimension}>{dimension}</Option>
+          ))}
+        </Dropdown>
+      </Field>
+      <Field label="And by (crosstab, optional)">
+        <Dropdown value={secondary || 'none'} selectedOptions={[secondary]} onOptionSelect={(_, data) => setSecondary(data.optionValue === 'none' ? '' : (data.optionValue ?? ''))}>
+          <Option value="none">none</Option>
+          {STATS_GROUP_BY.filter((dimension) => dimension !== groupBy).map((dimension) => (
+            <Option key={dimension}>{dimension}</Option>
+          ))}
+        </Dropdown>
+      </Field>
+      <Field label="Filters" hint="country=Deutschland; organization_type=Startup">
+        <Input value={filters} onChange={(_, data) => setFilters(data.value)} />
+      </Field>
+      <div className="row">
+        <Button appearance="primary" disabled={busy} onClick={() => void count()}>
+          Count
+        </Button>
+        <Button disabled={busy || !table || !host.canWrite} onClick={() => void run(() => host.insertChart(table ?? [], `Organizations by ${groupBy}`))}>
+          Insert table and chart
+        </Button>
+      </div>
+      {table ? <PreviewGrid table={table} label="Counts" /> : <Caption1>One request, however many organizations are counted.</Caption1>}
+      {error ? (
+        <MessageBar intent="error">
+          <MessageBarBody>{error}</MessageBarBody>
+        </MessageBar>
+      ) : null}
+    </section>
+  );
+}

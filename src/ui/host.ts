@@ -1,0 +1,42 @@
+/**
+ * What the task pane (Excel) and the sidebar (Sheets) need from their host — the one seam between the
+ * React UI and a spreadsheet. Excel implements it with Excel.run (addin/taskpane/excel-host.ts), Sheets
+ * with google.script.run; outside any spreadsheet a preview host lets the UI run in a plain browser.
+ */
+import type { Quota } from '../client/quota.js';
+import type { SheetBackend } from '../sheet/backend.js';
+import type { Table } from '../sheet/cells.js';
+import type { Connection } from '../sheet/connection.js';
+
+export type FunctionId = 'SEARCH' | 'FETCH' | 'STATS' | 'ASK';
+
+export interface SelectedColumn {
+  /** Where the values are, in the host's notation (e.g. Sheet1!A2:A200). */
+  address: string;
+  values: unknown[];
+}
+
+export interface Host {
+  /** Shown in the UI ("Excel", "Google Sheets", "Browser preview"). */
+  readonly label: string;
+  /** False outside a spreadsheet: the insert and enrich buttons explain instead of acting. */
+  readonly canWrite: boolean;
+  /** The formula name: ORG.SEARCH in Excel, ORGSEARCH in Sheets. */
+  functionName(id: FunctionId): string;
+  connection(): Connection;
+  saveConnection(connection: Connection): Promise<void>;
+  backend(): SheetBackend;
+  onQuota(listener: (quota: Quota) => void): () => void;
+  insertFormula(formula: string): Promise<void>;
+  /** Writes a table at the selected cell (as an Excel table when `asTable`). */
+  insertValues(table: Table, options: { asTable: boolean }): Promise<void>;
+  readSelectedColumn(): Promise<SelectedColumn>;
+  /** Writes rows to the right of `address`, starting `offset` rows down (enrichment writes in chunks). */
+  writeBeside(address: string, offset: number, table: Table): Promise<void>;
+  /** Writes the table at the selected cell and a chart of it. */
+  insertChart(table: Table, title: string): Promise<void>;
+  /** Forgets cached answers and recalculates the functions. */
+  refresh(): Promise<void>;
+  /** Replaces the selected formulas by their current values. */
+  pinSelection(): Promise<void>;
+}

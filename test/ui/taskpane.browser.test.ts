@@ -1,0 +1,79 @@
+/**
+ * The built task pane (dist/addin, made by `npm run build:web` before jest runs) in a real Chromium —
+ * Debian's, driven by playwright-core — outside Office: served from loopback, office.js's CDN request
+ * refused (no internet in tests; the page then runs its preview host on the local backend). It builds a
+ * filter, sees preview rows, and saves a screenshot to docs/.
+ */
+import { createServer, type Server } from 'node:http';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { extname, join, normalize } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+const DIST = join(process.cwd(), 'dist/addin');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.json': 'application/json', '.png': 'image/png', '.xml': 'application/xml' };
+
+let site: Server;
+let origin: string;
+let browser: Browser;
+let page: Page;
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(join(DIST, 'taskpane.html'))) throw new Error('dist/addin is missing: `npm test` builds it (npm run build:web) before jest');
+  site = createServer((request, response) => {
+    const file = normalize(join(DIST, decodeURIComponent((request.url ?? '/').split('?')[0] ?? '/')));
+    if (!file.startsWith(DIST) || !existsSync(file) || !statSync(file).isFile()) {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(readFileSync(file));
+  });
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  // The narrow width of Excel's task pane.
+  page = await browser.newPage({ viewport: { width: 360, height: 900 } });
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  await page.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort());
+}, 60_000);
+
+afterAll(async () => {
+  await browser.close();
+  await new Promise((resolve) => site.close(resolve));
+});
+
+test('opens outside Office on the built-in sample, builds a filter, previews rows, shows the formula', async () => {
+  await page.goto(`${origin}/taskpane.html`);
+  await page.getByRole('heading', { name: 'OrgIndex' }).waitFor();
+  expect(await page.getByText('built-in sample · Browser preview').count()).toBe(1);
+
+  // A place through the autocomplete (the engine chunk loads and indexes the sample on first use).
+  await page.getByRole('combobox', { name: 'Places' }).fill('Bayern');
+  const bayern = page.getByRole('option', { name: /^Bayern \(state/ });
+  await bayern.waitFor({ timeout: 180_000 });
+  await bayern.click();
+  // A keyword chip, typed and confirmed with Enter from the keyboard.
+  const anyWords = page.getByRole('textbox', { name: 'Any of these words' });
+  await anyWords.fill('software');
+  await anyWords.press('Enter');
+
+  const summary = page.getByTestId('preview-summary');
+  await summary.waitFor({ timeout: 120_000 });
+  await page.waitForFunction(() => /hits · fulltext/.test(document.querySelector('[data-testid="preview-summary"]')?.textContent ?? ''), undefined, { timeout: 120_000 });
+  const rows = page.getByRole('region', { name: 'Preview rows' }).getByRole('row');
+  expect(await rows.count()).toBeGreaterThan(1);
+  const header = await rows.first().innerText();
+  expect(header.replace(/\s+/g, ' ').trim()).toBe('domain name country');
+  for (const country of await page.getByRole('region', { name: 'Preview rows' }).locator('tbody tr td:nth-child(3)').allInnerTexts()) expect(country).toBe('Deutschland');
+
+  const formula = await page.getByLabel('Formula').innerText();
+  expect(formula).toBe('=ORG.SEARCH("software", "state=Bayern", "domain, name, country", "size=100")');
+  // Outside Office nothing can be written: the buttons say so instead of failing.
+  expect(await page.getByText('Open the add-in in Excel to insert into a sheet.').count()).toBe(1);
+
+  await page.screenshot({ path: join(process.cwd(), 'docs/taskpane.png'), fullPage: true });
+  expect(statSync(join(process.cwd(), 'docs/taskpane.png')).size).toBeGreaterThan(10_000);
+  expect(pageErrors).toEqual([]);
+}, 400_000);

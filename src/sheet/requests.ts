@@ -32,8 +32,8 @@ export function parseKeywordSyntax(argument: string, text: string): KeywordTerms
   for (const match of text.matchAll(token)) {
     const sign = match[1] ?? '';
     const term = (match[2] ?? match[3] ?? '').trim();
-    if (term === '') {
-      if (sign !== '' || match[2] !== undefined) throw new ArgumentError(argument, `"${match[0]}" has no word after it`);
+    if (term === '' || /^[+-]+$/.test(term)) {
+      if (term !== '' || sign !== '' || match[2] !== undefined) throw new ArgumentError(argument, `"${match[0]}" has no word after it`);
       continue;
     }
     const list = sign === '+' ? terms.must_all : sign === '-' ? terms.must_not : terms.must_any;

@@ -4,8 +4,13 @@
  * (see excel-stand-in.ts), against the real server on a loopback port — tables, error cells, batching
  * (requests counted at the server), caching, and every cell settled when the service fails.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { installExcelStandIn, StandInExcelError, type StandInStorage } from './excel-stand-in.js';
-import { KEYS, startTestServer, type TestServer } from '../server/support.js';
+import { hs256Token, KEYS, startTestServer, type TestServer } from '../server/support.js';
+import { bearerVerifier } from '../../src/server/bearer.js';
+import { ResultCache } from '../../src/sheet/cache.js';
+import { SheetFunctions } from '../../src/sheet/functions.js';
 import { DEFAULT_CONNECTION, type Connection } from '../../src/sheet/connection.js';
 import { orgAsk, orgFetch, orgSearch, orgStats } from '../../addin/functions/functions.js';
 import { addinRuntime } from '../../addin/office-runtime.js';
@@ -185,7 +190,7 @@ describe('ORG.ASK', () => {
 });
 
 describe('the local backend (no key, no server)', () => {
-  test('answers the same tables as the server for the same request on the same data', async () => {
+  test('counts the embedded sample (50,000 organizations) with no server and no key', async () => {
     await addinRuntime().setConnection({ ...DEFAULT_CONNECTION });
     const local = await orgStats(cell('organization_type'));
     expect(local[0]).toEqual(['organization_type', 'count']);
@@ -193,4 +198,62 @@ describe('the local backend (no key, no server)', () => {
     const total = local.slice(1).reduce((sum, row) => sum + Number(row[1]), 0);
     expect(total).toBe(50_000);
   }, 60_000);
+});
+
+describe('ORG.ASK against a site (a fixture website on loopback, never the internet)', () => {
+  const SECRET = 'addin-ask-test-secret-000000000001';
+  let asking: TestServer;
+  let site: Server;
+  let siteUrl: string;
+
+  beforeAll(async () => {
+    site = createServer((request, response) => {
+      if (request.url === '/robots.txt') {
+        response.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
+        return;
+      }
+      response
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end('<html><head><title>About us</title></head><body><h1>About Acme Solar</h1><p>Acme Solar was founded in 2009 by Jane Doe in Munich. We build **rooftop** solar systems.</p></body></html>');
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    siteUrl = `http://acme-solar.test:${(site.address() as AddressInfo).port}/`;
+    asking = await startTestServer({ bearer: bearerVerifier({ secret: SECRET })!, allowPrivateFetch: true, fetchHosts: { 'acme-solar.test': '127.0.0.1' } });
+  });
+  afterAll(async () => {
+    await asking.close();
+    await new Promise((resolve) => site.close(resolve));
+  });
+
+  test('the answer in one cell; detail=1 spills answer | confidence | sources; can_answer false is #N/A with the message', async () => {
+    await addinRuntime().setConnection({ ...DEFAULT_CONNECTION, backend: 'remote', serviceUrl: asking.url, accessToken: await hs256Token(SECRET) });
+    const [[answer]] = (await orgAsk(cell(siteUrl), cell('When was the company founded?'))) as string[][];
+    expect(answer).toContain('Acme Solar was founded in 2009 by Jane Doe in Munich.');
+    const detail = await orgAsk(cell(siteUrl), cell('When was the company founded?'), cell(3), cell('detail=1; headers=1'));
+    expect(detail[0]).toEqual(['answer', 'confidence', 'sources']);
+    expect(typeof detail[1]?.[1]).toBe('number');
+    expect(detail[1]?.[2]).toBe('About us');
+    const none = firstCell(await orgAsk(cell(siteUrl), cell('What is the airspeed velocity of an unladen swallow?')));
+    expect(none).toMatchObject({ code: '#N/A' });
+  });
+});
+
+describe('the payload cap', () => {
+  test('a search past the budget ends with a row saying how many rows were left out; a fetch keeps its rows aligned', async () => {
+    const functions = new SheetFunctions({
+      backend: () => addinRuntime().backend,
+      cache: new ResultCache({ now: () => Date.now() }),
+      schedule: (run, ms) => setTimeout(run, ms),
+      maxPayloadBytes: 2_000,
+    });
+    await connect({});
+    const table = await functions.search('software', null, 'domain, name, summary', 'size=200; min_score=0');
+    const last = table[table.length - 1]?.[0];
+    expect(last).toMatch(/^… \d+ more rows? not shown: results are capped at 0\.0 MB/);
+    expect(table.length).toBeLessThan(40);
+    const domains = (await server.client(KEYS.tier2).search({ filters: { organization_type: ['Company'] }, columns: ['domain'], size: 100 })).data.map((row) => [row.domain]);
+    const fetched = await functions.fetch(domains, 'domain, summary', null);
+    expect(fetched).toHaveLength(100);
+    expect(fetched[99]?.[0]).toMatchObject({ error: '#N/A', message: expect.stringMatching(/^Not shown: the result would pass Excel's payload limit/) as unknown });
+  });
 });

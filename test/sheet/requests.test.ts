@@ -1,0 +1,152 @@
+/**
+ * The formula grammar (src/sheet/requests.ts) and the task pane's formula writer (src/ui/search-form.ts):
+ * every v2 search input written in a formula arrives as the intended body, and the formula "Insert
+ * formula" writes asks exactly what the form previewed — checked by validating both through the contract.
+ */
+import { SearchRequestSchema } from '../../src/contract/v2/search.js';
+import { ArgumentError } from '../../src/sheet/cells.js';
+import { isoDateOfSerial } from '../../src/sheet/arguments.js';
+import { flattenMarkdown } from '../../src/sheet/markdown.js';
+import { clientOptionsOf, DEFAULT_CONNECTION, readConnection } from '../../src/sheet/connection.js';
+import { fetchCall, parseFilters, parseKeywordSyntax, searchCall, statsCall } from '../../src/sheet/requests.js';
+import { EMPTY_FORM, formulaOf, requestOf, type SearchForm } from '../../src/ui/search-form.js';
+
+describe('keywords in the search-box syntax', () => {
+  test('bare words and "phrases" rank (must_any), + requires, - excludes; duplicates once', () => {
+    expect(parseKeywordSyntax('query', 'solar "heat pump" +battery -coal solar -"oil rig"')).toEqual({
+      must_any: ['solar', 'heat pump'],
+      must_all: ['battery'],
+      must_not: ['coal', 'oil rig'],
+    });
+    expect(parseKeywordSyntax('query', '   ')).toBeNull();
+    expect(() => parseKeywordSyntax('query', '-coal')).toThrow(ArgumentError);
+    expect(() => parseKeywordSyntax('query', 'solar +')).toThrow(new ArgumentError('query', '"+" has no word after it'));
+  });
+});
+
+describe('ORG.SEARCH arguments → the v2 body', () => {
+  test('keywords, filters (text or range, dates as cells), columns and every option', () => {
+    const call = searchCall(
+      [['software +cloud -hardware']],
+      [['country', 'Deutschland, Österreich'], ['organization_size', 'small'], ['register_date_from', 43831], ['text_keywords', 'gmbh -ag']],
+      'domain, name',
+      'size=25; min_score=0.2; balance=0.8; dedup=yes; headers=0; excludes=a.com, b.com',
+    );
+    expect(call.headers).toBe(false);
+    expect(call.columns).toEqual(['domain', 'name']);
+    expect(call.body).toEqual({
+      keywords: { must_any: ['software'], must_all: ['cloud'], must_not: ['hardware'] },
+      filters: {
+        country: ['Deutschland', 'Österreich'],
+        organization_size: ['small'],
+        register_date_from: '2020-01-01',
+        text_keywords: { must_any: ['gmbh'], must_all: [], must_not: ['ag'] },
+      },
+      columns: ['domain', 'name'],
+      size: 25,
+      min_score: 0.2,
+      search_balance: 0.8,
+      dedup: true,
+      excludes: ['a.com', 'b.com'],
+    });
+    expect(SearchRequestSchema.safeParse(call.body).success).toBe(true);
+  });
+
+  test('describe and similar_to: as query prefixes or options; modifiers apply to the similar_to entries before them', () => {
+    expect(searchCall('describe: makers of heat pumps for homes', null, null, null).body.describe).toBe('makers of heat pumps for homes');
+    expect(searchCall('LIKE: a.com, b.com', null, null, null).body.similar_to).toEqual(['a.com', 'b.com']);
+    const hybrid = searchCall('solar', null, null, 'similar_to=a.com; boost=pv, storage; weight=strong; similar_to=b.com, c.com; penalize=coal; repel=d.com; weight=0.5').body;
+    expect(hybrid.similar_to).toEqual([
+      { domain: 'a.com', boost: ['pv', 'storage'], weight: 'strong' },
+      { domain: 'b.com', penalize: ['coal'], repel_domains: ['d.com'], weight: 0.5 },
+      { domain: 'c.com', penalize: ['coal'], repel_domains: ['d.com'], weight: 0.5 },
+    ]);
+    expect(SearchRequestSchema.parse(hybrid).similar_to?.[0]?.weight).toBe(1.5);
+    expect(() => searchCall('solar', null, null, 'boost=pv')).toThrow(new ArgumentError('options', 'boost belongs to a similar_to entry: write it after similar_to=…'));
+    expect(() => searchCall('like: a.com', null, null, 'similar_to=b.com')).toThrow(/similar_to is given twice/);
+  });
+
+  test('a JSON body reaches every input; the other arguments override its fields', () => {
+    const call = searchCall('{"keywords":{"must_all":["solar"]},"filters":{"country":["Deutschland"]},"columns":["name"],"size":7}', 'organization_type=Startup', null, 'size=9');
+    expect(call.body).toEqual({ keywords: { must_all: ['solar'] }, filters: { country: ['Deutschland'], organization_type: ['Startup'] }, columns: ['name'], size: 9 });
+    expect(() => searchCall('{"size": 5', null, null, null)).toThrow(/query: is not valid JSON/);
+  });
+
+  test('filters: unknown keys suggest, lists repeat and merge, a one-column range reads as key=value cells', () => {
+    expect(() => parseFilters('contry=X')).toThrow(new ArgumentError('filters', 'unknown filter "contry" — did you mean "country"?'));
+    expect(parseFilters([['country=Deutschland'], ['country=Schweiz'], ['']])).toEqual({ country: ['Deutschland', 'Schweiz'] });
+    expect(parseFilters('')).toBeNull();
+  });
+
+  test('a multi-cell range where one value belongs is refused, naming the argument', () => {
+    expect(() => searchCall([['solar'], ['wind']], null, null, null)).toThrow(new ArgumentError('query', 'expects one cell or text, not a range of several values'));
+  });
+});
+
+describe('ORG.FETCH and ORG.STATS arguments', () => {
+  test('fetch: columns and the headers switch (off by default)', () => {
+    expect(fetchCall(null, null)).toEqual({ columns: ['domain', 'name', 'country'], headers: false });
+    expect(fetchCall([['name'], ['nace_code']], 'headers=1')).toEqual({ columns: ['name', 'nace_code'], headers: true });
+  });
+
+  test('stats: dimensions, filters, date options, layout', () => {
+    const call = statsCall('company_register_date', 'country', 'organization_type=Startup', 'date_trunc=year; limit=20; from=2015-01-01; to=2023-03-15; layout=long');
+    expect(call).toEqual({
+      body: {
+        group_by: 'company_register_date',
+        group_by_secondary: 'country',
+        filters: { organization_type: ['Startup'] },
+        date_trunc: 'year',
+        limit: 20,
+        date_range: { field: null, from_date: '2015-01-01', to_date: '2023-03-15' },
+      },
+      layout: 'long',
+      headers: true,
+    });
+  });
+
+  test('spreadsheet date serials: 1 Jan 2020 is 43831; implausible numbers are refused', () => {
+    expect(isoDateOfSerial(43831)).toBe('2020-01-01');
+    expect(isoDateOfSerial(61)).toBe('1900-03-01');
+    expect(isoDateOfSerial(-3)).toBeNull();
+    expect(statsCall('country', null, [['register_date_from', 45000]], null).body.filters).toEqual({ register_date_from: '2023-03-15' });
+    expect(() => statsCall('country', null, 'register_date_from=12', null)).toThrow(/register_date_from must be a date/);
+  });
+});
+
+describe('the task pane writes formulas that ask what it previewed', () => {
+  const forms: SearchForm[] = [
+    { ...EMPTY_FORM, mustAny: ['software', 'cloud platform'], mustAll: ['saas'], mustNot: ['hardware'], filters: { state: ['Bayern'], organization_type: ['Startup', 'Company'] } },
+    { ...EMPTY_FORM, describe: 'companies; that "build" heat pumps', filters: { country: ['Deutschland'] }, size: 40, minScore: 0.5, balance: 0.2, dedup: true },
+    { ...EMPTY_FORM, similarTo: ['acme.com', 'beta.de'], boost: ['solar'], penalize: ['coal'], registerDateFrom: '2020-01-01', columns: ['domain', 'name', 'nace_code'] },
+  ];
+  test.each(forms.map((form, i) => [i, form] as const))('form %i', (_, form) => {
+    const formula = formulaOf(form, 'ORG.SEARCH');
+    const args = parseFormulaArguments(formula);
+    const fromFormula = SearchRequestSchema.parse(searchCall(args[0] ?? null, args[1] ?? null, args[2] ?? null, args[3] ?? null).body);
+    const fromForm = SearchRequestSchema.parse(requestOf(form));
+    // A ";" in a description cannot live in an option value; the formula writes a space (same meaning for semantic search).
+    expect({ ...fromFormula, describe: fromFormula.describe?.replace(/\s+/g, ' ') ?? null }).toEqual({ ...fromForm, describe: fromForm.describe?.replace(/[;=]/g, ' ').replace(/\s+/g, ' ') ?? null });
+  });
+});
+
+/** The string literals of `=NAME("a", "b""c")`, as Excel would hand them to the function. */
+function parseFormulaArguments(formula: string): string[] {
+  const out: string[] = [];
+  for (const match of formula.matchAll(/"((?:[^"]|"")*)"/g)) out.push((match[1] ?? '').replace(/""/g, '"'));
+  return out;
+}
+
+describe('cells and settings', () => {
+  test('Markdown answers read as plain text in a cell', () => {
+    expect(flattenMarkdown('## Founded\n\n**Acme** was founded in *2009* — see [About us](https://acme.test/about).\n\n- Munich\n- Berlin\n\n\n\n`code`')).toBe(
+      'Founded\n\nAcme was founded in 2009 — see About us (https://acme.test/about).\n\n• Munich\n• Berlin\n\ncode',
+    );
+  });
+
+  test('a stored connection is read tolerantly; one service URL serves the three interfaces', () => {
+    expect(readConnection('not json')).toEqual(DEFAULT_CONNECTION);
+    expect(readConnection('{"backend":"remote","serviceUrl":"https://api.example.com/v2/","apiKey":"k","cacheHours":-1}')).toEqual({ ...DEFAULT_CONNECTION, backend: 'remote', serviceUrl: 'https://api.example.com/v2/', apiKey: 'k' });
+    expect(clientOptionsOf({ ...DEFAULT_CONNECTION, serviceUrl: 'https://api.example.com/v2/' }).baseUrls).toEqual({ v2: 'https://api.example.com/v2', v1: 'https://api.example.com', language: 'https://api.example.com' });
+  });
+});

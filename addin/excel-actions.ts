@@ -13,6 +13,16 @@ function rectangle(table: Table): (string | number | boolean)[][] {
   return table.map((row) => Array.from({ length: width }, (_, i) => written(row[i] ?? '')));
 }
 
+/**
+ * Writes values so that text stays text: Excel reads a string written through `values` like typed input
+ * — "=HYPERLINK(…)" from a crawled name would become a live formula, NACE "38.10" the number 38.1,
+ * "06635003" 6635003, "10.11" a date in some locales. Text cells get the text format "@" first.
+ */
+function writeValues(range: Excel.Range, values: (string | number | boolean)[][], formats?: unknown[][]): void {
+  range.numberFormat = values.map((row, r) => row.map((value, c) => (typeof value === 'string' ? '@' : ((formats?.[r]?.[c] as string | undefined) ?? 'General'))));
+  range.values = values;
+}
+
 /** "'My sheet'!A2:A9" → the worksheet and the address within it. */
 function rangeAt(context: Excel.RequestContext, address: string): Excel.Range {
   const at = address.lastIndexOf('!');
@@ -33,7 +43,7 @@ export async function insertValues(table: Table, asTable: boolean): Promise<Exce
   return Excel.run(async (context) => {
     const values = rectangle(table);
     const target = context.workbook.getSelectedRange().getCell(0, 0).getResizedRange(values.length - 1, (values[0]?.length ?? 1) - 1);
-    target.values = values;
+    writeValues(target, values);
     if (asTable && values.length > 1) target.worksheet.tables.add(target, true);
     target.load('address');
     await context.sync();
@@ -58,7 +68,7 @@ export async function writeBeside(address: string, offset: number, table: Table)
   if (table.length === 0) return;
   await Excel.run(async (context) => {
     const values = rectangle(table);
-    rangeAt(context, address).getCell(offset, 1).getResizedRange(values.length - 1, (values[0]?.length ?? 1) - 1).values = values;
+    writeValues(rangeAt(context, address).getCell(offset, 1).getResizedRange(values.length - 1, (values[0]?.length ?? 1) - 1), values);
     await context.sync();
   });
 }
@@ -82,20 +92,23 @@ export async function refresh(runtime: AddinRuntime): Promise<void> {
   });
 }
 
-/** The selected formulas (and the whole spill of a selected anchor cell) replaced by their values. */
+/**
+ * The selected formulas replaced by their values. A selection inside a spill (anchor or not) pins the
+ * whole spill — pinning part of it would leave the anchor on #SPILL!. Text is written as text (see
+ * writeValues), and a whole-column selection is cut to the used range.
+ */
 export async function pinSelection(): Promise<void> {
   await Excel.run(async (context) => {
     const selected = context.workbook.getSelectedRange();
-    const spill = selected.getCell(0, 0).getSpillingToRangeOrNullObject();
-    selected.load(['cellCount']);
-    spill.load('address');
+    const parent = selected.getCell(0, 0).getSpillParentOrNullObject();
+    const used = selected.worksheet.getUsedRange(true);
     await context.sync();
-    const target = selected.cellCount === 1 && !spill.isNullObject ? spill : selected;
-    target.load('values');
+    const spill = parent.isNullObject ? null : parent.getSpillingToRange();
+    const target = spill ?? selected.getIntersection(used);
+    target.load(['values', 'numberFormat']);
     await context.sync();
-    // Writing the values over the formulas is what pins them.
-    const values = target.values;
-    target.values = values;
+    // Numbers and dates keep their formats.
+    writeValues(target, target.values as (string | number | boolean)[][], target.numberFormat);
     await context.sync();
   });
 }

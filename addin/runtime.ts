@@ -55,6 +55,7 @@ export class AddinRuntime {
 
   private apply(connection: Connection): void {
     this.connection = connection;
+    this.lastQuota = null;
     this.cache.setTtl(connection.cacheHours * 3_600_000);
     if (connection.backend === 'remote' && connection.serviceUrl.trim() !== '') {
       const client = this.deps.createClient(clientOptionsOf(connection));
@@ -68,6 +69,11 @@ export class AddinRuntime {
       this.client = null;
       this.backend = this.local;
     }
+  }
+
+  /** A backend for a connection without switching to it (the task pane tests before it saves). */
+  backendFor(connection: Connection): SheetBackend {
+    return connection.backend === 'remote' ? remoteBackend(this.deps.createClient(clientOptionsOf(connection))) : this.local;
   }
 
   /** Validates (the client checks URL and key), stores and switches to a connection. */

@@ -6,12 +6,14 @@ import type { Host } from '../../src/ui/host.js';
 import type { AddinRuntime } from '../runtime.js';
 import * as excel from '../excel-actions.js';
 
-function common(runtime: AddinRuntime): Pick<Host, 'functionName' | 'connection' | 'saveConnection' | 'backend' | 'onQuota'> {
+function common(runtime: AddinRuntime): Pick<Host, 'functionName' | 'connection' | 'saveConnection' | 'backend' | 'backendFor' | 'lastQuota' | 'onQuota'> {
   return {
     functionName: (id) => `ORG.${id}`,
     connection: () => runtime.connection,
     saveConnection: (connection) => runtime.setConnection(connection),
     backend: () => runtime.backend,
+    backendFor: (connection) => runtime.backendFor(connection),
+    lastQuota: () => runtime.lastQuota,
     onQuota: (listener) => runtime.onQuota(listener),
   };
 }

@@ -116,7 +116,8 @@ function typed(argument: string, key: string, raw: unknown, type: OptionType): O
   switch (type.kind) {
     case 'int':
     case 'number': {
-      const number = typeof raw === 'number' ? raw : Number(text.replace(',', '.'));
+      // A decimal comma is read for numbers ("0,4"); for whole numbers "1,000" is refused, not read as 1.
+      const number = typeof raw === 'number' ? raw : Number(type.kind === 'number' ? text.replace(',', '.') : text);
       if (text === '' || !Number.isFinite(number) || number < type.min || number > type.max || (type.kind === 'int' && !Number.isInteger(number))) return bad();
       return number;
     }
@@ -132,7 +133,9 @@ function typed(argument: string, key: string, raw: unknown, type: OptionType): O
       return match ?? bad();
     }
     case 'date':
-      return typeof raw === 'number' ? (isoDateOfSerial(raw) ?? bad()) : /^\d{4}-\d{2}-\d{2}$/.test(text) ? text : bad();
+      // A date cell arrives as its serial number; "from="&A1 turns it into the serial's text.
+      if (typeof raw === 'number' || /^\d{5}$/.test(text)) return isoDateOfSerial(Number(text)) ?? bad();
+      return /^\d{4}-\d{2}-\d{2}$/.test(text) ? text : bad();
     case 'list':
       return text
         .split(',')
@@ -150,8 +153,12 @@ function typed(argument: string, key: string, raw: unknown, type: OptionType): O
  */
 export function parseOptionPairs(argument: string, value: Argument, spec: OptionSpec): [string, OptionValue][] {
   const pairs: [string, unknown][] = [];
-  // One column of cells (Excel hands even a single value over as [[value]]) reads as "key=value" text.
-  if (isRange(value) && value.every((row) => row.length <= 1)) value = value.map((row) => cellText(row[0])).join(';');
+  // One column of cells (Excel hands even a single value over as [[value]]), or cells that each hold a
+  // whole "key=value" (a row of them, say), read as "key=value" text; otherwise a range is key | value.
+  if (isRange(value)) {
+    const cells = value.flat().map(cellText).filter((text) => text !== '');
+    if (value.every((row) => row.length <= 1) || (cells.length > 0 && cells.every((text) => text.includes('=')))) value = cells.join(';');
+  }
   if (isRange(value)) {
     for (const row of value) {
       const key = cellText(row[0]);

@@ -22,16 +22,32 @@ export interface CacheOptions {
   ttlMs?: number;
   /** Entries larger than this (serialised) stay in memory only (persistent storage is small). */
   maxStoredBytes?: number;
+  /** The most this cache keeps in the host storage (OfficeRuntime.storage has 10 MB for the whole origin). */
+  maxStorageBytes?: number;
+  /** The most entries kept in memory (least recently used go first). */
+  maxMemoryEntries?: number;
+  /** Where storage failures are reported (they never fail a calculation). */
+  onStorageError?: (error: unknown) => void;
 }
 
 export const DEFAULT_TTL_MS = 24 * 60 * 60_000;
 const PREFIX = 'orgindex:cache:';
 const INDEX_KEY = `${PREFIX}index`;
 
+/** A request's place in the cache: `id` addresses it, `text` (the normalised request) proves a hit is this request. */
+export interface CacheKey {
+  readonly id: string;
+  readonly text: string;
+}
+
 interface Entry {
   expires: number;
+  text: string;
   value: unknown;
 }
+
+/** Stored key → [bytes, expires]: what the budget and Refresh work from. */
+type StorageIndex = Record<string, [number, number]>;
 
 /** JSON with object keys sorted at every level: the same request, however written, gives the same text. */
 export function stableJson(value: unknown): string {
@@ -47,98 +63,173 @@ export function stableJson(value: unknown): string {
   return json ?? 'null';
 }
 
-function fnv(text: string): string {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
-  return hash.toString(16).padStart(8, '0');
+/** Two independent 32-bit FNV-1a hashes: an address, not a proof (entries carry their request text). */
+function hash64(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
+  }
+  return (a >>> 0).toString(36) + (b >>> 0).toString(36);
 }
 
 export class ResultCache {
   private readonly memory = new Map<string, Entry>();
   private ttlMs: number;
-  private writes: Promise<void> = Promise.resolve();
+  /** Storage writes waiting for the next batched write, by id. */
+  private pending = new Map<string, string>();
+  private writing: Promise<void> | null = null;
+  private epoch = 0;
 
   constructor(private readonly options: CacheOptions) {
     this.ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
   }
 
-  /** New entries live this long (the connection's "reuse answers for" setting); stored ones keep theirs. */
+  /** New entries live this long (the connection's "reuse answers for" setting; 0: no reuse); stored ones keep theirs. */
   setTtl(ms: number): void {
     this.ttlMs = ms;
   }
 
-  /** The key of a request: which call, and its normalised body (a hash plus the length, to make clashes rarer still). */
-  key(kind: string, request: unknown): string {
-    const text = stableJson(request);
-    return `${PREFIX}${kind}:${fnv(text)}:${text.length.toString(36)}`;
+  /** Changes on every clear(): an answer requested before a Refresh is not stored after it. */
+  get generation(): number {
+    return this.epoch;
   }
 
-  async get<T>(key: string): Promise<T | undefined> {
-    return (await this.getMany<T>([key])).get(key);
+  key(kind: string, request: unknown): CacheKey {
+    const text = `${kind}:${stableJson(request)}`;
+    return { id: `${PREFIX}${kind}:${hash64(text)}`, text };
   }
 
-  /** The live entries among `keys` (memory first, then one batched read of the host storage). */
-  async getMany<T>(keys: readonly string[]): Promise<Map<string, T>> {
+  async get<T>(key: CacheKey): Promise<T | undefined> {
+    return (await this.getMany<T>([key])).get(key.id);
+  }
+
+  /** The live entries among `keys`, by id (memory first, then one batched read of the host storage). */
+  async getMany<T>(keys: readonly CacheKey[]): Promise<Map<string, T>> {
     const now = this.options.now();
     const found = new Map<string, T>();
-    const missing: string[] = [];
+    const missing: CacheKey[] = [];
     for (const key of keys) {
-      const held = this.memory.get(key);
-      if (held && held.expires > now) found.set(key, held.value as T);
-      else missing.push(key);
+      const held = this.memory.get(key.id);
+      if (held && held.expires > now && held.text === key.text) {
+        // Least recently used leaves first: a hit moves to the end.
+        this.memory.delete(key.id);
+        this.memory.set(key.id, held);
+        found.set(key.id, held.value as T);
+      } else missing.push(key);
     }
     const storage = this.options.storage;
     if (!storage || missing.length === 0) return found;
-    const stored = storage.getItems
-      ? await storage.getItems(missing)
-      : Object.fromEntries(await Promise.all(missing.map(async (key) => [key, await storage.getItem(key)] as const)));
-    const expired: string[] = [];
+    let stored: Record<string, string | null>;
+    try {
+      const ids = missing.map((key) => key.id);
+      stored = storage.getItems ? await storage.getItems(ids) : Object.fromEntries(await Promise.all(ids.map(async (id) => [id, await storage.getItem(id)] as const)));
+    } catch (error) {
+      this.options.onStorageError?.(error);
+      return found;
+    }
     for (const key of missing) {
-      const text = stored[key];
+      const text = stored[key.id];
       if (!text) continue;
       try {
         const entry = JSON.parse(text) as Entry;
-        if (entry.expires <= now) {
-          expired.push(key);
-          continue;
-        }
-        this.memory.set(key, entry);
-        found.set(key, entry.value as T);
+        if (entry.expires <= now || entry.text !== key.text) continue;
+        this.remember(key.id, entry);
+        found.set(key.id, entry.value as T);
       } catch {
-        expired.push(key);
+        // An unreadable entry is a miss; the next write replaces it.
       }
     }
-    if (expired.length > 0) await this.removeStored(expired);
     return found;
   }
 
-  async set(key: string, value: unknown): Promise<void> {
-    await this.setMany([[key, value]]);
+  private remember(id: string, entry: Entry): void {
+    this.memory.delete(id);
+    this.memory.set(id, entry);
+    const max = this.options.maxMemoryEntries ?? 100_000;
+    for (const oldest of this.memory.keys()) {
+      if (this.memory.size <= max) break;
+      this.memory.delete(oldest);
+    }
   }
 
-  /** Stores many entries with one write of the host storage (and of the index "Refresh" clears by). */
-  async setMany(entries: readonly (readonly [string, unknown])[]): Promise<void> {
+  set(key: CacheKey, value: unknown, generation = this.epoch): void {
+    this.setMany([[key, value]], generation);
+  }
+
+  /**
+   * Remembers answers at once; the host storage is written in the background, many entries per write,
+   * so a calculation never waits for it and a storage failure never fails a calculation.
+   */
+  setMany(entries: readonly (readonly [CacheKey, unknown])[], generation = this.epoch): void {
+    if (generation !== this.epoch || this.ttlMs <= 0) return;
     const expires = this.options.now() + this.ttlMs;
-    const toStore: Record<string, string> = {};
     for (const [key, value] of entries) {
-      const entry: Entry = { expires, value };
-      this.memory.set(key, entry);
-      const text = JSON.stringify(entry);
-      if (text.length <= (this.options.maxStoredBytes ?? 512 * 1024)) toStore[key] = text;
+      const entry: Entry = { expires, text: key.text, value };
+      this.remember(key.id, entry);
+      if (!this.options.storage) continue;
+      const json = JSON.stringify(entry);
+      if (json.length <= (this.options.maxStoredBytes ?? 512 * 1024)) this.pending.set(key.id, json);
     }
+    if (this.pending.size > 0) this.scheduleWrite();
+  }
+
+  private scheduleWrite(): void {
+    if (this.writing) return;
+    this.writing = (async () => {
+      try {
+        while (this.pending.size > 0) {
+          const batch = this.pending;
+          this.pending = new Map();
+          await this.write(batch);
+        }
+      } catch (error) {
+        this.options.onStorageError?.(error);
+      } finally {
+        this.writing = null;
+      }
+      if (this.pending.size > 0) this.scheduleWrite();
+    })();
+  }
+
+  /** One write: the batch and the index, expired entries dropped, the soonest to expire evicted past the budget. */
+  private async write(batch: Map<string, string>): Promise<void> {
     const storage = this.options.storage;
-    const keys = Object.keys(toStore);
-    if (!storage || keys.length === 0) return;
-    // Writes run one after another: two interleaved read-modify-writes of the index would lose keys.
-    const write = this.writes.then(async () => {
-      const index = new Set<string>(JSON.parse((await storage.getItem(INDEX_KEY)) ?? '[]') as string[]);
-      for (const key of keys) index.add(key);
-      toStore[INDEX_KEY] = JSON.stringify([...index]);
-      if (storage.setItems) await storage.setItems(toStore);
-      else for (const [key, text] of Object.entries(toStore)) await storage.setItem(key, text);
-    });
-    this.writes = write.catch(() => undefined);
-    await write;
+    if (!storage) return;
+    const index = await this.readIndex();
+    const now = this.options.now();
+    for (const [id, json] of batch) index[id] = [json.length, now + this.ttlMs];
+    const remove: string[] = [];
+    for (const [id, [, expires]] of Object.entries(index)) {
+      if (expires <= now) {
+        remove.push(id);
+        Reflect.deleteProperty(index, id);
+      }
+    }
+    const budget = this.options.maxStorageBytes ?? 4_000_000;
+    let total = Object.values(index).reduce((sum, [bytes]) => sum + bytes, 0);
+    for (const [id, [bytes]] of Object.entries(index).sort(([, a], [, b]) => a[1] - b[1])) {
+      if (total <= budget) break;
+      total -= bytes;
+      Reflect.deleteProperty(index, id);
+      if (batch.has(id)) batch.delete(id);
+      else remove.push(id);
+    }
+    const values: Record<string, string> = { ...Object.fromEntries(batch), [INDEX_KEY]: JSON.stringify(index) };
+    if (storage.setItems) await storage.setItems(values);
+    else for (const [id, json] of Object.entries(values)) await storage.setItem(id, json);
+    if (remove.length > 0) await this.removeStored(remove);
+  }
+
+  private async readIndex(): Promise<StorageIndex> {
+    try {
+      const parsed = JSON.parse((await this.options.storage?.getItem(INDEX_KEY)) ?? '{}') as unknown;
+      return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as StorageIndex) : {};
+    } catch {
+      return {};
+    }
   }
 
   private async removeStored(keys: string[]): Promise<void> {
@@ -148,13 +239,23 @@ export class ResultCache {
     else for (const key of keys) await storage.removeItem(key);
   }
 
-  /** Forgets every entry (memory and the ones this cache stored): the task pane's "Refresh". */
+  /** Resolves when what was remembered so far is in the host storage (tests; closing a task pane). */
+  async flush(): Promise<void> {
+    while (this.writing) await this.writing;
+  }
+
+  /** Forgets every entry (memory and what this cache stored): the task pane's "Refresh". */
   async clear(): Promise<void> {
+    this.epoch++;
     this.memory.clear();
+    this.pending.clear();
+    await this.flush();
     const storage = this.options.storage;
     if (!storage) return;
-    await this.writes;
-    const index = JSON.parse((await storage.getItem(INDEX_KEY)) ?? '[]') as string[];
-    await this.removeStored([...index, INDEX_KEY]);
+    try {
+      await this.removeStored([...Object.keys(await this.readIndex()), INDEX_KEY]);
+    } catch (error) {
+      this.options.onStorageError?.(error);
+    }
   }
 }

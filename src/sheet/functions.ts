@@ -10,13 +10,13 @@
  * - Results stay well under Excel's 5 MB payload limit; what does not fit says so.
  */
 import type { FetchResponse } from '../contract/v2/fetch.js';
-import type { SearchResponse } from '../contract/v2/search.js';
+import type { SearchRequestInput, SearchResponse } from '../contract/v2/search.js';
 import type { StatsResponse } from '../contract/v2/stats.js';
 import type { QnaResult } from '../contract/language.js';
 import type { SelectableColumn } from '../contract/common.js';
 import type { SheetBackend } from './backend.js';
 import { FetchBatcher, type Row } from './batcher.js';
-import type { ResultCache } from './cache.js';
+import type { CacheKey, ResultCache } from './cache.js';
 import { ArgumentError, errorCell, errorCellOf, isErrorCell, type CellValue, type Table } from './cells.js';
 import { fetchTable, planFetch } from './fetch-plan.js';
 import { flattenMarkdown } from './markdown.js';
@@ -54,6 +54,8 @@ function inputCells(value: Argument): unknown[] {
 
 export class SheetFunctions {
   private readonly batchers = new Map<string, FetchBatcher>();
+  /** Requests on their way, by cache key text (whole answers) or by domain key text (ORG.FETCH rows). */
+  private readonly inFlight = new Map<string, Promise<unknown>>();
   private readonly now: () => number;
   private readonly maxPayloadBytes: number;
   /** Backend requests made so far (tests, and the task pane's activity line). */
@@ -73,16 +75,36 @@ export class SheetFunctions {
     }
   }
 
-  /** A cached answer for `request` under the current backend, or one fresh call. */
+  /**
+   * A cached answer for `request` under the current backend, or one fresh call — shared by every cell
+   * that asks the same while it is in flight (twenty equal formulas, or a recalculation mid-request).
+   */
   private async cached<T>(kind: string, request: unknown, call: (backend: SheetBackend) => Promise<T>): Promise<T> {
     const backend = this.options.backend();
-    const key = this.options.cache.key(kind, { scope: backend.scope, request });
-    const hit = await this.options.cache.get<T>(key);
+    const cache = this.options.cache;
+    const key = cache.key(kind, { scope: backend.scope, request });
+    const hit = await cache.get<T>(key);
     if (hit !== undefined) return hit;
-    this.requests++;
-    const answer = await call(backend);
-    await this.options.cache.set(key, answer);
-    return answer;
+    const flying = this.inFlight.get(key.text) as Promise<T> | undefined;
+    if (flying) return flying;
+    const generation = cache.generation;
+    const answer = (async () => {
+      this.requests++;
+      const value = await call(backend);
+      cache.set(key, value, generation);
+      return value;
+    })();
+    this.inFlight.set(key.text, answer);
+    try {
+      return await answer;
+    } finally {
+      this.inFlight.delete(key.text);
+    }
+  }
+
+  /** A search body answered through the cache (the task pane's preview and "Insert values"). Throws on failure. */
+  searchResponse(body: SearchRequestInput): Promise<SearchResponse> {
+    return this.cached<SearchResponse>('search', body, (backend) => backend.search(body));
   }
 
   /** Rows past the payload budget give way to a last row that says how many were left out. */
@@ -105,7 +127,7 @@ export class SheetFunctions {
   search(query: Argument, filters: Argument, columns: Argument, options: Argument): Promise<Table> {
     return this.guarded(async () => {
       const call = searchCall(query, filters, columns, options);
-      const response = await this.cached<SearchResponse>('search', call.body, (backend) => backend.search(call.body));
+      const response = await this.searchResponse(call.body);
       const table = searchTable(response.data, call.columns, call.headers);
       if (table.length === 0) return [['']];
       return this.capRows(table, call.headers ? 1 : 0);
@@ -114,53 +136,78 @@ export class SheetFunctions {
 
   /** ORG.FETCH(domains, [columns], [options]) → one row per input cell, in input order. */
   fetch(domains: Argument, columns: Argument, options: Argument): Promise<Table> {
-    return this.guarded(async () => {
-      const call = fetchCall(columns, options);
-      const plan = planFetch(inputCells(domains));
-      const found = await this.rowsFor(plan.chunks.flat(), call.columns);
-      const table = fetchTable(plan, found, call.columns, call.headers);
-      return this.capAligned(table, call.headers ? 1 : 0);
-    });
+    return this.guarded(() => this.fetchStrict(domains, columns, options));
   }
 
-  /** Rows stay beside their inputs: past the budget each row becomes `#N/A` saying why. */
+  /** ORG.FETCH that throws when the whole call fails (the task pane's enrichment stops on it instead of writing an error row). */
+  async fetchStrict(domains: Argument, columns: Argument, options: Argument): Promise<Table> {
+    const call = fetchCall(columns, options);
+    const cells = inputCells(domains);
+    // A whole-column argument (A:A) is a million cells: rows after the last non-blank input are not needed.
+    let end = cells.length;
+    while (end > 0 && (cells[end - 1] === null || cells[end - 1] === undefined || cells[end - 1] === '')) end--;
+    const plan = planFetch(cells.slice(0, Math.max(1, end)));
+    const found = await this.rowsFor(plan.chunks.flat(), call.columns);
+    return this.capAligned(fetchTable(plan, found, call.columns, call.headers), call.headers ? 1 : 0);
+  }
+
+  /**
+   * Rows stay beside their inputs: the first row past the budget says from where rows are not shown and
+   * why; the spill ends there (each further row would only repeat it).
+   */
   private capAligned(table: Table, headerRows: number): Table {
     let bytes = 0;
-    return table.map((row, i) => {
+    for (let i = 0; i < table.length; i++) {
+      const row = table[i] ?? [];
       bytes += rowBytes(row);
-      if (bytes <= this.maxPayloadBytes || i < headerRows) return row;
-      return [
-        errorCell('#N/A', `Not shown: the result would pass Excel's payload limit; split the range or choose fewer columns`),
-        ...row.slice(1).map(() => ''),
-      ];
-    });
+      if (bytes > this.maxPayloadBytes && i >= headerRows) {
+        const message = `Rows from here on (${table.length - i} of ${table.length - headerRows}) not shown: the result would pass Excel's payload limit; split the range or choose fewer columns`;
+        return [...table.slice(0, i), [errorCell('#N/A', message), ...row.slice(1).map(() => '')]];
+      }
+    }
+    return table;
   }
 
-  /** Rows of `domains` (normalised, distinct): cached ones at once, the rest through the batcher. */
+  /** Rows of `domains` (normalised, distinct): cached ones at once, the rest through the batcher (each domain asked once at a time). */
   private async rowsFor(domains: readonly string[], columns: readonly SelectableColumn[]): Promise<Map<string, Row>> {
     const backend = this.options.backend();
+    const cache = this.options.cache;
     const sorted = [...columns].sort();
-    const keyOf = (domain: string): string => this.options.cache.key('fetch', { scope: backend.scope, columns: sorted, domain });
-    const keys = domains.map(keyOf);
-    const cached = await this.options.cache.getMany<Row | null>(keys);
+    const keys = domains.map((domain) => cache.key('fetch', { scope: backend.scope, columns: sorted, domain }));
+    const cached = await cache.getMany<Row | null>(keys);
     const found = new Map<string, Row>();
-    const missing: string[] = [];
+    const waiting: Promise<void>[] = [];
+    const fresh: [CacheKey, Row | null][] = [];
+    const generation = cache.generation;
+    let batcher: FetchBatcher | null = null;
     domains.forEach((domain, i) => {
-      const key = keys[i] ?? '';
-      if (!cached.has(key)) missing.push(domain);
-      else {
-        const row = cached.get(key);
+      const key = keys[i];
+      if (!key) return;
+      if (cached.has(key.id)) {
+        const row = cached.get(key.id);
         if (row) found.set(domain, row);
+        return;
       }
+      let flying = this.inFlight.get(key.text) as Promise<Row | null> | undefined;
+      if (!flying) {
+        batcher ??= this.batcherFor(backend, sorted);
+        const request = batcher.request(domain);
+        flying = request;
+        this.inFlight.set(key.text, request);
+        const forget = () => this.inFlight.delete(key.text);
+        request.then((row) => {
+          fresh.push([key, row]);
+          forget();
+        }, forget);
+      }
+      waiting.push(
+        flying.then((row) => {
+          if (row) found.set(domain, row);
+        }),
+      );
     });
-    if (missing.length === 0) return found;
-    const batcher = this.batcherFor(backend, sorted);
-    const rows = await Promise.all(missing.map((domain) => batcher.request(domain)));
-    await this.options.cache.setMany(missing.map((domain, i) => [keyOf(domain), rows[i] ?? null] as const));
-    missing.forEach((domain, i) => {
-      const row = rows[i];
-      if (row) found.set(domain, row);
-    });
+    await Promise.all(waiting);
+    cache.setMany(fresh, generation);
     return found;
   }
 

@@ -165,7 +165,7 @@ export function searchCall(query: Argument, filters: Argument, columns: Argument
   if (prefix) {
     const rest = (prefix[2] ?? '').trim();
     if ((prefix[1] ?? '').toLowerCase() === 'describe') body.describe = rest;
-    else body.similar_to = rest.split(',').map((part) => part.trim()).filter(Boolean);
+    else body.similar_to = rest.split(/[\s,;]+/).filter(Boolean);
   } else if (!text.startsWith('{')) {
     const keywords = parseKeywordSyntax('query', text);
     if (keywords) body.keywords = keywords;

@@ -39,7 +39,11 @@ export function App({ host, functions }: { host: Host; functions: SheetFunctions
   // Bumped when the connection changes, so panels take the new backend.
   const [revision, setRevision] = useState(0);
   const { busy, error, run } = useAction();
-  useEffect(() => host.onQuota(setQuota), [host, revision]);
+  // A new connection starts from what is known about its quota (nothing, until its first response).
+  useEffect(() => {
+    setQuota(host.lastQuota());
+    return host.onQuota(setQuota);
+  }, [host, revision]);
   const connection = host.connection();
 
   return (
@@ -60,11 +64,18 @@ export function App({ host, functions }: { host: Host; functions: SheetFunctions
           <Tab value="stats">Stats</Tab>
           <Tab value="connection">Connection</Tab>
         </TabList>
-        <div role="tabpanel" aria-label={tab}>
-          {tab === 'search' ? <SearchPanel host={host} revision={revision} /> : null}
-          {tab === 'enrich' ? <EnrichPanel host={host} functions={functions} /> : null}
-          {tab === 'stats' ? <StatsPanel host={host} functions={functions} /> : null}
-          {tab === 'connection' ? <ConnectionPanel host={host} onSaved={() => setRevision(revision + 1)} /> : null}
+        {/* Every panel stays mounted (hidden when not chosen): a search being built or an enrichment running — with its Cancel — survives a look at another tab. */}
+        <div role="tabpanel" aria-label="Search" hidden={tab !== 'search'}>
+          <SearchPanel host={host} functions={functions} revision={revision} />
+        </div>
+        <div role="tabpanel" aria-label="Enrich" hidden={tab !== 'enrich'}>
+          <EnrichPanel host={host} functions={functions} />
+        </div>
+        <div role="tabpanel" aria-label="Stats" hidden={tab !== 'stats'}>
+          <StatsPanel host={host} functions={functions} />
+        </div>
+        <div role="tabpanel" aria-label="Connection" hidden={tab !== 'connection'}>
+          <ConnectionPanel host={host} onSaved={() => setRevision(revision + 1)} />
         </div>
         <footer className="row">
           <Tooltip content="Forget cached answers and recalculate every OrgIndex formula" relationship="description">

@@ -26,6 +26,10 @@ export interface Host {
   connection(): Connection;
   saveConnection(connection: Connection): Promise<void>;
   backend(): SheetBackend;
+  /** A backend for a connection not yet saved ("Test connection" checks before it saves). */
+  backendFor(connection: Connection): SheetBackend;
+  /** The quota of the last response of the current connection, if any. */
+  lastQuota(): Quota | null;
   onQuota(listener: (quota: Quota) => void): () => void;
   insertFormula(formula: string): Promise<void>;
   /** Writes a table at the selected cell (as an Excel table when `asTable`). */

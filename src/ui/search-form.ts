@@ -68,37 +68,65 @@ export function requestOf(form: SearchForm): SearchRequestInput {
   return body;
 }
 
-/** A formula string literal ("" doubles a quote). */
-const literal = (text: string): string => `"${text.replace(/"/g, '""')}"`;
+/** Excel refuses a text constant longer than 255 characters inside a formula: longer text is joined with &. */
+const MAX_LITERAL = 255;
 
-/** Terms in the search-box syntax: "phrases" quoted, + for required, - for excluded. */
+/** A formula string literal ("" doubles a quote), split into "…"&"…" pieces when long. */
+function literal(text: string): string {
+  const pieces: string[] = [];
+  for (let i = 0; i < text.length || pieces.length === 0; i += MAX_LITERAL) pieces.push(`"${text.slice(i, i + MAX_LITERAL).replace(/"/g, '""')}"`);
+  return pieces.join('&');
+}
+
+/** A term the search-box syntax writes back as itself: no quote, no leading + or -. */
+const plainTerm = (term: string): boolean => term.trim() === term && term !== '' && !term.includes('"') && !/^[+-]/.test(term);
+/** A value that survives "key=value; …" (no ";") and, in a list, the "," between items. */
+const plainValue = (value: string, inList: boolean): boolean => value.trim() === value && value !== '' && !value.includes(';') && !(inList && value.includes(','));
+
 function keywordText(form: SearchForm): string {
+  // must_not alone is no search (rule 3): the form's request leaves it out, so does the formula.
+  if (form.mustAll.length + form.mustAny.length === 0) return '';
   const term = (word: string): string => (/\s/.test(word) ? `"${word}"` : word);
   return [...form.mustAny.map(term), ...form.mustAll.map((w) => `+${term(w)}`), ...form.mustNot.map((w) => `-${term(w)}`)].join(' ');
 }
 
-/** Option and filter values are separated by ";" and lists by ",": those characters inside a value become spaces. */
-const plain = (text: string): string => text.replace(/[;=]/g, ' ').trim();
-const list = (values: readonly string[]): string => values.map((value) => plain(value).replace(/,/g, ' ')).join(', ');
+/** True when the short grammar says exactly what the form asks; otherwise the formula carries the body as JSON. */
+function expressibleInShortForm(form: SearchForm): boolean {
+  const terms = [...form.mustAll, ...form.mustAny, ...form.mustNot];
+  const query = keywordText(form);
+  if (!terms.every(plainTerm) || /^\s*(describe|like)\s*:/i.test(query) || query.startsWith('{')) return false;
+  const lists = [form.similarTo, form.boost, form.penalize, ...Object.values(form.filters)];
+  if (!lists.every((values) => values.every((value) => plainValue(value, true)))) return false;
+  const describe = form.describe.trim();
+  return describe === '' || plainValue(describe, false);
+}
 
-/** The ORG.SEARCH formula for the form (trailing blank arguments left out). */
+/**
+ * The ORG.SEARCH formula that asks what the form asks (trailing blank arguments left out): the readable
+ * grammar when it can say it exactly, else the whole body as JSON in the query argument.
+ */
 export function formulaOf(form: SearchForm, functionName: string): string {
+  const columns = form.columns.join(', ');
+  if (!expressibleInShortForm(form)) {
+    const { columns: _columns, ...body } = requestOf(form);
+    return `=${functionName}(${literal(JSON.stringify(body))}, "", ${literal(columns)})`;
+  }
   const filters: string[] = Object.entries(form.filters)
     .filter(([, values]) => values.length > 0)
-    .map(([key, values]) => `${key}=${list(values)}`);
+    .map(([key, values]) => `${key}=${values.join(', ')}`);
   if (form.registerDateFrom) filters.push(`register_date_from=${form.registerDateFrom}`);
   if (form.registerDateTo) filters.push(`register_date_to=${form.registerDateTo}`);
   const options: string[] = [`size=${form.size}`];
   if (form.minScore !== EMPTY_FORM.minScore) options.push(`min_score=${form.minScore}`);
   if (form.balance !== EMPTY_FORM.balance) options.push(`balance=${form.balance}`);
   if (form.dedup) options.push('dedup=1');
-  if (form.describe.trim() !== '') options.push(`describe=${plain(form.describe)}`);
+  if (form.describe.trim() !== '') options.push(`describe=${form.describe.trim()}`);
   if (form.similarTo.length > 0) {
-    options.push(`similar_to=${list(form.similarTo)}`);
-    if (form.boost.length > 0) options.push(`boost=${list(form.boost)}`);
-    if (form.penalize.length > 0) options.push(`penalize=${list(form.penalize)}`);
+    options.push(`similar_to=${form.similarTo.join(', ')}`);
+    if (form.boost.length > 0) options.push(`boost=${form.boost.join(', ')}`);
+    if (form.penalize.length > 0) options.push(`penalize=${form.penalize.join(', ')}`);
   }
-  const args = [keywordText(form), filters.join('; '), form.columns.join(', '), options.join('; ')];
+  const args = [keywordText(form), filters.join('; '), columns, options.join('; ')];
   while (args.length > 1 && args[args.length - 1] === '') args.pop();
   return `=${functionName}(${args.map(literal).join(', ')})`;
 }

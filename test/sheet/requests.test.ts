@@ -55,6 +55,7 @@ describe('ORG.SEARCH arguments → the v2 body', () => {
   test('describe and similar_to: as query prefixes or options; modifiers apply to the similar_to entries before them', () => {
     expect(searchCall('describe: makers of heat pumps for homes', null, null, null).body.describe).toBe('makers of heat pumps for homes');
     expect(searchCall('LIKE: a.com, b.com', null, null, null).body.similar_to).toEqual(['a.com', 'b.com']);
+    expect(searchCall('like: a.com b.com', null, null, null).body.similar_to).toEqual(['a.com', 'b.com']);
     const hybrid = searchCall('solar', null, null, 'similar_to=a.com; boost=pv, storage; weight=strong; similar_to=b.com, c.com; penalize=coal; repel=d.com; weight=0.5').body;
     expect(hybrid.similar_to).toEqual([
       { domain: 'a.com', boost: ['pv', 'storage'], weight: 'strong' },
@@ -76,6 +77,12 @@ describe('ORG.SEARCH arguments → the v2 body', () => {
     expect(() => parseFilters('contry=X')).toThrow(new ArgumentError('filters', 'unknown filter "contry" — did you mean "country"?'));
     expect(parseFilters([['country=Deutschland'], ['country=Schweiz'], ['']])).toEqual({ country: ['Deutschland', 'Schweiz'] });
     expect(parseFilters('')).toBeNull();
+  });
+
+  test('grammar corners: "1,000" is no silent 1; a row of key=value cells; a date serial written as text', () => {
+    expect(() => searchCall('solar', null, null, 'size=1,000')).toThrow(new ArgumentError('options', 'size must be a whole number from 1 to 500 (got "1,000")'));
+    expect(searchCall('solar', null, null, [['size=5', 'dedup=1']]).body).toMatchObject({ size: 5, dedup: true });
+    expect(parseFilters('register_date_from=43831')).toEqual({ register_date_from: '2020-01-01' });
   });
 
   test('a multi-cell range where one value belongs is refused, naming the argument', () => {
@@ -115,26 +122,51 @@ describe('ORG.FETCH and ORG.STATS arguments', () => {
 });
 
 describe('the task pane writes formulas that ask what it previewed', () => {
+  const nasty = ['-20%', '7" display', '"quoted', 'describe: x', 'like:acme.com', '{json}', 'a,b', 'semi;colon', 'x=y', ' padded ', 'heat pump', '+plus'];
   const forms: SearchForm[] = [
     { ...EMPTY_FORM, mustAny: ['software', 'cloud platform'], mustAll: ['saas'], mustNot: ['hardware'], filters: { state: ['Bayern'], organization_type: ['Startup', 'Company'] } },
-    { ...EMPTY_FORM, describe: 'companies; that "build" heat pumps', filters: { country: ['Deutschland'] }, size: 40, minScore: 0.5, balance: 0.2, dedup: true },
+    { ...EMPTY_FORM, describe: 'companies that "build" heat pumps = warmth', filters: { country: ['Deutschland'] }, size: 40, minScore: 0.5, balance: 0.2, dedup: true },
     { ...EMPTY_FORM, similarTo: ['acme.com', 'beta.de'], boost: ['solar'], penalize: ['coal'], registerDateFrom: '2020-01-01', columns: ['domain', 'name', 'nace_code'] },
+    // must_not alone is no keyword search: the preview drops it, so must the formula.
+    { ...EMPTY_FORM, mustNot: ['coal'], filters: { country: ['Deutschland'] } },
+    { ...EMPTY_FORM, describe: 'x'.repeat(600), filters: { nace_code: Array.from({ length: 40 }, (_, i) => String(10 + i)) } },
+    // Every awkward chip the review found, one at a time, in each place it can go.
+    ...nasty.flatMap((word): SearchForm[] => [
+      { ...EMPTY_FORM, mustAny: [word, 'solar'] },
+      { ...EMPTY_FORM, mustAny: ['solar'], mustAll: [word], mustNot: [word === '-20%' ? 'coal' : word] },
+      { ...EMPTY_FORM, describe: word.trim() === '' ? 'x' : word, filters: { country: ['Deutschland'] } },
+      { ...EMPTY_FORM, similarTo: ['acme.com'], boost: [word], filters: { state: [word] } },
+    ]),
   ];
   test.each(forms.map((form, i) => [i, form] as const))('form %i', (_, form) => {
     const formula = formulaOf(form, 'ORG.SEARCH');
+    for (const literal of formula.matchAll(/"((?:[^"]|"")*)"/g)) expect((literal[1] ?? '').replace(/""/g, '"').length).toBeLessThanOrEqual(255);
     const args = parseFormulaArguments(formula);
-    const fromFormula = SearchRequestSchema.parse(searchCall(args[0] ?? null, args[1] ?? null, args[2] ?? null, args[3] ?? null).body);
-    const fromForm = SearchRequestSchema.parse(requestOf(form));
-    // A ";" in a description cannot live in an option value; the formula writes a space (same meaning for semantic search).
-    expect({ ...fromFormula, describe: fromFormula.describe?.replace(/\s+/g, ' ') ?? null }).toEqual({ ...fromForm, describe: fromForm.describe?.replace(/[;=]/g, ' ').replace(/\s+/g, ' ') ?? null });
+    const fromFormula = SearchRequestSchema.safeParse(searchCall(args[0] ?? null, args[1] ?? null, args[2] ?? null, args[3] ?? null).body);
+    const fromForm = SearchRequestSchema.safeParse(requestOf(form));
+    expect(fromFormula).toEqual(fromForm);
   });
 });
 
-/** The string literals of `=NAME("a", "b""c")`, as Excel would hand them to the function. */
+/** The arguments of `=NAME("a", "b""c"&"d")` as Excel would hand them to the function (literals joined by & concatenated). */
 function parseFormulaArguments(formula: string): string[] {
-  const out: string[] = [];
-  for (const match of formula.matchAll(/"((?:[^"]|"")*)"/g)) out.push((match[1] ?? '').replace(/""/g, '"'));
-  return out;
+  const args: string[] = [];
+  let current = '';
+  let i = formula.indexOf('(') + 1;
+  while (i < formula.length) {
+    const char = formula[i];
+    if (char === '"') {
+      let j = i + 1;
+      while (j < formula.length && !(formula[j] === '"' && formula[j + 1] !== '"')) j += formula[j] === '"' ? 2 : 1;
+      current += formula.slice(i + 1, j).replace(/""/g, '"');
+      i = j + 1;
+    } else if (char === ',' || char === ')') {
+      args.push(current);
+      current = '';
+      i++;
+    } else i++;
+  }
+  return args;
 }
 
 describe('cells and settings', () => {

@@ -202,30 +202,82 @@ describe('ResultCache', () => {
     const storage = mapStorage();
     const cache = new ResultCache({ storage, now: () => now, ttlMs: 1_000 });
     const key = cache.key('search', { size: 10, filters: { country: ['Deutschland'], state: ['Bayern'] } });
-    expect(cache.key('search', { filters: { state: ['Bayern'], country: ['Deutschland'] }, size: 10, columns: undefined })).toBe(key);
-    expect(cache.key('search', { size: 11, filters: { country: ['Deutschland'], state: ['Bayern'] } })).not.toBe(key);
+    expect(cache.key('search', { filters: { state: ['Bayern'], country: ['Deutschland'] }, size: 10, columns: undefined })).toEqual(key);
+    expect(cache.key('search', { size: 11, filters: { country: ['Deutschland'], state: ['Bayern'] } }).id).not.toBe(key.id);
     expect(await cache.get(key)).toBeUndefined();
-    await cache.set(key, { data: [1, 2] });
+    cache.set(key, { data: [1, 2] });
     expect(await cache.get(key)).toEqual({ data: [1, 2] });
+    await cache.flush();
     // A reopened workbook: a new cache over the same storage.
     const reopened = new ResultCache({ storage, now: () => now, ttlMs: 1_000 });
     expect(await reopened.get(key)).toEqual({ data: [1, 2] });
     now = 1_001;
     expect(await reopened.get(key)).toBeUndefined();
-    expect(storage.map.has(key)).toBe(false);
   });
 
-  test('Refresh clears memory and every stored entry of this cache (and nothing else)', async () => {
+  test('an entry answers only its own request: two requests at one address do not see each other', async () => {
+    const storage = mapStorage();
+    const cache = new ResultCache({ storage, now: () => 0 });
+    const key = cache.key('fetch', { domain: 'a.de' });
+    cache.set(key, 'row of a.de');
+    await cache.flush();
+    // Another request text under the same id (what a hash collision would be).
+    const impostor = { id: key.id, text: 'fetch:{"domain":"b.de"}' };
+    expect(await cache.get(impostor)).toBeUndefined();
+    expect(await new ResultCache({ storage, now: () => 0 }).get(impostor)).toBeUndefined();
+  });
+
+  test('Refresh clears memory and every stored entry of this cache (and nothing else); answers asked before it are not kept after', async () => {
     const storage = mapStorage();
     await storage.setItem('someone-else', 'x');
     const cache = new ResultCache({ storage, now: () => 0 });
     const a = cache.key('fetch', ['a.de']);
     const b = cache.key('fetch', ['b.de']);
-    await cache.set(a, 1);
-    await cache.set(b, 2);
+    cache.set(a, 1);
+    cache.set(b, 2);
+    const before = cache.generation;
     await cache.clear();
     expect(await cache.get(a)).toBeUndefined();
     expect([...storage.map.keys()]).toEqual(['someone-else']);
+    cache.set(a, 'late answer', before);
+    expect(await cache.get(a)).toBeUndefined();
+  });
+
+  test('the host storage stays within its budget (soonest to expire evicted) and a failing storage fails nothing', async () => {
+    let now = 0;
+    const storage = mapStorage();
+    const cache = new ResultCache({ storage, now: () => now, maxStorageBytes: 2_000 });
+    for (let i = 0; i < 40; i++) {
+      now = i;
+      cache.set(cache.key('fetch', { domain: `d${i}.de` }), 'x'.repeat(100));
+    }
+    await cache.flush();
+    const stored = [...storage.map.entries()].filter(([key]) => key !== 'orgindex:cache:index').reduce((sum, [, value]) => sum + value.length, 0);
+    expect(stored).toBeLessThanOrEqual(2_000);
+    expect(await new ResultCache({ storage, now: () => now }).get(cache.key('fetch', { domain: 'd39.de' }))).toBe('x'.repeat(100));
+
+    const errors: unknown[] = [];
+    const broken = new ResultCache({
+      storage: { getItem: () => Promise.reject(new Error('full')), setItem: () => Promise.reject(new Error('full')), removeItem: () => Promise.reject(new Error('full')) },
+      now: () => 0,
+      onStorageError: (error) => errors.push(error),
+    });
+    const key = broken.key('stats', {});
+    broken.set(key, 42);
+    expect(await broken.get(key)).toBe(42);
+    await broken.flush();
+    expect(errors.length).toBeGreaterThan(0);
+  });
+
+  test('many single answers are written in few storage writes, not one index rewrite each', async () => {
+    const storage = mapStorage();
+    let writes = 0;
+    const counting = { ...storage, setItem: (key: string, value: string) => ((writes += key === 'orgindex:cache:index' ? 1 : 0), storage.setItem(key, value)) };
+    const cache = new ResultCache({ storage: counting, now: () => 0 });
+    for (let i = 0; i < 1_000; i++) cache.set(cache.key('fetch', { domain: `d${i}.de` }), i);
+    await cache.flush();
+    expect(writes).toBeLessThanOrEqual(2);
+    expect(await new ResultCache({ storage, now: () => 0 }).get(cache.key('fetch', { domain: 'd999.de' }))).toBe(999);
   });
 
   test('a second evaluation of the same call makes no request', async () => {
@@ -236,7 +288,7 @@ describe('ResultCache', () => {
       const cached = await cache.get<number>(key);
       if (cached !== undefined) return cached;
       requests++;
-      await cache.set(key, 42);
+      cache.set(key, 42);
       return 42;
     };
     expect([await evaluate(), await evaluate()]).toEqual([42, 42]);

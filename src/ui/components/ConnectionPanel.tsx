@@ -23,15 +23,16 @@ export function ConnectionPanel({ host, onSaved }: { host: Host; onSaved: () => 
       setStatus('Saved. Formulas use this connection from their next calculation (Refresh recalculates now).');
       onSaved();
     });
+  // Tested before it is saved: a mistyped key never becomes the connection the formulas use.
   const test = () =>
     run(async () => {
-      await host.saveConnection(draft);
-      onSaved();
-      const backend = host.backend();
+      const backend = host.backendFor(draft);
       const health = await backend.health();
       if (!health.healthy) throw new Error(`the service reports a problem: ${health.error ?? 'unhealthy'}`);
       const probe = await backend.search({ filters: { organization_type: [...ORGANIZATION_TYPES] }, size: 1, columns: ['domain'] });
-      setStatus(`Connected: healthy, search answers (${probe.metadata.total_hits === null ? 'some' : probe.metadata.total_hits.toLocaleString('en-US')} hits for a probe).`);
+      await host.saveConnection(draft);
+      onSaved();
+      setStatus(`Connected and saved: healthy, search answers (${probe.metadata.total_hits === null ? 'some' : probe.metadata.total_hits.toLocaleString('en-US')} organizations visible to this key).`);
     });
   return (
     <form
@@ -68,7 +69,7 @@ export function ConnectionPanel({ host, onSaved }: { host: Host; onSaved: () => 
           Save
         </Button>
         <Button type="button" onClick={() => void test()} disabled={busy}>
-          Test connection
+          Test and save
         </Button>
       </div>
       {status ? (

@@ -34,7 +34,8 @@ export function EnrichPanel({ host, functions }: { host: Host; functions: SheetF
           return;
         }
         const chunk = selection.values.slice(start, start + ENRICH_CHUNK).map((value) => [value]);
-        const table = await functions.fetch(chunk, columns.join(','), null);
+        // fetchStrict throws when the whole request fails (rate limit, network): the loop stops and says why.
+        const table = await functions.fetchStrict(chunk, columns.join(','), null);
         await host.writeBeside(selection.address, start, table);
         setProgress({ done: Math.min(total, start + ENRICH_CHUNK), total });
       }

@@ -9,6 +9,7 @@ import { SELECTABLE_COLUMNS, type SelectableColumn } from '../../contract/common
 import type { SearchResponse } from '../../contract/v2/search.js';
 import { errorCellOf } from '../../sheet/cells.js';
 import { searchTable } from '../../sheet/tables.js';
+import type { SheetFunctions } from '../../sheet/functions.js';
 import type { Host } from '../host.js';
 import { EMPTY_FORM, formulaOf, isSearchable, requestOf, type SearchForm } from '../search-form.js';
 import { ChipInput } from './ChipInput.js';
@@ -33,7 +34,7 @@ function MultiSelect({ label, options, values, onChange }: { label: string; opti
   );
 }
 
-export function SearchPanel({ host, revision }: { host: Host; revision: number }) {
+export function SearchPanel({ host, functions, revision }: { host: Host; functions: SheetFunctions; revision: number }) {
   const [form, setForm] = useState<SearchForm>(EMPTY_FORM);
   const [places, setPlaces] = useState<PlaceChoice[]>([]);
   const [categories, setCategories] = useState<Record<string, { value: string; count: number }[]>>({});
@@ -72,8 +73,9 @@ export function SearchPanel({ host, revision }: { host: Host; revision: number }
     let current = true;
     setLoading(true);
     const timer = setTimeout(() => {
-      backend
-        .search({ ...requestOf(full), size: Math.min(full.size, PREVIEW_ROWS) })
+      // Through the functions' cache: going back to an earlier form state, or inserting what was previewed, asks nothing again.
+      functions
+        .searchResponse({ ...requestOf(full), size: Math.min(full.size, PREVIEW_ROWS) })
         .then((response) => {
           if (!current) return;
           setPreview(response);
@@ -90,7 +92,7 @@ export function SearchPanel({ host, revision }: { host: Host; revision: number }
       current = false;
       clearTimeout(timer);
     };
-  }, [full, searchable, backend]);
+  }, [full, searchable, functions, revision]);
 
   const set = (patch: Partial<SearchForm>) => {
     setForm({ ...form, ...patch });
@@ -106,7 +108,7 @@ export function SearchPanel({ host, revision }: { host: Host; revision: number }
     });
   const insertValues = () =>
     run(async () => {
-      const response = await backend.search(requestOf(full));
+      const response = await functions.searchResponse(requestOf(full));
       await host.insertValues(searchTable(response.data, full.columns, true), { asTable: true });
       setNotice(`${response.data.length.toLocaleString('en-US')} rows inserted as a table.`);
     });

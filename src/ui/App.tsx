@@ -26,6 +26,7 @@ const useStyles = makeStyles({
     '& form, & section': { display: 'flex', flexDirection: 'column', gap: tokens.spacingVerticalS },
     '& .row': { display: 'flex', flexWrap: 'wrap', gap: tokens.spacingHorizontalS, alignItems: 'end' },
     '& .grid': { overflowX: 'auto', maxHeight: '320px', overflowY: 'auto' },
+    '& .grid th, & .grid td': { overflowWrap: 'anywhere' },
     '& .formula': { fontSize: tokens.fontSizeBase200, wordBreak: 'break-all', backgroundColor: tokens.colorNeutralBackground3, padding: tokens.spacingHorizontalXS },
   },
 });

@@ -9,6 +9,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, normalize } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { KEYS, startTestServer, type TestServer } from '../server/support.js';
 
 const DIST = join(process.cwd(), 'dist/addin');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -18,6 +19,7 @@ let site: Server;
 let origin: string;
 let browser: Browser;
 let page: Page;
+let api: TestServer | undefined;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
@@ -40,6 +42,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  await api?.close();
   await browser.close();
   await new Promise((resolve) => site.close(resolve));
 });
@@ -76,4 +79,44 @@ test('opens outside Office on the built-in sample, builds a filter, previews row
   await page.screenshot({ path: join(process.cwd(), 'docs/taskpane.png'), fullPage: true });
   expect(statSync(join(process.cwd(), 'docs/taskpane.png')).size).toBeGreaterThan(10_000);
   expect(pageErrors).toEqual([]);
+}, 400_000);
+
+test('connects to the real server from the browser (CORS, ky), shows the quota from the response headers, counts by two dimensions', async () => {
+  api = await startTestServer({ corsOrigins: [origin] });
+  const context = await browser.newContext({ viewport: { width: 360, height: 1000 } });
+  await context.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort());
+  const remote = await context.newPage();
+  const errors: string[] = [];
+  remote.on('pageerror', (error) => errors.push(error.message));
+  await remote.goto(`${origin}/taskpane.html`);
+  await remote.getByRole('tab', { name: 'Connection' }).click();
+  await remote.getByRole('radio', { name: 'OrgIndex service' }).check();
+  await remote.getByRole('textbox', { name: /Service URL/ }).fill(api.url);
+  await remote.getByLabel('API key').fill(KEYS.tier2);
+  await remote.getByRole('button', { name: 'Test and save' }).click();
+  await remote.getByText(/^Connected and saved: healthy/).waitFor({ timeout: 60_000 });
+  // The key is masked, and the quota bars come from the X-RateLimit-* headers CORS exposes.
+  expect(await remote.getByLabel('API key').getAttribute('type')).toBe('password');
+  await remote.getByRole('progressbar', { name: /^Requests: [\d,]+ of [\d,]+ left$/ }).waitFor();
+  expect(await remote.getByRole('progressbar', { name: /^Results: [\d,]+ of [\d,]+ left$/ }).count()).toBe(1);
+  expect(await remote.getByText(/^Resets \w{3}, 01 Dec 2026 00:00 UTC$/).count()).toBe(1);
+  await remote.screenshot({ path: join(process.cwd(), 'docs/taskpane-connection.png'), fullPage: true });
+
+  // Keyboard: the tab list is reached and moved with the arrow keys.
+  await remote.getByRole('tab', { name: 'Connection' }).focus();
+  await remote.keyboard.press('ArrowLeft');
+  await remote.keyboard.press('Enter');
+  expect(await remote.getByRole('tab', { name: 'Stats', selected: true }).count()).toBe(1);
+  await remote.getByRole('combobox', { name: 'And by (crosstab, optional)' }).click();
+  await remote.getByRole('option', { name: 'organization_size' }).click();
+  await remote.getByRole('button', { name: 'Count' }).click();
+  const counts = remote.getByRole('region', { name: 'Counts' });
+  await counts.waitFor({ timeout: 60_000 });
+  expect((await counts.getByRole('columnheader').first().innerText()).trim()).toBe('organization_type \\ organization_size');
+  const direct = await api.client(KEYS.tier2).stats({ group_by: 'organization_type', group_by_secondary: 'organization_size', limit: 50 });
+  const shown = (await counts.locator('tbody td:not(:first-child)').allInnerTexts()).reduce((sum, text) => sum + Number(text), 0);
+  expect(shown).toBe(direct.data.reduce((sum, bucket) => sum + bucket.count, 0));
+  await remote.screenshot({ path: join(process.cwd(), 'docs/taskpane-stats.png'), fullPage: true });
+  expect(errors).toEqual([]);
+  await context.close();
 }, 400_000);

@@ -7,7 +7,7 @@ function Meter({ label, remaining, limit }: { label: string; remaining: number |
   const share = remaining / limit;
   return (
     <Field label={`${label}: ${remaining.toLocaleString('en-US')} of ${limit.toLocaleString('en-US')} left`} validationState={share < 0.1 ? 'warning' : 'none'}>
-      <ProgressBar value={share} max={1} color={share < 0.1 ? 'warning' : 'brand'} aria-label={`${label} remaining`} />
+      <ProgressBar value={share} max={1} color={share < 0.1 ? 'warning' : 'brand'} />
     </Field>
   );
 }

@@ -107,20 +107,23 @@ export class SheetFunctions {
     return this.cached<SearchResponse>('search', body, (backend) => backend.search(body));
   }
 
-  /** Rows past the payload budget give way to a last row that says how many were left out. */
-  private capRows(table: Table, headerRows: number): Table {
+  /** The first row (after the header rows) that takes the table past the payload budget, or -1. */
+  private firstRowPastBudget(table: Table, headerRows: number): number {
     let bytes = 0;
     for (let i = 0; i < table.length; i++) {
-      const row = table[i] ?? [];
-      bytes += rowBytes(row);
-      if (bytes > this.maxPayloadBytes && i >= headerRows) {
-        const width = row.length;
-        const left = table.length - i;
-        const note = `… ${left} more row${left === 1 ? '' : 's'} not shown: results are capped at ${(this.maxPayloadBytes / 1e6).toFixed(1)} MB (Excel refuses 5 MB); choose fewer columns or a smaller size`;
-        return [...table.slice(0, i), [note, ...Array.from({ length: Math.max(0, width - 1) }, () => '')]];
-      }
+      bytes += rowBytes(table[i] ?? []);
+      if (bytes > this.maxPayloadBytes && i >= headerRows) return i;
     }
-    return table;
+    return -1;
+  }
+
+  /** Rows past the payload budget give way to a last row that says how many were left out. */
+  private capRows(table: Table, headerRows: number): Table {
+    const cut = this.firstRowPastBudget(table, headerRows);
+    if (cut < 0) return table;
+    const left = table.length - cut;
+    const note = `… ${left} more row${left === 1 ? '' : 's'} not shown: results are capped at ${(this.maxPayloadBytes / 1e6).toFixed(1)} MB (Excel refuses 5 MB); choose fewer columns or a smaller size`;
+    return [...table.slice(0, cut), [note, ...Array.from({ length: Math.max(0, (table[cut]?.length ?? 1) - 1) }, () => '')]];
   }
 
   /** ORG.SEARCH(query, [filters], [columns], [options]) → header row, then one row per organization. */
@@ -156,16 +159,10 @@ export class SheetFunctions {
    * why; the spill ends there (each further row would only repeat it).
    */
   private capAligned(table: Table, headerRows: number): Table {
-    let bytes = 0;
-    for (let i = 0; i < table.length; i++) {
-      const row = table[i] ?? [];
-      bytes += rowBytes(row);
-      if (bytes > this.maxPayloadBytes && i >= headerRows) {
-        const message = `Rows from here on (${table.length - i} of ${table.length - headerRows}) not shown: the result would pass Excel's payload limit; split the range or choose fewer columns`;
-        return [...table.slice(0, i), [errorCell('#N/A', message), ...row.slice(1).map(() => '')]];
-      }
-    }
-    return table;
+    const cut = this.firstRowPastBudget(table, headerRows);
+    if (cut < 0) return table;
+    const message = `Rows from here on (${table.length - cut} of ${table.length - headerRows}) not shown: the result would pass Excel's payload limit; split the range or choose fewer columns`;
+    return [...table.slice(0, cut), [errorCell('#N/A', message), ...(table[cut] ?? []).slice(1).map(() => '')]];
   }
 
   /** Rows of `domains` (normalised, distinct): cached ones at once, the rest through the batcher (each domain asked once at a time). */

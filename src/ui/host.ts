@@ -26,7 +26,7 @@ export interface Host {
   connection(): Connection;
   saveConnection(connection: Connection): Promise<void>;
   backend(): SheetBackend;
-  /** A backend for a connection not yet saved ("Test connection" checks before it saves). */
+  /** A backend for a connection not yet saved ("Test and save" checks before it saves). */
   backendFor(connection: Connection): SheetBackend;
   /** The quota of the last response of the current connection, if any. */
   lastQuota(): Quota | null;

@@ -1,12 +1,13 @@
 /**
  * Backend choice, service URL, API key (masked) and sign-in token. Saved in the host's private storage
- * (Excel: OfficeRuntime.storage; never the workbook). "Test connection" asks /health and a 1-row search.
+ * (Excel: OfficeRuntime.storage; never the workbook). "Test and save" asks /health and a 1-row search, and saves only when both answer.
  */
-import { Button, Caption1, Field, Input, MessageBar, MessageBarBody, Radio, RadioGroup, SpinButton } from '@fluentui/react-components';
+import { Button, Caption1, Field, Input, Radio, RadioGroup, SpinButton } from '@fluentui/react-components';
 import { useState } from 'react';
 import { ORGANIZATION_TYPES } from '../../contract/v2/filters.js';
 import type { Connection } from '../../sheet/connection.js';
 import type { Host } from '../host.js';
+import { Notice } from './Notice.js';
 import { useAction } from './use-async.js';
 
 export function ConnectionPanel({ host, onSaved }: { host: Host; onSaved: () => void }) {
@@ -72,16 +73,8 @@ export function ConnectionPanel({ host, onSaved }: { host: Host; onSaved: () => 
           Test and save
         </Button>
       </div>
-      {status ? (
-        <MessageBar intent="success">
-          <MessageBarBody>{status}</MessageBarBody>
-        </MessageBar>
-      ) : null}
-      {error ? (
-        <MessageBar intent="error">
-          <MessageBarBody>{error}</MessageBarBody>
-        </MessageBar>
-      ) : null}
+      <Notice intent="success" text={status} />
+      <Notice intent="error" text={error} />
       <Caption1>Without a key the functions answer from the built-in sample of 50,000 organizations.</Caption1>
     </form>
   );

@@ -3,11 +3,13 @@
  * chunks (each one request of up to 2,500 domains, so progress moves and Cancel stops between chunks).
  * Answers go through the functions' cache: enriching the same column again spends nothing.
  */
-import { Button, Caption1, Dropdown, Field, MessageBar, MessageBarBody, Option, ProgressBar } from '@fluentui/react-components';
+import { Button, Caption1, Field, ProgressBar } from '@fluentui/react-components';
 import { useRef, useState } from 'react';
-import { SELECTABLE_COLUMNS, type SelectableColumn } from '../../contract/common.js';
+import type { SelectableColumn } from '../../contract/common.js';
 import type { SheetFunctions } from '../../sheet/functions.js';
 import type { Host } from '../host.js';
+import { Notice } from './Notice.js';
+import { ColumnPicker } from './ColumnPicker.js';
 import { useAction } from './use-async.js';
 
 export const ENRICH_CHUNK = 2_500;
@@ -45,15 +47,7 @@ export function EnrichPanel({ host, functions }: { host: Host; functions: SheetF
   return (
     <section aria-label="Enrich selection">
       <Caption1>Select a column of domains (URLs and e-mail addresses work too), choose columns, and enrich.</Caption1>
-      <Field label="Columns to add">
-        <Dropdown multiselect selectedOptions={columns} value={columns.join(', ')} onOptionSelect={(_, data) => setColumns(data.selectedOptions as SelectableColumn[])}>
-          {SELECTABLE_COLUMNS.map((column) => (
-            <Option key={column} value={column}>
-              {column}
-            </Option>
-          ))}
-        </Dropdown>
-      </Field>
+      <ColumnPicker label="Columns to add" columns={columns} onChange={setColumns} />
       <div className="row">
         <Button appearance="primary" disabled={busy || columns.length === 0 || !host.canWrite} onClick={() => void enrich()}>
           Enrich selection
@@ -73,16 +67,8 @@ export function EnrichPanel({ host, functions }: { host: Host; functions: SheetF
         </Field>
       ) : null}
       {!host.canWrite ? <Caption1>Open the add-in in Excel to enrich a selection.</Caption1> : null}
-      {notice ? (
-        <MessageBar intent="info">
-          <MessageBarBody>{notice}</MessageBarBody>
-        </MessageBar>
-      ) : null}
-      {error ? (
-        <MessageBar intent="error">
-          <MessageBarBody>{error}</MessageBarBody>
-        </MessageBar>
-      ) : null}
+      <Notice intent="info" text={notice} />
+      <Notice intent="error" text={error} />
     </section>
   );
 }

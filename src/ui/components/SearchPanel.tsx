@@ -3,9 +3,8 @@
  * size / min_score / balance / dedup, output columns. The preview runs (debounced) as the form changes;
  * "Insert formula" writes the equivalent ORG.SEARCH formula, "Insert values" the rows as an Excel table.
  */
-import { Button, Caption1, Dropdown, Field, MessageBar, MessageBarBody, Option, Slider, SpinButton, Spinner, Switch, Textarea } from '@fluentui/react-components';
+import { Button, Caption1, Dropdown, Field, Option, Slider, SpinButton, Spinner, Switch, Textarea } from '@fluentui/react-components';
 import { useEffect, useMemo, useState } from 'react';
-import { SELECTABLE_COLUMNS, type SelectableColumn } from '../../contract/common.js';
 import type { SearchResponse } from '../../contract/v2/search.js';
 import { errorCellOf } from '../../sheet/cells.js';
 import { searchTable } from '../../sheet/tables.js';
@@ -13,8 +12,10 @@ import type { SheetFunctions } from '../../sheet/functions.js';
 import type { Host } from '../host.js';
 import { EMPTY_FORM, formulaOf, isSearchable, requestOf, type SearchForm } from '../search-form.js';
 import { ChipInput } from './ChipInput.js';
+import { ColumnPicker } from './ColumnPicker.js';
 import { LocationPicker, type PlaceChoice } from './LocationPicker.js';
 import { PreviewGrid } from './PreviewGrid.js';
+import { Notice } from './Notice.js';
 import { useAction } from './use-async.js';
 
 const PREVIEW_ROWS = 20;
@@ -133,15 +134,7 @@ export function SearchPanel({ host, functions, revision }: { host: Host; functio
           <ChipInput label="Penalize concepts" values={form.penalize} onChange={(values) => set({ penalize: values })} />
         </>
       ) : null}
-      <Field label="Columns">
-        <Dropdown multiselect selectedOptions={form.columns} value={form.columns.join(', ')} onOptionSelect={(_, data) => set({ columns: data.selectedOptions.length > 0 ? (data.selectedOptions as SelectableColumn[]) : EMPTY_FORM.columns })}>
-          {SELECTABLE_COLUMNS.map((column) => (
-            <Option key={column} value={column}>
-              {column}
-            </Option>
-          ))}
-        </Dropdown>
-      </Field>
+      <ColumnPicker label="Columns" columns={form.columns} onChange={(columns) => set({ columns: columns.length > 0 ? columns : EMPTY_FORM.columns })} />
       <div className="row">
         <Field label="Rows">
           <SpinButton min={1} max={500} value={form.size} onChange={(_, data) => set({ size: Math.min(500, Math.max(1, data.value ?? (Number(data.displayValue) || form.size))) })} />
@@ -158,11 +151,7 @@ export function SearchPanel({ host, functions, revision }: { host: Host; functio
       <section aria-label="Preview" aria-live="polite">
         {!searchable ? <Caption1>Choose a place, a category, words, a description or similar domains to see a preview.</Caption1> : null}
         {loading ? <Spinner size="tiny" label="Searching…" /> : null}
-        {previewError ? (
-          <MessageBar intent="error">
-            <MessageBarBody>{previewError}</MessageBarBody>
-          </MessageBar>
-        ) : null}
+        <Notice intent="error" text={previewError} />
         {preview && searchable ? (
           <>
             <Caption1 data-testid="preview-summary">
@@ -182,16 +171,8 @@ export function SearchPanel({ host, functions, revision }: { host: Host; functio
         </Button>
       </div>
       {!host.canWrite ? <Caption1>Open the add-in in Excel to insert into a sheet.</Caption1> : null}
-      {notice ? (
-        <MessageBar intent="success">
-          <MessageBarBody>{notice}</MessageBarBody>
-        </MessageBar>
-      ) : null}
-      {error ? (
-        <MessageBar intent="error">
-          <MessageBarBody>{error}</MessageBarBody>
-        </MessageBar>
-      ) : null}
+      <Notice intent="success" text={notice} />
+      <Notice intent="error" text={error} />
     </form>
   );
 }

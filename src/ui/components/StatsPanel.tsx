@@ -1,11 +1,12 @@
 /** Count organizations by one or two dimensions; preview, then insert the table with a chart. */
-import { Button, Caption1, Dropdown, Field, Input, MessageBar, MessageBarBody, Option } from '@fluentui/react-components';
+import { Button, Caption1, Dropdown, Field, Input, Option } from '@fluentui/react-components';
 import { useState } from 'react';
 import { STATS_GROUP_BY } from '../../contract/v2/stats.js';
 import type { Table } from '../../sheet/cells.js';
 import type { SheetFunctions } from '../../sheet/functions.js';
 import type { Host } from '../host.js';
 import { PreviewGrid } from './PreviewGrid.js';
+import { Notice } from './Notice.js';
 import { useAction } from './use-async.js';
 
 export function StatsPanel({ host, functions }: { host: Host; functions: SheetFunctions }) {
@@ -52,11 +53,7 @@ export function StatsPanel({ host, functions }: { host: Host; functions: SheetFu
         </Button>
       </div>
       {table ? <PreviewGrid table={table} label="Counts" /> : <Caption1>One request, however many organizations are counted.</Caption1>}
-      {error ? (
-        <MessageBar intent="error">
-          <MessageBarBody>{error}</MessageBarBody>
-        </MessageBar>
-      ) : null}
+      <Notice intent="error" text={error} />
     </section>
   );
 }

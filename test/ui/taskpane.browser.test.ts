@@ -2,7 +2,7 @@
  * The built task pane (dist/addin, made by `npm run build:web` before jest runs) in a real Chromium —
  * Debian's, driven by playwright-core — outside Office: served from loopback, office.js's CDN request
  * refused (no internet in tests; the page then runs its preview host on the local backend). It builds a
- * filter, sees preview rows, and saves a screenshot to docs/.
+ * filter, sees preview rows, and saves screenshots (dist/screenshots; `npm run screenshots` refreshes docs/).
  */
 import { createServer, type Server } from 'node:http';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -13,6 +13,8 @@ import { KEYS, startTestServer, type TestServer } from '../server/support.js';
 
 const DIST = join(process.cwd(), 'dist/addin');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** Where screenshots go: dist/screenshots normally; `npm run screenshots` sets docs/ to refresh the committed ones. */
+const SHOTS = join(process.cwd(), process.env.SCREENSHOT_DIR ?? 'dist/screenshots');
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.json': 'application/json', '.png': 'image/png', '.xml': 'application/xml' };
 
 let site: Server;
@@ -76,8 +78,8 @@ test('opens outside Office on the built-in sample, builds a filter, previews row
   // Outside Office nothing can be written: the buttons say so instead of failing.
   expect(await page.getByText('Open the add-in in Excel to insert into a sheet.').count()).toBe(1);
 
-  await page.screenshot({ path: join(process.cwd(), 'docs/taskpane.png'), fullPage: true });
-  expect(statSync(join(process.cwd(), 'docs/taskpane.png')).size).toBeGreaterThan(10_000);
+  await page.screenshot({ path: join(SHOTS, 'taskpane.png'), fullPage: true });
+  expect(statSync(join(SHOTS, 'taskpane.png')).size).toBeGreaterThan(10_000);
   expect(pageErrors).toEqual([]);
 }, 400_000);
 
@@ -100,7 +102,7 @@ test('connects to the real server from the browser (CORS, ky), shows the quota f
   await remote.getByRole('progressbar', { name: /^Requests: [\d,]+ of [\d,]+ left$/ }).waitFor();
   expect(await remote.getByRole('progressbar', { name: /^Results: [\d,]+ of [\d,]+ left$/ }).count()).toBe(1);
   expect(await remote.getByText(/^Resets \w{3}, 01 Dec 2026 00:00 UTC$/).count()).toBe(1);
-  await remote.screenshot({ path: join(process.cwd(), 'docs/taskpane-connection.png'), fullPage: true });
+  await remote.screenshot({ path: join(SHOTS, 'taskpane-connection.png'), fullPage: true });
 
   // Keyboard: the tab list is reached and moved with the arrow keys.
   await remote.getByRole('tab', { name: 'Connection' }).focus();
@@ -116,7 +118,7 @@ test('connects to the real server from the browser (CORS, ky), shows the quota f
   const direct = await api.client(KEYS.tier2).stats({ group_by: 'organization_type', group_by_secondary: 'organization_size', limit: 50 });
   const shown = (await counts.locator('tbody td:not(:first-child)').allInnerTexts()).reduce((sum, text) => sum + Number(text), 0);
   expect(shown).toBe(direct.data.reduce((sum, bucket) => sum + bucket.count, 0));
-  await remote.screenshot({ path: join(process.cwd(), 'docs/taskpane-stats.png'), fullPage: true });
+  await remote.screenshot({ path: join(SHOTS, 'taskpane-stats.png'), fullPage: true });
   expect(errors).toEqual([]);
   await context.close();
 }, 400_000);

@@ -1,8 +1,9 @@
 /**
  * Where the functions get their answers, as the task pane (or the Sheets sidebar) edits it and the host
- * stores it (Excel: OfficeRuntime.storage, never the workbook; Sheets: user properties). One service
- * URL serves all three interfaces: v2 under `/v2`, the legacy and language routes under `/v1` — as our
- * server lays them out.
+ * stores it (Excel: OfficeRuntime.storage, never the workbook; Sheets: user properties). The service URL
+ * is the v2 root (`{base_url}`, when it ends in /v2) or the root of an OrgIndex server (v2 under `/v2`,
+ * the legacy and language routes under `/v1`, as our server lays them out). A hosted service whose
+ * language interface lives elsewhere (`{llm_base_url}`) gets its own URL for ORG.ASK.
  */
 import type { ClientOptions } from '../client/config.js';
 
@@ -13,11 +14,13 @@ export interface Connection {
   apiKey: string;
   /** A sign-in (bearer) token: the language interface behind ORG.ASK accepts only these. */
   accessToken: string;
+  /** The language interface's root when it is not the service's (blank: the service root). */
+  languageUrl: string;
   /** How long answers are reused before asking the service again. */
   cacheHours: number;
 }
 
-export const DEFAULT_CONNECTION: Connection = { backend: 'local', serviceUrl: '', apiKey: '', accessToken: '', cacheHours: 24 };
+export const DEFAULT_CONNECTION: Connection = { backend: 'local', serviceUrl: '', apiKey: '', accessToken: '', languageUrl: '', cacheHours: 24 };
 
 /** A stored connection, tolerant of older or hand-edited values: anything unreadable falls back to the default. */
 export function readConnection(text: string | null | undefined): Connection {
@@ -31,6 +34,7 @@ export function readConnection(text: string | null | undefined): Connection {
       serviceUrl: str(raw.serviceUrl),
       apiKey: str(raw.apiKey),
       accessToken: str(raw.accessToken),
+      languageUrl: str(raw.languageUrl),
       cacheHours: hours,
     };
   } catch {
@@ -38,11 +42,12 @@ export function readConnection(text: string | null | undefined): Connection {
   }
 }
 
-/** The client options for a remote connection: one root, the three interfaces beneath it. */
+/** The client options for a remote connection. */
 export function clientOptionsOf(connection: Connection): ClientOptions {
   const root = connection.serviceUrl.trim().replace(/\/+$/, '').replace(/\/v2$/i, '');
+  const language = connection.languageUrl.trim().replace(/\/+$/, '');
   return {
-    baseUrls: { v2: `${root}/v2`, v1: root, language: root },
+    baseUrls: { v2: `${root}/v2`, v1: root, language: language || root },
     apiKey: connection.apiKey || null,
     accessToken: connection.accessToken || null,
   };

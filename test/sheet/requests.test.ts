@@ -180,5 +180,6 @@ describe('cells and settings', () => {
     expect(readConnection('not json')).toEqual(DEFAULT_CONNECTION);
     expect(readConnection('{"backend":"remote","serviceUrl":"https://api.example.com/v2/","apiKey":"k","cacheHours":-1}')).toEqual({ ...DEFAULT_CONNECTION, backend: 'remote', serviceUrl: 'https://api.example.com/v2/', apiKey: 'k' });
     expect(clientOptionsOf({ ...DEFAULT_CONNECTION, serviceUrl: 'https://api.example.com/v2/' }).baseUrls).toEqual({ v2: 'https://api.example.com/v2', v1: 'https://api.example.com', language: 'https://api.example.com' });
+    expect(clientOptionsOf({ ...DEFAULT_CONNECTION, serviceUrl: 'http://localhost:8787', languageUrl: 'https://llm.example.com/' }).baseUrls).toEqual({ v2: 'http://localhost:8787/v2', v1: 'http://localhost:8787', language: 'https://llm.example.com' });
   });
 });

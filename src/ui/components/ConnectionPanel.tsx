@@ -60,6 +60,9 @@ export function ConnectionPanel({ host, onSaved }: { host: Host; onSaved: () => 
           <Field label="Sign-in token (for ORG.ASK)">
             <Input type="password" autoComplete="off" value={draft.accessToken} onChange={(_, data) => set({ accessToken: data.value })} />
           </Field>
+          <Field label="Language service URL (optional)" hint="Only when ORG.ASK's service lives elsewhere than the service URL">
+            <Input type="url" value={draft.languageUrl} onChange={(_, data) => set({ languageUrl: data.value })} />
+          </Field>
         </>
       ) : null}
       <Field label="Reuse answers for (hours)">

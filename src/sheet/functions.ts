@@ -10,7 +10,8 @@
  * - Results stay well under Excel's 5 MB payload limit; what does not fit says so.
  */
 import type { FetchResponse } from '../contract/v2/fetch.js';
-import type { SearchRequestInput, SearchResponse } from '../contract/v2/search.js';
+import { SEARCH_LIMITS, type SearchRequestInput, type SearchResponse } from '../contract/v2/search.js';
+import { advancePagination, nextPageRequest, startPagination } from '../client/paginate.js';
 import type { StatsResponse } from '../contract/v2/stats.js';
 import type { QnaResult } from '../contract/language.js';
 import type { SelectableColumn } from '../contract/common.js';
@@ -102,6 +103,19 @@ export class SheetFunctions {
     }
   }
 
+  /** Up to `rows` rows: one request, or search_after pages of 500 (each cached, so recalculation asks nothing). */
+  private async searchRows(body: SearchRequestInput, rows: number): Promise<SearchResponse['data']> {
+    if (rows <= SEARCH_LIMITS.sizeMax) return (await this.searchResponse({ ...body, size: rows })).data;
+    const found: SearchResponse['data'] = [];
+    let state = startPagination({ ...body, size: SEARCH_LIMITS.sizeMax }, { maxRows: rows });
+    for (let page = nextPageRequest(state); page !== null; page = nextPageRequest(state)) {
+      const response = await this.searchResponse(page);
+      found.push(...response.data);
+      state = advancePagination(state, response);
+    }
+    return found;
+  }
+
   /** A search body answered through the cache (the task pane's preview and "Insert values"). Throws on failure. */
   searchResponse(body: SearchRequestInput): Promise<SearchResponse> {
     return this.cached<SearchResponse>('search', body, (backend) => backend.search(body));
@@ -130,8 +144,7 @@ export class SheetFunctions {
   search(query: Argument, filters: Argument, columns: Argument, options: Argument): Promise<Table> {
     return this.guarded(async () => {
       const call = searchCall(query, filters, columns, options);
-      const response = await this.searchResponse(call.body);
-      const table = searchTable(response.data, call.columns, call.headers);
+      const table = searchTable(await this.searchRows(call.body, call.rows), call.columns, call.headers);
       if (table.length === 0) return [['']];
       return this.capRows(table, call.headers ? 1 : 0);
     });

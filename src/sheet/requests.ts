@@ -13,7 +13,7 @@
  * value comes back as a 422 pointing at the field: `#VALUE!` with that field's name.
  */
 import { FILTER_KEYS, type FilterKey } from '../contract/v2/filters.js';
-import type { SearchRequestInput } from '../contract/v2/search.js';
+import { SEARCH_LIMITS, type SearchRequestInput } from '../contract/v2/search.js';
 import { STATS_GROUP_BY, DATE_TRUNC_UNITS, DATE_RANGE_FIELDS, type StatsRequestInput } from '../contract/v2/stats.js';
 import { SELECTABLE_COLUMNS, DEFAULT_COLUMNS, type SelectableColumn } from '../contract/common.js';
 import { ArgumentError } from './cells.js';
@@ -75,8 +75,11 @@ export function parseFilters(value: Argument): Record<string, unknown> | null {
 }
 
 /** The options of ORG.SEARCH beyond the query, filters and columns. */
+/** A formula may ask for more rows than one request gives (500): it then walks search_after pages, up to the scored-mode depth cap. */
+export const MAX_FORMULA_ROWS = SEARCH_LIMITS.scoredDepthCap;
+
 export const SEARCH_OPTIONS: OptionSpec = {
-  size: { kind: 'int', min: 1, max: 500 },
+  size: { kind: 'int', min: 1, max: MAX_FORMULA_ROWS },
   min_score: { kind: 'number', min: 0, max: 1 },
   search_balance: { kind: 'number', min: 0, max: 1 },
   balance: { kind: 'number', min: 0, max: 1 },
@@ -148,7 +151,10 @@ function similarEntries(pairs: readonly [string, OptionValue][]): SimilarEntry[]
 }
 
 export interface SearchCall {
+  /** The body of the first page (its size at most 500; more rows come in further pages). */
   body: SearchRequestInput;
+  /** How many rows the formula asked for (its `size` option; else the body's size). */
+  rows: number;
   columns: SelectableColumn[];
   headers: boolean;
 }
@@ -184,7 +190,11 @@ export function searchCall(query: Argument, filters: Argument, columns: Argument
     if (body.describe) throw new ArgumentError('options', 'describe is given twice (in the query and as an option): keep one');
     body.describe = option.describe;
   }
-  if (option.size !== undefined) body.size = option.size;
+  let rows = typeof body.size === 'number' ? body.size : SEARCH_LIMITS.sizeDefault;
+  if (option.size !== undefined) {
+    rows = option.size as number;
+    body.size = Math.min(rows, SEARCH_LIMITS.sizeMax);
+  }
   if (option.min_score !== undefined) body.min_score = option.min_score;
   const balance = option.search_balance ?? option.balance;
   if (balance !== undefined) body.search_balance = balance;
@@ -194,7 +204,7 @@ export function searchCall(query: Argument, filters: Argument, columns: Argument
   const fallback = Array.isArray(body.columns) ? (body.columns as SelectableColumn[]) : DEFAULT_COLUMNS;
   const chosen = parseFieldList('columns', columns, SELECTABLE_COLUMNS, fallback);
   body.columns = chosen;
-  return { body: body, columns: chosen, headers: option.headers !== false };
+  return { body, rows, columns: chosen, headers: option.headers !== false };
 }
 
 export const FETCH_OPTIONS: OptionSpec = { headers: { kind: 'bool' } };

@@ -33,6 +33,7 @@ describe('ORG.SEARCH arguments → the v2 body', () => {
       'size=25; min_score=0.2; balance=0.8; dedup=yes; headers=0; excludes=a.com, b.com',
     );
     expect(call.headers).toBe(false);
+    expect(call.rows).toBe(25);
     expect(call.columns).toEqual(['domain', 'name']);
     expect(call.body).toEqual({
       keywords: { must_any: ['software'], must_all: ['cloud'], must_not: ['hardware'] },
@@ -67,6 +68,12 @@ describe('ORG.SEARCH arguments → the v2 body', () => {
     expect(() => searchCall('like: a.com', null, null, 'similar_to=b.com')).toThrow(/similar_to is given twice/);
   });
 
+  test('more rows than one request gives: the first page asks 500, the formula walks the rest', () => {
+    const call = searchCall('solar', null, null, 'size=1200');
+    expect([call.rows, call.body.size]).toEqual([1200, 500]);
+    expect(() => searchCall('solar', null, null, 'size=10001')).toThrow(/size must be a whole number from 1 to 10000/);
+  });
+
   test('a JSON body reaches every input; the other arguments override its fields', () => {
     const call = searchCall('{"keywords":{"must_all":["solar"]},"filters":{"country":["Deutschland"]},"columns":["name"],"size":7}', 'organization_type=Startup', null, 'size=9');
     expect(call.body).toEqual({ keywords: { must_all: ['solar'] }, filters: { country: ['Deutschland'], organization_type: ['Startup'] }, columns: ['name'], size: 9 });
@@ -80,7 +87,7 @@ describe('ORG.SEARCH arguments → the v2 body', () => {
   });
 
   test('grammar corners: "1,000" is no silent 1; a row of key=value cells; a date serial written as text', () => {
-    expect(() => searchCall('solar', null, null, 'size=1,000')).toThrow(new ArgumentError('options', 'size must be a whole number from 1 to 500 (got "1,000")'));
+    expect(() => searchCall('solar', null, null, 'size=1,000')).toThrow(new ArgumentError('options', 'size must be a whole number from 1 to 10000 (got "1,000")'));
     expect(searchCall('solar', null, null, [['size=5', 'dedup=1']]).body).toMatchObject({ size: 5, dedup: true });
     expect(parseFilters('register_date_from=43831')).toEqual({ register_date_from: '2020-01-01' });
   });

@@ -57,7 +57,7 @@ export function App({ host, functions }: { host: Host; functions: SheetFunctions
           <Text size={200}>
             {connection.backend === 'remote' ? connection.serviceUrl : 'built-in sample'} · {host.label}
           </Text>
-          <QuotaPanel quota={quota} tier={connection.backend === 'remote' ? '' : 'local'} />
+          <QuotaPanel quota={quota} local={connection.backend !== 'remote'} />
         </header>
         <TabList selectedValue={tab} onTabSelect={(_, data) => setTab(data.value as TabId)} size="small" aria-label="OrgIndex">
           <Tab value="search">Search</Tab>

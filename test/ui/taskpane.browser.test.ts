@@ -102,6 +102,7 @@ test('connects to the real server from the browser (CORS, ky), shows the quota f
   await remote.getByRole('progressbar', { name: /^Requests: [\d,]+ of [\d,]+ left$/ }).waitFor();
   expect(await remote.getByRole('progressbar', { name: /^Results: [\d,]+ of [\d,]+ left$/ }).count()).toBe(1);
   expect(await remote.getByText(/^Resets \w{3}, 01 Dec 2026 00:00 UTC$/).count()).toBe(1);
+  expect(await remote.getByText('Tier: tier_2').count()).toBe(1);
   await remote.screenshot({ path: join(SHOTS, 'taskpane-connection.png'), fullPage: true });
 
   // Keyboard: the tab list is reached and moved with the arrow keys.

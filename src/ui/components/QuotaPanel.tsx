@@ -12,12 +12,19 @@ function Meter({ label, remaining, limit }: { label: string; remaining: number |
   );
 }
 
-export function QuotaPanel({ quota, tier }: { quota: Quota | null; tier: string }) {
-  if (!quota) return <Caption1>{tier === 'local' ? 'Built-in sample: no key, no quota.' : 'Quota appears after the first request.'}</Caption1>;
+/** The tier, read from the monthly request quota of the spec's public tier profile (10,000 · 50,000); other limits are a custom plan. */
+function tierOf(quota: Quota): string {
+  if (quota.requestsLimit === 10_000) return 'tier_1';
+  if (quota.requestsLimit === 50_000) return 'tier_2';
+  return quota.requestsLimit === null ? '' : 'custom';
+}
+
+export function QuotaPanel({ quota, local }: { quota: Quota | null; local: boolean }) {
+  if (!quota) return <Caption1>{local ? 'Built-in sample: no key, no quota.' : 'Quota appears after the first request.'}</Caption1>;
   const low = [quota.requestsRemaining !== null && quota.requestsLimit ? quota.requestsRemaining / quota.requestsLimit : 1, quota.resultsRemaining !== null && quota.resultsLimit ? quota.resultsRemaining / quota.resultsLimit : 1].some((share) => share < 0.1);
   return (
     <section aria-label="Quota">
-      {tier ? <Caption1>Tier: {tier}</Caption1> : null}
+      {tierOf(quota) ? <Caption1>Tier: {tierOf(quota)}</Caption1> : null}
       <Meter label="Requests" remaining={quota.requestsRemaining} limit={quota.requestsLimit} />
       <Meter label="Results" remaining={quota.resultsRemaining} limit={quota.resultsLimit} />
       {quota.resetAt ? <Caption1>Resets {new Date(quota.resetAt).toUTCString().replace(/:\d\d GMT$/, ' UTC')}</Caption1> : null}

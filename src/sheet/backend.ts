@@ -68,7 +68,7 @@ function fingerprint(text: string): string {
 export function remoteBackend(client: OrgIndexClient): SheetBackend {
   const { baseUrls, apiKey, accessToken } = client.config;
   return {
-    scope: `remote:${baseUrls.v2 ?? ''}:${fingerprint(`${apiKey ?? ''}|${accessToken ?? ''}`)}`,
+    scope: `remote:${baseUrls.v2 ?? ''}|${baseUrls.language ?? ''}:${fingerprint(`${apiKey ?? ''}|${accessToken ?? ''}`)}`,
     kind: 'remote',
     search: (body) => client.search(body),
     fetch: (body) => client.fetch(body),

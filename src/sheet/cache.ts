@@ -14,6 +14,8 @@ export interface AsyncStorage {
   getItems?(keys: string[]): Promise<Record<string, string | null>>;
   setItems?(keyValues: Record<string, string>): Promise<void>;
   removeItems?(keys: string[]): Promise<void>;
+  /** Every key (OfficeRuntime.storage has it): Refresh then also removes entries no index lists. */
+  getKeys?(): Promise<string[]>;
 }
 
 export interface CacheOptions {
@@ -33,6 +35,12 @@ export interface CacheOptions {
 export const DEFAULT_TTL_MS = 24 * 60 * 60_000;
 const PREFIX = 'orgindex:cache:';
 const INDEX_KEY = `${PREFIX}index`;
+/**
+ * The stored Refresh token: entries carry the token they were written under and count only while it is
+ * current, so a Refresh in any workbook (any runtime on this origin) retires every entry at once, even
+ * one a racing write or another runtime's index update left unlisted.
+ */
+const EPOCH_KEY = `${PREFIX}epoch`;
 
 /** A request's place in the cache: `id` addresses it, `text` (the normalised request) proves a hit is this request. */
 export interface CacheKey {
@@ -44,6 +52,8 @@ interface Entry {
   expires: number;
   text: string;
   value: unknown;
+  /** The stored Refresh token it was written under (absent in memory until written). */
+  epoch?: string;
 }
 
 /** Stored key → [bytes, expires]: what the budget and Refresh work from. */
@@ -78,9 +88,11 @@ function hash64(text: string): string {
 export class ResultCache {
   private readonly memory = new Map<string, Entry>();
   private ttlMs: number;
-  /** Storage writes waiting for the next batched write, by id. */
-  private pending = new Map<string, string>();
-  private writing: Promise<void> | null = null;
+  /** Entries waiting for the next batched storage write, by id. */
+  private pending = new Map<string, Entry>();
+  /** Storage work (writes, Refresh) runs one after another on this chain. */
+  private chain: Promise<void> = Promise.resolve();
+  private writeScheduled = false;
   private epoch = 0;
 
   constructor(private readonly options: CacheOptions) {
@@ -122,20 +134,23 @@ export class ResultCache {
     }
     const storage = this.options.storage;
     if (!storage || missing.length === 0) return found;
+    const generation = this.epoch;
     let stored: Record<string, string | null>;
     try {
-      const ids = missing.map((key) => key.id);
-      stored = storage.getItems ? await storage.getItems(ids) : Object.fromEntries(await Promise.all(ids.map(async (id) => [id, await storage.getItem(id)] as const)));
+      stored = await readItems(storage, [...missing.map((key) => key.id), EPOCH_KEY]);
     } catch (error) {
       this.options.onStorageError?.(error);
       return found;
     }
+    // A Refresh while the read was on its way: what was read belongs to before it.
+    if (generation !== this.epoch) return found;
+    const token = stored[EPOCH_KEY] ?? undefined;
     for (const key of missing) {
       const text = stored[key.id];
       if (!text) continue;
       try {
         const entry = JSON.parse(text) as Entry;
-        if (entry.expires <= now || entry.text !== key.text) continue;
+        if (entry.expires <= now || entry.text !== key.text || entry.epoch !== token) continue;
         this.remember(key.id, entry);
         found.set(key.id, entry.value as T);
       } catch {
@@ -169,38 +184,47 @@ export class ResultCache {
     for (const [key, value] of entries) {
       const entry: Entry = { expires, text: key.text, value };
       this.remember(key.id, entry);
-      if (!this.options.storage) continue;
-      const json = JSON.stringify(entry);
-      if (json.length <= (this.options.maxStoredBytes ?? 512 * 1024)) this.pending.set(key.id, json);
+      if (this.options.storage) this.pending.set(key.id, entry);
     }
     if (this.pending.size > 0) this.scheduleWrite();
   }
 
+  /** Runs `work` after the storage work before it; its failure is reported, never thrown at a calculation. */
+  private enqueue(work: () => Promise<void>): Promise<void> {
+    const run = this.chain.then(work).catch((error: unknown) => {
+      this.options.onStorageError?.(error);
+    });
+    this.chain = run;
+    return run;
+  }
+
   private scheduleWrite(): void {
-    if (this.writing) return;
-    this.writing = (async () => {
-      try {
-        while (this.pending.size > 0) {
-          const batch = this.pending;
-          this.pending = new Map();
-          await this.write(batch);
-        }
-      } catch (error) {
-        this.options.onStorageError?.(error);
-      } finally {
-        this.writing = null;
-      }
-      if (this.pending.size > 0) this.scheduleWrite();
-    })();
+    if (this.writeScheduled) return;
+    this.writeScheduled = true;
+    void this.enqueue(async () => {
+      this.writeScheduled = false;
+      const batch = this.pending;
+      this.pending = new Map();
+      if (batch.size > 0) await this.write(batch);
+    });
   }
 
   /** One write: the batch and the index, expired entries dropped, the soonest to expire evicted past the budget. */
-  private async write(batch: Map<string, string>): Promise<void> {
+  private async write(batch: Map<string, Entry>): Promise<void> {
     const storage = this.options.storage;
     if (!storage) return;
-    const index = await this.readIndex();
+    // A failed read aborts the write (the entries stay in memory): writing a fresh index would orphan every entry it listed.
+    const current = await readItems(storage, [INDEX_KEY, EPOCH_KEY]);
+    const index = parseIndex(current[INDEX_KEY] ?? null);
+    const token = current[EPOCH_KEY] ?? undefined;
     const now = this.options.now();
-    for (const [id, json] of batch) index[id] = [json.length, now + this.ttlMs];
+    const texts = new Map<string, string>();
+    for (const [id, entry] of batch) {
+      const json = JSON.stringify({ ...entry, epoch: token });
+      if (json.length > (this.options.maxStoredBytes ?? 512 * 1024) || entry.expires <= now) continue;
+      texts.set(id, json);
+      index[id] = [json.length, entry.expires];
+    }
     const remove: string[] = [];
     for (const [id, [, expires]] of Object.entries(index)) {
       if (expires <= now) {
@@ -214,48 +238,62 @@ export class ResultCache {
       if (total <= budget) break;
       total -= bytes;
       Reflect.deleteProperty(index, id);
-      if (batch.has(id)) batch.delete(id);
+      if (texts.has(id)) texts.delete(id);
       else remove.push(id);
     }
-    const values: Record<string, string> = { ...Object.fromEntries(batch), [INDEX_KEY]: JSON.stringify(index) };
+    const values: Record<string, string> = { ...Object.fromEntries(texts), [INDEX_KEY]: JSON.stringify(index) };
     if (storage.setItems) await storage.setItems(values);
     else for (const [id, json] of Object.entries(values)) await storage.setItem(id, json);
-    if (remove.length > 0) await this.removeStored(remove);
-  }
-
-  private async readIndex(): Promise<StorageIndex> {
-    try {
-      const parsed = JSON.parse((await this.options.storage?.getItem(INDEX_KEY)) ?? '{}') as unknown;
-      return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as StorageIndex) : {};
-    } catch {
-      return {};
-    }
-  }
-
-  private async removeStored(keys: string[]): Promise<void> {
-    const storage = this.options.storage;
-    if (!storage) return;
-    if (storage.removeItems) await storage.removeItems(keys);
-    else for (const key of keys) await storage.removeItem(key);
+    if (remove.length > 0) await removeItems(storage, remove);
   }
 
   /** Resolves when what was remembered so far is in the host storage (tests; closing a task pane). */
   async flush(): Promise<void> {
-    while (this.writing) await this.writing;
+    let seen: Promise<void> | null = null;
+    while (seen !== this.chain) {
+      seen = this.chain;
+      await seen;
+    }
   }
 
-  /** Forgets every entry (memory and what this cache stored): the task pane's "Refresh". */
+  /**
+   * Forgets every entry: memory at once; in storage a new Refresh token retires every stored entry (in
+   * every runtime), then the entries are removed — those the index lists, and with getKeys every key of
+   * this cache. Runs after the storage work before it, so no racing write survives it.
+   */
   async clear(): Promise<void> {
     this.epoch++;
     this.memory.clear();
     this.pending.clear();
-    await this.flush();
     const storage = this.options.storage;
     if (!storage) return;
-    try {
-      await this.removeStored([...Object.keys(await this.readIndex()), INDEX_KEY]);
-    } catch (error) {
-      this.options.onStorageError?.(error);
-    }
+    const token = `${this.options.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+    await this.enqueue(async () => {
+      await storage.setItem(EPOCH_KEY, token);
+      const listed = Object.keys(parseIndex(await storage.getItem(INDEX_KEY)));
+      const all = storage.getKeys ? (await storage.getKeys()).filter((key) => key.startsWith(PREFIX) && key !== EPOCH_KEY) : [];
+      await removeItems(storage, [...new Set([...listed, ...all, INDEX_KEY])]);
+    });
+  }
+}
+
+async function readItems(storage: AsyncStorage, ids: string[]): Promise<Record<string, string | null>> {
+  if (storage.getItems) return storage.getItems(ids);
+  return Object.fromEntries(await Promise.all(ids.map(async (id) => [id, await storage.getItem(id)] as const)));
+}
+
+async function removeItems(storage: AsyncStorage, ids: string[]): Promise<void> {
+  if (storage.removeItems) await storage.removeItems(ids);
+  else for (const id of ids) await storage.removeItem(id);
+}
+
+/** The stored index; a damaged one counts as empty (its entries are still retired by the next Refresh). */
+function parseIndex(text: string | null): StorageIndex {
+  if (!text) return {};
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as StorageIndex) : {};
+  } catch {
+    return {};
   }
 }

@@ -44,11 +44,22 @@ export function cellOf(value: unknown): CellValue {
   return JSON.stringify(value);
 }
 
-/** One row per input cell, in input order (with a header row first when asked). */
-export function fetchTable(plan: FetchPlan, found: ReadonlyMap<string, Readonly<Record<string, unknown>>>, columns: readonly SelectableColumn[], headers: boolean): Table {
+/**
+ * One row per input cell, in input order (with a header row first when asked). A domain whose request
+ * failed (another chunk may have succeeded) shows that request's error in its row.
+ */
+export function fetchTable(
+  plan: FetchPlan,
+  found: ReadonlyMap<string, Readonly<Record<string, unknown>>>,
+  columns: readonly SelectableColumn[],
+  headers: boolean,
+  failed: ReadonlyMap<string, ErrorCell> = new Map(),
+): Table {
   const rows: Table = plan.keys.map((key) => {
     if (isErrorCell(key)) return [key, ...columns.slice(1).map(() => '')];
     if (key === '') return columns.map(() => '');
+    const error = failed.get(key);
+    if (error) return [error, ...columns.slice(1).map(() => '')];
     const row = found.get(key);
     if (!row) return [errorCell('#N/A', `${key} is not in the index`), ...columns.slice(1).map(() => '')];
     return columns.map((column) => cellOf(row[column]));

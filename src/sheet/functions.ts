@@ -84,36 +84,48 @@ export class SheetFunctions {
     const backend = this.options.backend();
     const cache = this.options.cache;
     const key = cache.key(kind, { scope: backend.scope, request });
+    // Taken before anything is awaited: a Refresh from here on makes this call "before the Refresh".
+    const generation = cache.generation;
     const hit = await cache.get<T>(key);
     if (hit !== undefined) return hit;
-    const flying = this.inFlight.get(key.text) as Promise<T> | undefined;
+    // Keyed by generation too: after a Refresh, a cell does not join a request sent before it.
+    const flyingKey = `${generation}|${key.text}`;
+    const flying = this.inFlight.get(flyingKey) as Promise<T> | undefined;
     if (flying) return flying;
-    const generation = cache.generation;
     const answer = (async () => {
       this.requests++;
       const value = await call(backend);
       cache.set(key, value, generation);
       return value;
     })();
-    this.inFlight.set(key.text, answer);
+    this.inFlight.set(flyingKey, answer);
     try {
       return await answer;
     } finally {
-      this.inFlight.delete(key.text);
+      this.inFlight.delete(flyingKey);
     }
   }
 
-  /** Up to `rows` rows: one request, or search_after pages of 500 (each cached, so recalculation asks nothing). */
+  /**
+   * Up to `rows` rows: one request, or a walk of search_after pages of 500. A walk is cached as one answer
+   * (pages cached apart could mix two states of the data: duplicates and gaps) and stops once its rows
+   * pass the payload budget (they could not be shown).
+   */
   private async searchRows(body: SearchRequestInput, rows: number): Promise<SearchResponse['data']> {
     if (rows <= SEARCH_LIMITS.sizeMax) return (await this.searchResponse({ ...body, size: rows })).data;
-    const found: SearchResponse['data'] = [];
-    let state = startPagination({ ...body, size: SEARCH_LIMITS.sizeMax }, { maxRows: rows });
-    for (let page = nextPageRequest(state); page !== null; page = nextPageRequest(state)) {
-      const response = await this.searchResponse(page);
-      found.push(...response.data);
-      state = advancePagination(state, response);
-    }
-    return found;
+    return this.cached('search-walk', { body, rows }, async (backend) => {
+      const found: SearchResponse['data'] = [];
+      let bytes = 0;
+      let state = startPagination({ ...body, size: SEARCH_LIMITS.sizeMax }, { maxRows: rows });
+      for (let page = nextPageRequest(state); page !== null && bytes <= this.maxPayloadBytes; page = nextPageRequest(state)) {
+        if (found.length > 0) this.requests++;
+        const response = await backend.search(page);
+        found.push(...response.data);
+        for (const row of response.data) bytes += JSON.stringify(row).length;
+        state = advancePagination(state, response);
+      }
+      return found;
+    });
   }
 
   /** A search body answered through the cache (the task pane's preview and "Insert values"). Throws on failure. */
@@ -163,8 +175,10 @@ export class SheetFunctions {
     let end = cells.length;
     while (end > 0 && (cells[end - 1] === null || cells[end - 1] === undefined || cells[end - 1] === '')) end--;
     const plan = planFetch(cells.slice(0, Math.max(1, end)));
-    const found = await this.rowsFor(plan.chunks.flat(), call.columns);
-    return this.capAligned(fetchTable(plan, found, call.columns, call.headers), call.headers ? 1 : 0);
+    const { found, failed } = await this.rowsFor(plan.chunks.flat(), call.columns);
+    const now = this.now();
+    const errors = new Map([...failed].map(([domain, error]) => [domain, errorCellOf(error, now)]));
+    return this.capAligned(fetchTable(plan, found, call.columns, call.headers, errors), call.headers ? 1 : 0);
   }
 
   /**
@@ -179,16 +193,17 @@ export class SheetFunctions {
   }
 
   /** Rows of `domains` (normalised, distinct): cached ones at once, the rest through the batcher (each domain asked once at a time). */
-  private async rowsFor(domains: readonly string[], columns: readonly SelectableColumn[]): Promise<Map<string, Row>> {
+  private async rowsFor(domains: readonly string[], columns: readonly SelectableColumn[]): Promise<{ found: Map<string, Row>; failed: Map<string, unknown> }> {
     const backend = this.options.backend();
     const cache = this.options.cache;
     const sorted = [...columns].sort();
     const keys = domains.map((domain) => cache.key('fetch', { scope: backend.scope, columns: sorted, domain }));
+    const generation = cache.generation;
     const cached = await cache.getMany<Row | null>(keys);
     const found = new Map<string, Row>();
+    const failed = new Map<string, unknown>();
     const waiting: Promise<void>[] = [];
     const fresh: [CacheKey, Row | null][] = [];
-    const generation = cache.generation;
     let batcher: FetchBatcher | null = null;
     domains.forEach((domain, i) => {
       const key = keys[i];
@@ -198,27 +213,35 @@ export class SheetFunctions {
         if (row) found.set(domain, row);
         return;
       }
-      let flying = this.inFlight.get(key.text) as Promise<Row | null> | undefined;
+      const flyingKey = `${generation}|${key.text}`;
+      let flying = this.inFlight.get(flyingKey) as Promise<Row | null> | undefined;
       if (!flying) {
         batcher ??= this.batcherFor(backend, sorted);
         const request = batcher.request(domain);
         flying = request;
-        this.inFlight.set(key.text, request);
-        const forget = () => this.inFlight.delete(key.text);
+        this.inFlight.set(flyingKey, request);
+        const forget = () => this.inFlight.delete(flyingKey);
         request.then((row) => {
           fresh.push([key, row]);
           forget();
         }, forget);
       }
       waiting.push(
-        flying.then((row) => {
-          if (row) found.set(domain, row);
-        }),
+        flying.then(
+          (row) => {
+            if (row) found.set(domain, row);
+          },
+          (error: unknown) => {
+            failed.set(domain, error);
+          },
+        ),
       );
     });
     await Promise.all(waiting);
+    // What arrived is kept even when another chunk failed: asking again costs only the failed part.
     cache.setMany(fresh, generation);
-    return found;
+    if (failed.size > 0 && failed.size === waiting.length && found.size === 0) throw failed.values().next().value;
+    return { found, failed };
   }
 
   private batcherFor(backend: SheetBackend, columns: readonly SelectableColumn[]): FetchBatcher {
@@ -276,6 +299,7 @@ export class SheetFunctions {
 
   /** Forgets cached answers (the task pane's Refresh, before it recalculates). */
   async clearCache(): Promise<void> {
+    this.inFlight.clear();
     await this.options.cache.clear();
   }
 }

@@ -190,7 +190,16 @@ export function searchCall(query: Argument, filters: Argument, columns: Argument
     if (body.describe) throw new ArgumentError('options', 'describe is given twice (in the query and as an option): keep one');
     body.describe = option.describe;
   }
-  let rows = typeof body.size === 'number' ? body.size : SEARCH_LIMITS.sizeDefault;
+  let rows: number = SEARCH_LIMITS.sizeDefault;
+  if (body.size !== undefined && body.size !== null) {
+    // A JSON body's size gets the size option's bounds: one cell must not walk the whole index.
+    const size = body.size;
+    if (typeof size !== 'number' || !Number.isInteger(size) || size < 1 || size > MAX_FORMULA_ROWS) {
+      throw new ArgumentError('query', `size must be a whole number from 1 to ${MAX_FORMULA_ROWS} (got ${JSON.stringify(size)})`);
+    }
+    rows = size;
+    body.size = Math.min(size, SEARCH_LIMITS.sizeMax);
+  }
   if (option.size !== undefined) {
     rows = option.size as number;
     body.size = Math.min(rows, SEARCH_LIMITS.sizeMax);

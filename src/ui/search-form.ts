@@ -56,8 +56,11 @@ export function isSearchable(form: SearchForm): boolean {
   return form.mustAll.length + form.mustAny.length > 0 || form.describe.trim() !== '' || form.similarTo.length > 0 || filtersOf(form) !== null;
 }
 
+/** The columns asked for; none chosen means the defaults, in the preview and the formula alike. */
+const columnsOf = (form: SearchForm): SelectableColumn[] => (form.columns.length > 0 ? form.columns : EMPTY_FORM.columns);
+
 export function requestOf(form: SearchForm): SearchRequestInput {
-  const body: SearchRequestInput = { columns: form.columns, size: form.size, min_score: form.minScore, search_balance: form.balance, dedup: form.dedup };
+  const body: SearchRequestInput = { columns: columnsOf(form), size: form.size, min_score: form.minScore, search_balance: form.balance, dedup: form.dedup };
   if (form.mustAll.length + form.mustAny.length > 0) body.keywords = { must_all: form.mustAll, must_any: form.mustAny, must_not: form.mustNot };
   if (form.describe.trim() !== '') body.describe = form.describe.trim();
   if (form.similarTo.length > 0) {
@@ -106,7 +109,7 @@ function expressibleInShortForm(form: SearchForm): boolean {
  * grammar when it can say it exactly, else the whole body as JSON in the query argument.
  */
 export function formulaOf(form: SearchForm, functionName: string): string {
-  const columns = form.columns.join(', ');
+  const columns = columnsOf(form).join(', ');
   if (!expressibleInShortForm(form)) {
     const { columns: _columns, ...body } = requestOf(form);
     return `=${functionName}(${literal(JSON.stringify(body))}, "", ${literal(columns)})`;

@@ -90,8 +90,10 @@ describe('ORG.SEARCH', () => {
       expect(error?.code).toBe('#VALUE!');
       expect(error?.message).toMatch(message);
     }
-    const fromServer = firstCell(await orgSearch(cell('{"size": 0, "keywords": {"must_any": ["solar"]}}')));
-    expect(fromServer).toEqual(new StandInExcelError('#VALUE!', 'size: Input should be greater than or equal to 1'));
+    const fromContract = firstCell(await orgSearch(cell('{"min_score": 2, "keywords": {"must_any": ["solar"]}}')));
+    expect(fromContract).toEqual(new StandInExcelError('#VALUE!', 'min_score: Input should be less than or equal to 1'));
+    // A JSON body's size has the size option's bounds: one cell may not walk the whole index.
+    expect(firstCell(await orgSearch(cell('{"size": 1000000, "filters": {"organization_type": ["Company"]}}')))).toEqual(new StandInExcelError('#VALUE!', 'query: size must be a whole number from 1 to 10000 (got 1000000)'));
     // The client checks the body against the contract before sending: a mistake costs no request, no quota.
     expect(requests('/v2/search')).toBe(0);
   });

@@ -238,9 +238,58 @@ describe('ResultCache', () => {
     const before = cache.generation;
     await cache.clear();
     expect(await cache.get(a)).toBeUndefined();
-    expect([...storage.map.keys()]).toEqual(['someone-else']);
+    // What remains: the other key, and the Refresh token that retires anything written before it.
+    expect([...storage.map.keys()].sort()).toEqual(['orgindex:cache:epoch', 'someone-else']);
     cache.set(a, 'late answer', before);
     expect(await cache.get(a)).toBeUndefined();
+  });
+
+  test('a Refresh in one workbook retires what every runtime stored, even entries no index lists', async () => {
+    const storage = mapStorage();
+    const first = new ResultCache({ storage, now: () => 0 });
+    const second = new ResultCache({ storage, now: () => 0 });
+    const key = first.key('stats', { group_by: 'country' });
+    first.set(key, 'before');
+    await first.flush();
+    // An entry written behind the index's back (what a lost index update between two runtimes leaves).
+    storage.map.set('orgindex:cache:stats:orphan', storage.map.get(key.id) ?? '');
+    await second.clear();
+    expect(await new ResultCache({ storage, now: () => 0 }).get(key)).toBeUndefined();
+    // The first runtime's memory still holds its answer until its own Refresh; its storage no longer does.
+    expect(await first.get(key)).toBe('before');
+    await first.clear();
+    expect(await first.get(key)).toBeUndefined();
+  });
+
+  test('a storage read that overlaps a Refresh brings nothing old back', async () => {
+    const storage = mapStorage();
+    const writer = new ResultCache({ storage, now: () => 0 });
+    const key = writer.key('stats', {});
+    writer.set(key, 'OLD');
+    await writer.flush();
+    const reader = new ResultCache({ storage, now: () => 0 });
+    const reading = reader.get(key);
+    const clearing = reader.clear();
+    expect(await reading).toBeUndefined();
+    await clearing;
+    expect(await reader.get(key)).toBeUndefined();
+  });
+
+  test('a failed index read aborts the write instead of writing an index without the earlier entries', async () => {
+    const storage = mapStorage();
+    const cache = new ResultCache({ storage, now: () => 0, onStorageError: () => undefined });
+    const a = cache.key('fetch', { domain: 'a.de' });
+    cache.set(a, 'A');
+    await cache.flush();
+    const index = storage.map.get('orgindex:cache:index');
+    let failNext = true;
+    const flaky = { ...storage, getItem: (key: string) => (failNext && key === 'orgindex:cache:index' ? ((failNext = false), Promise.reject(new Error('busy'))) : storage.getItem(key)) };
+    const second = new ResultCache({ storage: flaky, now: () => 0, onStorageError: () => undefined });
+    second.set(second.key('fetch', { domain: 'b.de' }), 'B');
+    await second.flush();
+    expect(storage.map.get('orgindex:cache:index')).toBe(index);
+    await second.clear();
+    expect(await new ResultCache({ storage, now: () => 0 }).get(a)).toBeUndefined();
   });
 
   test('the host storage stays within its budget (soonest to expire evicted) and a failing storage fails nothing', async () => {

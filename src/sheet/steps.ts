@@ -1,0 +1,201 @@
+/**
+ * What the four spreadsheet functions do, written once as generators that yield effects — the answers
+ * they need — and never perform I/O themselves (ARCHITECTURE rule 4). Two drivers run them:
+ * `SheetFunctions` (async: Excel and the task pane; cache in OfficeRuntime.storage, batching across
+ * cells) and the synchronous one of the Apps Script bundle (UrlFetchApp, CacheService). So argument
+ * parsing, request planning, table shaping, payload caps and error cells are the same in both hosts.
+ */
+import { advancePagination, nextPageRequest, startPagination } from '../client/paginate.js';
+import type { SelectableColumn } from '../contract/common.js';
+import type { QnaResult } from '../contract/language.js';
+import { SEARCH_LIMITS, type SearchRequestInput, type SearchResponse } from '../contract/v2/search.js';
+import type { StatsResponse } from '../contract/v2/stats.js';
+import { parseOptions, type Argument } from './arguments.js';
+import type { Row } from './batcher.js';
+import { ArgumentError, errorCell, errorCellOf, isErrorCell, type CellValue, type Table } from './cells.js';
+import { fetchTable, planFetch } from './fetch-plan.js';
+import { flattenMarkdown } from './markdown.js';
+import { ASK_OPTIONS, fetchCall, scalarText, searchCall, statsCall } from './requests.js';
+import { searchTable, statsTable } from './tables.js';
+
+/** The backend calls a step may need answered. */
+export interface BackendCalls {
+  search: { body: SearchRequestInput; answer: SearchResponse };
+  stats: { body: unknown; answer: StatsResponse };
+  qna: { body: { domain: string; question: string; max_pages: number }; answer: QnaResult };
+}
+export type BackendOp = keyof BackendCalls;
+
+export type Effect =
+  /** One backend call, as is. */
+  | { type: 'call'; op: BackendOp; body: unknown }
+  /** The answer of `steps` for `request`: from the cache, else by running them (their calls go to the same backend). */
+  | { type: 'cached'; kind: string; request: unknown; steps: () => SheetSteps<unknown> }
+  /** ORG.FETCH rows of distinct normalised domains: the driver caches per domain and batches. */
+  | { type: 'rows'; domains: string[]; columns: SelectableColumn[] };
+
+/** What a 'rows' effect is answered with: rows found, and the error of each domain whose request failed. */
+export interface RowsAnswer {
+  found: Map<string, Row>;
+  failed: Map<string, unknown>;
+}
+
+export type SheetSteps<T> = Generator<Effect, T, unknown>;
+
+/** Excel refuses results above about 5 MB; stay at half of it (the estimate counts JSON characters). */
+export const DEFAULT_MAX_PAYLOAD_BYTES = 2_500_000;
+
+export interface StepLimits {
+  maxPayloadBytes: number;
+  now: () => number;
+}
+
+/** A backend call through the cache. */
+function* answer<Op extends BackendOp>(op: Op, kind: string, body: BackendCalls[Op]['body']): SheetSteps<BackendCalls[Op]['answer']> {
+  return (yield {
+    type: 'cached',
+    kind,
+    request: body,
+    steps: function* () {
+      return yield { type: 'call', op, body };
+    },
+  }) as BackendCalls[Op]['answer'];
+}
+
+/** A search body answered through the cache (the task pane's preview and "Insert values" use it too). */
+export function searchResponseSteps(body: SearchRequestInput): SheetSteps<SearchResponse> {
+  return answer('search', 'search', body);
+}
+
+/** Any failure as one error cell: bad arguments `#VALUE!`, the rest `#N/A` with a message. Never throws. */
+export function* guarded(steps: SheetSteps<Table>, limits: StepLimits): SheetSteps<Table> {
+  try {
+    return yield* steps;
+  } catch (error) {
+    return [[errorCellOf(error, limits.now())]];
+  }
+}
+
+function cellBytes(cell: CellValue): number {
+  if (cell === null) return 4;
+  if (typeof cell === 'string') return cell.length + 3;
+  if (isErrorCell(cell)) return cell.message.length + 40;
+  return String(cell).length + 1;
+}
+
+const rowBytes = (row: readonly CellValue[]): number => row.reduce<number>((sum, cell) => sum + cellBytes(cell), 2);
+
+/** The first row (after the header rows) that takes the table past the payload budget, or -1. */
+function firstRowPastBudget(table: Table, headerRows: number, maxBytes: number): number {
+  let bytes = 0;
+  for (let i = 0; i < table.length; i++) {
+    bytes += rowBytes(table[i] ?? []);
+    if (bytes > maxBytes && i >= headerRows) return i;
+  }
+  return -1;
+}
+
+/** Rows past the payload budget give way to a last row that says how many were left out. */
+function capRows(table: Table, headerRows: number, maxBytes: number): Table {
+  const cut = firstRowPastBudget(table, headerRows, maxBytes);
+  if (cut < 0) return table;
+  const left = table.length - cut;
+  const note = `… ${left} more row${left === 1 ? '' : 's'} not shown: results are capped at ${(maxBytes / 1e6).toFixed(1)} MB (Excel refuses 5 MB); choose fewer columns or a smaller size`;
+  return [...table.slice(0, cut), [note, ...Array.from({ length: Math.max(0, (table[cut]?.length ?? 1) - 1) }, () => '')]];
+}
+
+/**
+ * Rows stay beside their inputs: the first row past the budget says from where rows are not shown and
+ * why; the spill ends there (each further row would only repeat it).
+ */
+function capAligned(table: Table, headerRows: number, maxBytes: number): Table {
+  const cut = firstRowPastBudget(table, headerRows, maxBytes);
+  if (cut < 0) return table;
+  const message = `Rows from here on (${table.length - cut} of ${table.length - headerRows}) not shown: the result would pass Excel's payload limit; split the range or choose fewer columns`;
+  return [...table.slice(0, cut), [errorCell('#N/A', message), ...(table[cut] ?? []).slice(1).map(() => '')]];
+}
+
+/**
+ * Up to `rows` rows: one request, or a walk of search_after pages of 500. A walk is cached as one answer
+ * (pages cached apart could mix two states of the data: duplicates and gaps) and stops once its rows
+ * pass the payload budget (they could not be shown).
+ */
+function* searchRows(body: SearchRequestInput, rows: number, maxBytes: number): SheetSteps<SearchResponse['data']> {
+  if (rows <= SEARCH_LIMITS.sizeMax) return (yield* searchResponseSteps({ ...body, size: rows })).data;
+  return (yield {
+    type: 'cached',
+    kind: 'search-walk',
+    request: { body, rows },
+    steps: function* () {
+      const found: SearchResponse['data'] = [];
+      let bytes = 0;
+      let state = startPagination({ ...body, size: SEARCH_LIMITS.sizeMax }, { maxRows: rows });
+      for (let page = nextPageRequest(state); page !== null && bytes <= maxBytes; page = nextPageRequest(state)) {
+        const response = (yield { type: 'call', op: 'search', body: page }) as SearchResponse;
+        found.push(...response.data);
+        for (const row of response.data) bytes += JSON.stringify(row).length;
+        state = advancePagination(state, response);
+      }
+      return found;
+    },
+  }) as SearchResponse['data'];
+}
+
+/** ORG.SEARCH(query, [filters], [columns], [options]) → header row, then one row per organization. */
+export function* searchSteps(query: Argument, filters: Argument, columns: Argument, options: Argument, limits: StepLimits): SheetSteps<Table> {
+  const call = searchCall(query, filters, columns, options);
+  const table = searchTable(yield* searchRows(call.body, call.rows, limits.maxPayloadBytes), call.columns, call.headers);
+  if (table.length === 0) return [['']];
+  return capRows(table, call.headers ? 1 : 0, limits.maxPayloadBytes);
+}
+
+/** Cells of an argument that may be a range. */
+function inputCells(value: Argument): unknown[] {
+  return Array.isArray(value) ? (value as readonly (readonly unknown[])[]).flat() : [value];
+}
+
+/**
+ * ORG.FETCH(domains, [columns], [options]) → one row per input cell, in input order. Throws when the
+ * whole call fails (wrap in `guarded` for a cell; the task pane's enrichment stops on it).
+ */
+export function* fetchSteps(domains: Argument, columns: Argument, options: Argument, limits: StepLimits): SheetSteps<Table> {
+  const call = fetchCall(columns, options);
+  const cells = inputCells(domains);
+  // A whole-column argument (A:A) is a million cells: rows after the last non-blank input are not needed.
+  let end = cells.length;
+  while (end > 0 && (cells[end - 1] === null || cells[end - 1] === undefined || cells[end - 1] === '')) end--;
+  const plan = planFetch(cells.slice(0, Math.max(1, end)));
+  const { found, failed } = (yield { type: 'rows', domains: plan.chunks.flat(), columns: call.columns }) as RowsAnswer;
+  const now = limits.now();
+  const errors = new Map([...failed].map(([domain, error]) => [domain, errorCellOf(error, now)]));
+  return capAligned(fetchTable(plan, found, call.columns, call.headers, errors), call.headers ? 1 : 0, limits.maxPayloadBytes);
+}
+
+/** ORG.STATS(group_by, [group_by_secondary], [filters], [options]) → value/count, crosstab or long table. */
+export function* statsSteps(groupBy: Argument, secondary: Argument, filters: Argument, options: Argument, limits: StepLimits): SheetSteps<Table> {
+  const call = statsCall(groupBy, secondary, filters, options);
+  const response = yield* answer('stats', 'stats', call.body);
+  const table = statsTable(response, call.layout, call.headers);
+  return table.length === 0 ? [['']] : capRows(table, call.headers ? 1 : 0, limits.maxPayloadBytes);
+}
+
+/**
+ * ORG.ASK(domain, question, [max_pages], [options]) → the answer in one cell (Markdown flattened), or
+ * with `detail=1` a row: answer | confidence | sources. No answer → `#N/A` with the service's message.
+ */
+export function* askSteps(domain: Argument, question: Argument, maxPages: Argument, options: Argument): SheetSteps<Table> {
+  const site = scalarText('domain', domain);
+  if (site === '') throw new ArgumentError('domain', 'is required: the organization’s domain, e.g. example.com');
+  const asked = scalarText('question', question);
+  if (asked === '') throw new ArgumentError('question', 'is required');
+  const pagesText = scalarText('max_pages', maxPages);
+  const pages = pagesText === '' ? 1 : Number(pagesText);
+  if (!Number.isInteger(pages) || pages < 1) throw new ArgumentError('max_pages', `must be a whole number from 1 (got "${pagesText}")`);
+  const option = parseOptions('options', options, ASK_OPTIONS);
+  const result = yield* answer('qna', 'ask', { domain: site, question: asked, max_pages: pages });
+  if (!result.can_answer) return [[errorCell('#N/A', result.message || 'No answer found on the site')]];
+  const text = flattenMarkdown(result.data.answer);
+  if (option.detail !== true) return [[text]];
+  const row: CellValue[] = [text, result.data.confidence, result.data.sources.join('\n')];
+  return option.headers === true ? [['answer', 'confidence', 'sources'], row] : [row];
+}

@@ -2,23 +2,77 @@
  * Where the spreadsheet functions and the task pane get their answers: the local engine in-process (the
  * default until a key is entered: no server, no key, no network) or a remote OrgIndex service through
  * the client. Both answer the same contract bodies; the hosts pick one and may switch at any time.
+ * One interface in two modes: asynchronous (Excel, browsers, Node: ky) and synchronous (Apps Script:
+ * UrlFetchApp; the engine itself is synchronous).
  */
 import type { OrgIndexClient } from '../client/client.js';
+import type { ClientConfig } from '../client/config.js';
 import { OrgIndexError } from '../client/errors.js';
-import type { RequestInput, ResponseBody } from '../contract/endpoints.js';
+import { callEndpoint, runSync, type SyncTransport } from '../client/operation.js';
+import type { EndpointId, RequestInput, ResponseBody } from '../contract/endpoints.js';
 import type { LocalIndex } from '../engine/local-index.js';
 
-export interface SheetBackend {
-  /** What results depend on besides the request (cache keys include it): "local", or the URL and key of a remote. */
+type Answer<Mode extends 'sync' | 'async', T> = Mode extends 'sync' ? T : Promise<T>;
+
+export interface Backend<Mode extends 'sync' | 'async'> {
+  /** What results depend on besides the request (cache keys include it): "local", or the URLs and key of a remote. */
   readonly scope: string;
   readonly kind: 'local' | 'remote';
-  search(body: RequestInput<'v2.search'>): Promise<ResponseBody<'v2.search'>>;
-  fetch(body: RequestInput<'v2.fetch'>): Promise<ResponseBody<'v2.fetch'>>;
-  stats(body: RequestInput<'v2.stats'>): Promise<ResponseBody<'v2.stats'>>;
-  filterOptions(): Promise<ResponseBody<'v2.filterOptions'>>;
-  locationSearch(query: RequestInput<'v2.locationSearch'>): Promise<ResponseBody<'v2.locationSearch'>>;
-  health(): Promise<ResponseBody<'v2.health'>>;
-  qna(body: RequestInput<'language.qna'>): Promise<ResponseBody<'language.qna'>>;
+  search(body: RequestInput<'v2.search'>): Answer<Mode, ResponseBody<'v2.search'>>;
+  fetch(body: RequestInput<'v2.fetch'>): Answer<Mode, ResponseBody<'v2.fetch'>>;
+  stats(body: RequestInput<'v2.stats'>): Answer<Mode, ResponseBody<'v2.stats'>>;
+  filterOptions(): Answer<Mode, ResponseBody<'v2.filterOptions'>>;
+  locationSearch(query: RequestInput<'v2.locationSearch'>): Answer<Mode, ResponseBody<'v2.locationSearch'>>;
+  health(): Answer<Mode, ResponseBody<'v2.health'>>;
+  qna(body: RequestInput<'language.qna'>): Answer<Mode, ResponseBody<'language.qna'>>;
+}
+
+export type SheetBackend = Backend<'async'>;
+export type SyncSheetBackend = Backend<'sync'>;
+
+/** The calls the spreadsheet steps make by name (src/sheet/steps.ts), dispatched to a backend of either mode. */
+export function callBackend<Mode extends 'sync' | 'async'>(backend: Backend<Mode>, op: 'search' | 'stats' | 'qna', body: unknown): Answer<Mode, unknown> {
+  if (op === 'search') return backend.search(body as RequestInput<'v2.search'>);
+  if (op === 'stats') return backend.stats(body as RequestInput<'v2.stats'>);
+  return backend.qna(body as RequestInput<'language.qna'>);
+}
+
+const LOCAL_QNA_MESSAGE =
+  'ORG.ASK reads the organization’s website, which the built-in sample cannot do from inside the spreadsheet: connect to an OrgIndex service (with a sign-in token) in the task pane';
+
+/** The engine, synchronously (Apps Script); `load` builds the index on first use. */
+export function localSyncBackend(load: () => LocalIndex): SyncSheetBackend {
+  let index: LocalIndex | null = null;
+  const engine = (): LocalIndex => (index ??= load());
+  return {
+    scope: 'local',
+    kind: 'local',
+    search: (body) => engine().search(body),
+    fetch: (body) => engine().fetch(body),
+    stats: (body) => engine().stats(body),
+    filterOptions: () => engine().filterOptions(),
+    locationSearch: (query) => engine().locationSearch(query),
+    health: () => engine().health(),
+    qna: () => {
+      throw new OrgIndexError('configuration', LOCAL_QNA_MESSAGE);
+    },
+  };
+}
+
+/** A remote service over a synchronous transport (UrlFetchApp), through the client's one retry logic. */
+export function remoteSyncBackend(config: ClientConfig, transport: SyncTransport): SyncSheetBackend {
+  const call = <Id extends EndpointId>(id: Id, input: RequestInput<Id>): ResponseBody<Id> => runSync(callEndpoint(config, id, input), transport).body;
+  return {
+    scope: remoteScope(config),
+    kind: 'remote',
+    search: (body) => call('v2.search', body),
+    fetch: (body) => call('v2.fetch', body),
+    stats: (body) => call('v2.stats', body),
+    filterOptions: () => call('v2.filterOptions', undefined),
+    locationSearch: (query) => call('v2.locationSearch', query),
+    health: () => call('v2.health', undefined),
+    qna: (body) => call('language.qna', body),
+  };
 }
 
 /**
@@ -47,13 +101,7 @@ export function localBackend(load: () => LocalIndex | Promise<LocalIndex>): Shee
     filterOptions: async () => (await engine()).filterOptions(),
     locationSearch: async (query) => (await engine()).locationSearch(query),
     health: async () => (await engine()).health(),
-    qna: () =>
-      Promise.reject(
-        new OrgIndexError(
-          'configuration',
-          'ORG.ASK reads the organization’s website, which the built-in sample cannot do from inside the spreadsheet: connect to an OrgIndex service (with a sign-in token) in the task pane',
-        ),
-      ),
+    qna: () => Promise.reject(new OrgIndexError('configuration', LOCAL_QNA_MESSAGE)),
   };
 }
 
@@ -64,11 +112,15 @@ function fingerprint(text: string): string {
   return (hash >>> 0).toString(36);
 }
 
-/** A remote service through the client (ky in Excel and Node, UrlFetchApp in Sheets). */
+/** A remote's cache scope: its URLs and a fingerprint of its credentials (another key may see other rows). */
+function remoteScope({ baseUrls, apiKey, accessToken }: ClientConfig): string {
+  return `remote:${baseUrls.v2 ?? ''}|${baseUrls.language ?? ''}:${fingerprint(`${apiKey ?? ''}|${accessToken ?? ''}`)}`;
+}
+
+/** A remote service through the async client (ky in Excel and Node). */
 export function remoteBackend(client: OrgIndexClient): SheetBackend {
-  const { baseUrls, apiKey, accessToken } = client.config;
   return {
-    scope: `remote:${baseUrls.v2 ?? ''}|${baseUrls.language ?? ''}:${fingerprint(`${apiKey ?? ''}|${accessToken ?? ''}`)}`,
+    scope: remoteScope(client.config),
     kind: 'remote',
     search: (body) => client.search(body),
     fetch: (body) => client.fetch(body),

@@ -85,6 +85,12 @@ function hash64(text: string): string {
   return (a >>> 0).toString(36) + (b >>> 0).toString(36);
 }
 
+/** A request's cache key: `text` is its normalised form, `id` a short address of it (with `prefix`). */
+export function cacheKey(kind: string, request: unknown, prefix = PREFIX): CacheKey {
+  const text = `${kind}:${stableJson(request)}`;
+  return { id: `${prefix}${kind}:${hash64(text)}`, text };
+}
+
 export class ResultCache {
   private readonly memory = new Map<string, Entry>();
   private ttlMs: number;
@@ -110,8 +116,7 @@ export class ResultCache {
   }
 
   key(kind: string, request: unknown): CacheKey {
-    const text = `${kind}:${stableJson(request)}`;
-    return { id: `${PREFIX}${kind}:${hash64(text)}`, text };
+    return cacheKey(kind, request);
   }
 
   async get<T>(key: CacheKey): Promise<T | undefined> {

@@ -12,7 +12,7 @@
 import type { FetchResponse } from '../contract/v2/fetch.js';
 import type { SearchRequestInput, SearchResponse } from '../contract/v2/search.js';
 import type { SelectableColumn } from '../contract/common.js';
-import type { SheetBackend } from './backend.js';
+import { callBackend, type SheetBackend } from './backend.js';
 import { FetchBatcher, type Row } from './batcher.js';
 import type { CacheKey, ResultCache } from './cache.js';
 import type { Table } from './cells.js';
@@ -64,7 +64,7 @@ export class SheetFunctions {
     switch (effect.type) {
       case 'call':
         this.requests++;
-        return effect.op === 'search' ? backend.search(effect.body as SearchRequestInput) : effect.op === 'stats' ? backend.stats(effect.body as Parameters<SheetBackend['stats']>[0]) : backend.qna(effect.body as Parameters<SheetBackend['qna']>[0]);
+        return callBackend(backend, effect.op, effect.body);
       case 'cached':
         return this.cached(effect.kind, effect.request, backend, () => this.run(effect.steps(), backend));
       case 'rows':

@@ -1,0 +1,108 @@
+/**
+ * The synchronous driver (the Apps Script host's) runs the same steps as Excel's async one: same tables
+ * for the same arguments, cached per request in a CacheService-shaped store (here a Map-backed STAND-IN
+ * for CacheService, which exists only inside Google's servers), values over 100 KB split into parts,
+ * ORG.FETCH chunks handed over together (UrlFetchApp.fetchAll), Refresh by generation.
+ */
+import { RateLimitError } from '../../src/client/errors.js';
+import { createLocalIndex, generateDataset } from '../../src/engine/index.js';
+import { localBackend, localSyncBackend } from '../../src/sheet/backend.js';
+import { ResultCache } from '../../src/sheet/cache.js';
+import { SheetFunctions } from '../../src/sheet/functions.js';
+import { SyncResultCache, type SyncKeyValueStore } from '../../src/sheet/sync-cache.js';
+import { SyncSheetFunctions, type FetchMany } from '../../src/sheet/sync-functions.js';
+
+const index = createLocalIndex(generateDataset({ count: 12_000, seed: 5, asOf: '2026-11-01' }));
+
+/** STAND-IN for Apps Script's Cache: a Map with CacheService's 100 KB value limit enforced. */
+class StandInCache implements SyncKeyValueStore {
+  readonly map = new Map<string, string>();
+  get(key: string): string | null {
+    return this.map.get(key) ?? null;
+  }
+  getAll(keys: string[]): Record<string, string> {
+    return Object.fromEntries(keys.flatMap((key) => (this.map.has(key) ? [[key, this.map.get(key) ?? '']] : [])));
+  }
+  putAll(values: Record<string, string>, seconds: number): void {
+    if (seconds > 21_600) throw new Error('Exception: Argument too large: expirationInSeconds');
+    for (const [key, value] of Object.entries(values)) {
+      if (key.length > 250) throw new Error('Exception: Argument too large: key');
+      if (value.length > 100 * 1024) throw new Error('Exception: Argument too large: value');
+      this.map.set(key, value);
+    }
+  }
+  remove(key: string): void {
+    this.map.delete(key);
+  }
+}
+
+function syncFunctions(options: { fetchMany?: FetchMany; store?: StandInCache } = {}) {
+  const store = options.store ?? new StandInCache();
+  const functions = new SyncSheetFunctions({ backend: () => localSyncBackend(() => index), cache: new SyncResultCache(store), now: () => 0, ...(options.fetchMany ? { fetchMany: options.fetchMany } : {}) });
+  return { functions, store };
+}
+
+const asyncFunctions = () =>
+  new SheetFunctions({ backend: () => localBackend(() => index), cache: new ResultCache({ now: () => 0 }), now: () => 0, schedule: (run, ms) => void setTimeout(run, ms) });
+
+const domains = index.search({ filters: { organization_type: ['Company'] }, columns: ['domain'], size: 500 }).data.map((row) => row.domain);
+
+test('the same arguments give the same tables as the async driver (search, fetch, stats, errors)', async () => {
+  const { functions } = syncFunctions();
+  const excel = asyncFunctions();
+  const column = [...domains.slice(0, 20).map((domain) => [domain]), [''], ['not a domain'], ['nobody.example']];
+  const cases: [string, unknown[]][] = [
+    ['search', ['software +gmbh', 'country=Deutschland', 'domain, name, nace_code', 'size=30']],
+    ['search', ['describe: bakery with organic bread', null, null, 'size=5; headers=0']],
+    ['search', ['', 'organization_type=Startup', 'domain', 'size=700']],
+    ['fetch', [column, 'name, country', null]],
+    ['stats', ['organization_type', 'organization_size', null, null]],
+    ['stats', ['contry', null, null, null]],
+    ['search', ['solar', 'contry=X', null, null]],
+  ];
+  for (const [name, args] of cases) {
+    const run = (target: SyncSheetFunctions | SheetFunctions) => (target[name as 'search'] as (...a: unknown[]) => unknown).apply(target, args);
+    expect(run(functions)).toEqual(await run(excel));
+  }
+});
+
+test('a second evaluation is answered from the cache; Refresh asks again', () => {
+  const { functions } = syncFunctions();
+  const first = functions.search('software', 'country=Deutschland', null, 'size=50');
+  expect(functions.requests).toBe(1);
+  expect(functions.search('software', 'country=Deutschland', null, 'SIZE=50')).toEqual(first);
+  functions.fetch(domains.slice(0, 10).map((domain) => [domain]), 'name', null);
+  functions.fetch(domains.slice(0, 12).map((domain) => [domain]), 'name', null);
+  expect(functions.requests).toBe(3);
+  functions.clearCache();
+  functions.search('software', 'country=Deutschland', null, 'size=50');
+  expect(functions.requests).toBe(4);
+});
+
+test('answers over 100 KB are stored in parts and read back whole; a lost part is a miss, not a wrong answer', () => {
+  const { functions, store } = syncFunctions();
+  const big = functions.search('', 'organization_type=Company', 'domain, name, summary, address', 'size=500');
+  const parts = [...store.map.keys()].filter((key) => /:\d+$/.test(key));
+  expect(parts.length).toBeGreaterThan(1);
+  const again = syncFunctions({ store });
+  expect(again.functions.search('', 'organization_type=Company', 'domain, name, summary, address', 'size=500')).toEqual(big);
+  expect(again.functions.requests).toBe(0);
+  store.map.delete(parts[0] ?? '');
+  expect(again.functions.search('', 'organization_type=Company', 'domain, name, summary, address', 'size=500')).toEqual(big);
+  expect(again.functions.requests).toBe(1);
+});
+
+test('ORG.FETCH over 10,000 cells hands 2 chunks over together; a failed chunk marks its rows, the other shows', () => {
+  const calls: number[][] = [];
+  const fetchMany: FetchMany = (bodies) => {
+    calls.push(bodies.map((body) => body.domains.length));
+    return bodies.map((body, i) => (i === 1 ? new RateLimitError('Rate limit exceeded', null) : index.fetch(body)));
+  };
+  const { functions } = syncFunctions({ fetchMany });
+  const cells = Array.from({ length: 10_000 }, (_, i) => [i < 500 ? domains[i] : `unknown-${i}.example`]);
+  const table = functions.fetch(cells, 'domain', null);
+  expect(calls).toEqual([[5_000, 5_000]]);
+  expect(table).toHaveLength(10_000);
+  expect(table.slice(0, 500).every((row) => typeof row[0] === 'string')).toBe(true);
+  expect(table[9_999]?.[0]).toMatchObject({ error: '#N/A', message: expect.stringMatching(/^Rate limit reached/) as unknown });
+});

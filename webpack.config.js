@@ -7,6 +7,7 @@ import HtmlWebpackPlugin from 'html-webpack-plugin';
 import CustomFunctionsMetadataPlugin from 'custom-functions-metadata-plugin';
 import webpack from 'webpack';
 import { DEV_ORIGIN, manifestFor, readManifestTemplate } from './addin/build/manifest.mjs';
+import { AppsScriptStubsPlugin } from './appsscript/build/stubs.mjs';
 
 const root = import.meta.dirname;
 
@@ -104,4 +105,24 @@ function portableCore(mode) {
   };
 }
 
-export default (_env, argv) => [portableCore(argv.mode ?? 'production'), excelAddin(argv.mode ?? 'production')];
+/**
+ * dist/appsscript/: one classic script (Code.js: the top-level stubs Sheets needs — each with its JSDoc —
+ * in front of the bundle `var OrgIndexSheets = …`, lowered to ES2019, no modules) and appsscript.json.
+ * @returns {import('webpack').Configuration}
+ */
+function appsScript(mode) {
+  return {
+    name: 'apps-script',
+    mode,
+    target: ['web', 'es2019'],
+    entry: { Code: './appsscript/src/main.ts' },
+    output: { path: path.join(root, 'dist/appsscript'), filename: '[name].js', library: { name: 'OrgIndexSheets', type: 'var' }, clean: true },
+    resolve,
+    module: { rules: [lowerToEs2019] },
+    plugins: [new AppsScriptStubsPlugin({ functionsFile: './addin/functions/functions.ts', manifest: './appsscript/appsscript.json' })],
+    devtool: false,
+    performance: { hints: false },
+  };
+}
+
+export default (_env, argv) => [portableCore(argv.mode ?? 'production'), excelAddin(argv.mode ?? 'production'), appsScript(argv.mode ?? 'production')];

@@ -27,7 +27,7 @@ export function toExcel(table: Table): any[][] {
  * Searches organizations and spills a table (header row first). Query: keywords (solar "heat pump" +battery -coal: bare words rank, + requires, - excludes), "describe: …" for a description, "like: a.com, b.com" for similar organizations, or a JSON v2 search body.
  * @customfunction ORGSEARCH SEARCH
  * @param query Keywords (solar +battery -coal), "describe: text", "like: acme.com" or a JSON body. May be blank when filters or options say what to find.
- * @param [filters] "country=Germany; organization_size=small, medium; nace_code=62; register_date_from=2020-01-01" or a two-column range (filter | value).
+ * @param [filters] "country=Germany; organization_size=small, medium-sized; nace_code=62; register_date_from=2020-01-01" or a two-column range (filter | value).
  * @param [columns] Output columns: "domain, name, country" or a range of names. Default domain, name, country.
  * @param [options] "size=50 (up to 10000); min_score=0.4; balance=0.7; dedup=1; headers=0; describe=…; similar_to=a.com; boost=solar; penalize=coal; repel=b.com; weight=strong; excludes=c.com" or a two-column range.
  * @returns A table of organizations.

@@ -1,0 +1,61 @@
+// The top-level function declarations Sheets needs for custom functions (=ORGSEARCH …): Apps Script has
+// no modules and shows help only for a top-level `function NAME(…)` with its own JSDoc and real parameter
+// names. They are written from the Excel functions' metadata (custom-functions-metadata reads the JSDoc
+// of addin/functions/functions.ts), so both hosts describe the functions in the same words, and put in
+// front of the bundle after minification (the minifier would rename parameters and drop comments).
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import webpack from 'webpack';
+
+const require = createRequire(import.meta.url);
+const { generateCustomFunctionsMetadata } = require('custom-functions-metadata');
+
+/** Excel's ORG.SEARCH is Sheets' ORGSEARCH. */
+const sheetsWords = (text) => text.replace(/\bORG\.(SEARCH|FETCH|STATS|ASK)\b/g, 'ORG$1').replace(/\*\//g, '* /');
+
+/** One stub per function of the metadata: JSDoc with @customfunction, delegating to the bundle. */
+export function stubsOf(metadata, library = 'OrgIndexSheets') {
+  return metadata.functions
+    .map((fn) => {
+      const names = fn.parameters.map((p) => p.name);
+      const params = fn.parameters.map((p) => ` * @param {${p.dimensionality === 'matrix' ? 'any' : p.type}} ${p.optional ? `[${p.name}]` : p.name} ${sheetsWords(p.description ?? '')}`);
+      return [
+        '/**',
+        ` * ${sheetsWords(fn.description ?? '')}`,
+        ...params,
+        ` * @return ${sheetsWords(fn.result?.description ?? 'A table.')}`,
+        ' * @customfunction',
+        ' */',
+        `function ${fn.id}(${names.join(', ')}) {`,
+        `  return ${library}.${fn.id}(${names.join(', ')});`,
+        '}',
+      ].join('\n');
+    })
+    .join('\n\n');
+}
+
+export class AppsScriptStubsPlugin {
+  constructor({ functionsFile, manifest }) {
+    this.functionsFile = functionsFile;
+    this.manifest = manifest;
+  }
+
+  apply(compiler) {
+    let stubs = '';
+    compiler.hooks.beforeCompile.tapPromise('AppsScriptStubsPlugin', async () => {
+      const result = await generateCustomFunctionsMetadata([this.functionsFile], true);
+      if (result.errors.length > 0) throw new Error(result.errors.join('\n'));
+      stubs = stubsOf(JSON.parse(result.metadataJson));
+    });
+    compiler.hooks.thisCompilation.tap('AppsScriptStubsPlugin', (compilation) => {
+      // After minification: the stubs keep their names and JSDoc.
+      compilation.hooks.processAssets.tap({ name: 'AppsScriptStubsPlugin', stage: webpack.Compilation.PROCESS_ASSETS_STAGE_REPORT }, () => {
+        const bundle = compilation.getAsset('Code.js');
+        if (!bundle) return;
+        const header = '// OrgIndex for Google Sheets — built by `npm run build:web`; edit the sources, not this file.\n\n';
+        compilation.updateAsset('Code.js', new webpack.sources.RawSource(`${header}${stubs}\n\n${bundle.source.source()}`));
+        compilation.emitAsset('appsscript.json', new webpack.sources.RawSource(fs.readFileSync(this.manifest)));
+      });
+    });
+  }
+}

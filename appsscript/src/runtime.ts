@@ -1,0 +1,43 @@
+/// <reference types="google-apps-script" />
+/**
+ * The Sheets host's state for one execution (Apps Script keeps nothing between calls): the connection
+ * from user properties — or the team connection a spreadsheet owner set in document properties — the
+ * backend (the embedded sample, or a remote service over UrlFetchApp), and the functions with the
+ * document cache (CacheService).
+ */
+import { resolveConfig } from '../../src/client/config.js';
+import { createDefaultLocalIndex } from '../../src/engine/local-index.js';
+import { localSyncBackend, remoteSyncBackend, type SyncSheetBackend } from '../../src/sheet/backend.js';
+import { clientOptionsOf, readConnection, type Connection } from '../../src/sheet/connection.js';
+import { SyncResultCache } from '../../src/sheet/sync-cache.js';
+import { SyncSheetFunctions } from '../../src/sheet/sync-functions.js';
+import { CUSTOM_FUNCTION_BUDGET_MS, Deadline, fetchAllChunks, urlFetchTransport } from './transport.js';
+
+export const CONNECTION_PROPERTY = 'orgindex.connection';
+
+/**
+ * The user's own connection, else the spreadsheet's team connection. Custom functions read the
+ * *spreadsheet owner's* user properties, so a shared spreadsheet computes with the owner's key; a team
+ * connection in document properties is the explicit way to share one.
+ */
+export function currentConnection(): Connection {
+  const own = PropertiesService.getUserProperties().getProperty(CONNECTION_PROPERTY);
+  if (own) return readConnection(own);
+  return readConnection(PropertiesService.getDocumentProperties().getProperty(CONNECTION_PROPERTY));
+}
+
+let localIndex: ReturnType<typeof createDefaultLocalIndex> | null = null;
+
+export function createFunctions(budgetMs = CUSTOM_FUNCTION_BUDGET_MS): SyncSheetFunctions {
+  const connection = currentConnection();
+  const deadline = new Deadline(budgetMs);
+  const cache = new SyncResultCache(CacheService.getDocumentCache() ?? CacheService.getScriptCache());
+  cache.setTtlSeconds(connection.cacheHours * 3600);
+  if (connection.backend === 'remote' && connection.serviceUrl.trim() !== '') {
+    const config = resolveConfig(clientOptionsOf(connection));
+    const backend: SyncSheetBackend = remoteSyncBackend(config, urlFetchTransport(deadline));
+    return new SyncSheetFunctions({ backend: () => backend, cache, fetchMany: fetchAllChunks(config, deadline) });
+  }
+  const backend = localSyncBackend(() => (localIndex ??= createDefaultLocalIndex()));
+  return new SyncSheetFunctions({ backend: () => backend, cache });
+}

@@ -1,0 +1,145 @@
+/**
+ * A sandbox that plays Google Apps Script for the built bundle (dist/appsscript/Code.js): a fresh
+ * `node:vm` context — so it really lacks fetch, setTimeout, URL, TextEncoder — holding STAND-INS for the
+ * Apps Script services the bundle uses (Google's servers cannot be reached here): PropertiesService,
+ * CacheService (CacheService's key / value / TTL limits enforced), Utilities.sleep, and a UrlFetchApp whose
+ * fetch and fetchAll make real, synchronous HTTP calls (through a child process) to the real server.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import vm from 'node:vm';
+
+const HTTP_HELPER = join(__dirname, 'sync-http.cjs');
+
+class Properties {
+  readonly values = new Map<string, string>();
+  getProperty(key: string): string | null {
+    return this.values.get(key) ?? null;
+  }
+  setProperty(key: string, value: string): this {
+    this.values.set(key, value);
+    return this;
+  }
+  deleteProperty(key: string): this {
+    this.values.delete(key);
+    return this;
+  }
+}
+
+class Cache {
+  readonly values = new Map<string, string>();
+  get(key: string): string | null {
+    return this.values.get(key) ?? null;
+  }
+  getAll(keys: string[]): Record<string, string> {
+    return Object.fromEntries(keys.flatMap((key) => (this.values.has(key) ? [[key, this.values.get(key) ?? '']] : [])));
+  }
+  putAll(values: Record<string, string>, seconds = 600): void {
+    if (seconds > 21_600) throw new Error('Exception: Argument too large: expirationInSeconds');
+    for (const [key, value] of Object.entries(values)) {
+      if (key.length > 250) throw new Error('Exception: Argument too large: key');
+      if (value.length > 100 * 1024) throw new Error('Exception: Argument too large: value');
+      this.values.set(key, value);
+    }
+  }
+  put(key: string, value: string, seconds?: number): void {
+    this.putAll({ [key]: value }, seconds);
+  }
+  remove(key: string): void {
+    this.values.delete(key);
+  }
+}
+
+interface FetchParams {
+  method?: string;
+  headers?: Record<string, string>;
+  contentType?: string;
+  payload?: string;
+  muteHttpExceptions?: boolean;
+}
+
+function httpResponse(raw: { status: number; headers: Record<string, string>; body: string }) {
+  return { getResponseCode: () => raw.status, getAllHeaders: () => raw.headers, getContentText: () => raw.body };
+}
+
+export interface AppsScriptSandbox {
+  context: vm.Context;
+  userProperties: Properties;
+  documentProperties: Properties;
+  cache: Cache;
+  /** Every URL the bundle fetched. */
+  fetched: string[];
+  /** Calls a top-level function of the script, as Sheets does for a formula. */
+  call(name: string, ...args: unknown[]): unknown;
+}
+
+export function loadBundle(file = join(process.cwd(), 'dist/appsscript/Code.js')): AppsScriptSandbox {
+  const userProperties = new Properties();
+  const documentProperties = new Properties();
+  const cache = new Cache();
+  const fetched: string[] = [];
+  const send = (requests: ({ url: string } & FetchParams)[]) => {
+    for (const request of requests) fetched.push(request.url);
+    const output = execFileSync(process.execPath, [HTTP_HELPER], { input: JSON.stringify(requests), maxBuffer: 256 * 1024 * 1024 });
+    return (JSON.parse(output.toString()) as ({ status: number; headers: Record<string, string>; body: string } | { error: string })[]).map((raw) => {
+      // As UrlFetchApp does: an unreachable address throws.
+      if ('error' in raw) throw new Error(`Exception: Address unavailable: ${raw.error}`);
+      return httpResponse(raw);
+    });
+  };
+  const context = vm.createContext({
+    PropertiesService: { getUserProperties: () => userProperties, getDocumentProperties: () => documentProperties, getScriptProperties: () => new Properties() },
+    CacheService: { getDocumentCache: () => cache, getScriptCache: () => cache, getUserCache: () => cache },
+    Utilities: { sleep: (ms: number) => void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms) },
+    UrlFetchApp: {
+      fetch: (url: string, params: FetchParams = {}) => send([{ url, ...params }])[0],
+      fetchAll: (requests: ({ url: string } & FetchParams)[]) => send(requests),
+    },
+    Logger: { log: () => undefined },
+    console: { log: () => undefined, warn: () => undefined, error: () => undefined },
+  });
+  new vm.Script(readFileSync(file, 'utf8'), { filename: 'Code.js' }).runInContext(context);
+  return {
+    context,
+    userProperties,
+    documentProperties,
+    cache,
+    fetched,
+    call: (name: string, ...args: unknown[]) => (context[name] as (...a: unknown[]) => unknown)(...args),
+  };
+}
+
+export interface ServerProcess {
+  url: string;
+  key: string;
+  close(): void;
+}
+
+/**
+ * The real server in its own process: UrlFetchApp's stand-in blocks this process while it waits (as
+ * Apps Script's does), so a server in this process could never answer.
+ */
+export function startServerProcess(count = 3_000): Promise<ServerProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'orgindex-gas-'));
+  const key = 'gas-harness-key-000000000000000001';
+  writeFileSync(join(dir, 'keys.json'), JSON.stringify({ keys: [{ key, tier: 'tier_2' }], tiers: { tier_2: { ratePerSecond: 1_000, burst: 1_000 } } }));
+  const bin = join(__dirname, '../../bin/orgindex.js');
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--count', String(count), '--keys', join(dir, 'keys.json'), '--state-dir', join(dir, 'state'), '--log-level', 'silent'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const close = () => {
+    child.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return new Promise((resolve, reject) => {
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const ready = /ready at (http:\/\/\S+)\/v2/.exec(stderr);
+      if (ready?.[1] && /try: curl|keys:/.test(stderr)) resolve({ url: ready[1], key, close });
+    });
+    child.on('exit', (code) => {
+      reject(new Error(`server exited with ${String(code)}: ${stderr}`));
+    });
+  });
+}

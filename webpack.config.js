@@ -107,7 +107,8 @@ function portableCore(mode) {
 
 /**
  * dist/appsscript/: one classic script (Code.js: the top-level stubs Sheets needs — each with its JSDoc —
- * in front of the bundle `var OrgIndexSheets = …`, lowered to ES2019, no modules) and appsscript.json.
+ * in front of the bundle `var OrgIndexSheets = …`, lowered to ES2019, no modules), the sidebar page
+ * (Sidebar.html, its script inlined: HtmlService serves no other files) and appsscript.json.
  * @returns {import('webpack').Configuration}
  */
 function appsScript(mode) {
@@ -115,11 +116,14 @@ function appsScript(mode) {
     name: 'apps-script',
     mode,
     target: ['web', 'es2019'],
-    entry: { Code: './appsscript/src/main.ts' },
-    output: { path: path.join(root, 'dist/appsscript'), filename: '[name].js', library: { name: 'OrgIndexSheets', type: 'var' }, clean: true },
+    entry: {
+      Code: { import: './appsscript/src/main.ts', library: { name: 'OrgIndexSheets', type: 'var' } },
+      Sidebar: './appsscript/sidebar/index.tsx',
+    },
+    output: { path: path.join(root, 'dist/appsscript'), filename: '[name].js', clean: true },
     resolve,
     module: { rules: [lowerToEs2019] },
-    plugins: [new AppsScriptStubsPlugin({ functionsFile: './addin/functions/functions.ts', manifest: './appsscript/appsscript.json' })],
+    plugins: [new AppsScriptStubsPlugin({ functionsFile: './addin/functions/functions.ts', manifest: './appsscript/appsscript.json', sidebarTemplate: './appsscript/sidebar/Sidebar.html' })],
     devtool: false,
     performance: { hints: false },
   };

@@ -22,6 +22,7 @@ export function excelHost(runtime: AddinRuntime): Host {
   return {
     label: 'Excel',
     canWrite: true,
+    keyStorage: 'Stored for this add-in on this computer only (OfficeRuntime.storage), never in the workbook.',
     ...common(runtime),
     insertFormula: excel.insertFormula,
     insertValues: async (table, options) => {
@@ -40,6 +41,7 @@ export function previewHost(runtime: AddinRuntime): Host {
   return {
     label: 'Browser preview',
     canWrite: false,
+    keyStorage: 'Stored in this browser only, never in a workbook.',
     ...common(runtime),
     insertFormula: outside,
     insertValues: outside,

@@ -34,10 +34,24 @@ export function stubsOf(metadata, library = 'OrgIndexSheets') {
     .join('\n\n');
 }
 
+/** The script's other entry points: the menu's, the sidebar's (google.script.run) and Sheets' own (onOpen). */
+export const ENTRY_POINTS = [
+  { name: 'onOpen', params: ['e'], doc: 'Adds the OrgIndex menu when the spreadsheet opens.' },
+  { name: 'orgindexShowSidebar', params: [], doc: 'Menu: opens the OrgIndex sidebar.' },
+  { name: 'orgindexRefreshNow', params: [], doc: 'Menu: forgets cached answers and recalculates every OrgIndex formula.' },
+  { name: 'orgindexPinSelection', params: [], doc: 'Menu: replaces the selected formulas by their values.' },
+  { name: 'orgindexSidebarCall', params: ['op', 'payloadJson'], doc: 'The sidebar’s one entry point (google.script.run): an operation and its payload in JSON; answers JSON.' },
+];
+
+export function entryPointStubs(library = 'OrgIndexSheets') {
+  return ENTRY_POINTS.map(({ name, params, doc }) => [`/** ${doc} */`, `function ${name}(${params.join(', ')}) {`, `  return ${library}.${name}(${params.join(', ')});`, '}'].join('\n')).join('\n\n');
+}
+
 export class AppsScriptStubsPlugin {
-  constructor({ functionsFile, manifest }) {
+  constructor({ functionsFile, manifest, sidebarTemplate }) {
     this.functionsFile = functionsFile;
     this.manifest = manifest;
+    this.sidebarTemplate = sidebarTemplate;
   }
 
   apply(compiler) {
@@ -45,7 +59,7 @@ export class AppsScriptStubsPlugin {
     compiler.hooks.beforeCompile.tapPromise('AppsScriptStubsPlugin', async () => {
       const result = await generateCustomFunctionsMetadata([this.functionsFile], true);
       if (result.errors.length > 0) throw new Error(result.errors.join('\n'));
-      stubs = stubsOf(JSON.parse(result.metadataJson));
+      stubs = `${stubsOf(JSON.parse(result.metadataJson))}\n\n${entryPointStubs()}`;
     });
     compiler.hooks.thisCompilation.tap('AppsScriptStubsPlugin', (compilation) => {
       // After minification: the stubs keep their names and JSDoc.
@@ -53,8 +67,17 @@ export class AppsScriptStubsPlugin {
         const bundle = compilation.getAsset('Code.js');
         if (!bundle) return;
         const header = '// OrgIndex for Google Sheets — built by `npm run build:web`; edit the sources, not this file.\n\n';
-        compilation.updateAsset('Code.js', new webpack.sources.RawSource(`${header}${stubs}\n\n${bundle.source.source()}`));
+        compilation.updateAsset('Code.js', new webpack.sources.RawSource(`${header}${stubs}\n\n${bundle.source.source()}`), { minimized: true });
         compilation.emitAsset('appsscript.json', new webpack.sources.RawSource(fs.readFileSync(this.manifest)));
+        const sidebar = compilation.getAsset('Sidebar.js');
+        if (sidebar) {
+          // "</script" inside the code would end the inline script early.
+          const script = String(sidebar.source.source()).replace(/<\/script/gi, () => '<\\/script');
+          const html = fs.readFileSync(this.sidebarTemplate, 'utf8').replace('</body>', () => `<script>${script}</script>\n  </body>`); // a function: "$&" in the code is no pattern
+          // Marked minimized: the minimizer re-visits assets added this late, and HTML is no JavaScript.
+          compilation.emitAsset('Sidebar.html', new webpack.sources.RawSource(html), { minimized: true });
+          compilation.deleteAsset('Sidebar.js');
+        }
       });
     });
   }

@@ -39,3 +39,6 @@ export function ORGSTATS(groupBy: unknown, groupBySecondary?: unknown, filters?:
 export function ORGASK(domain: unknown, question: unknown, maxPages?: unknown, options?: unknown): (string | number | boolean)[][] {
   return toSheets(createFunctions().ask(argumentOf(domain), argumentOf(question), argumentOf(maxPages), argumentOf(options)));
 }
+
+export { onOpen, orgindexPinSelection, orgindexRefreshNow, orgindexShowSidebar } from './menu.js';
+export { sidebarCall as orgindexSidebarCall } from './sidebar-api.js';

@@ -27,17 +27,28 @@ export function currentConnection(): Connection {
 }
 
 let localIndex: ReturnType<typeof createDefaultLocalIndex> | null = null;
+let local: SyncSheetBackend | null = null;
+
+/** The embedded sample, indexed on first use in this execution. */
+export function localBackend(): SyncSheetBackend {
+  local ??= localSyncBackend(() => (localIndex ??= createDefaultLocalIndex()));
+  return local;
+}
+
+/** The document's answer cache (shared by every user of the spreadsheet, as the formulas are). */
+export function documentCache(): SyncResultCache {
+  return new SyncResultCache(CacheService.getDocumentCache() ?? CacheService.getScriptCache());
+}
 
 export function createFunctions(budgetMs = CUSTOM_FUNCTION_BUDGET_MS): SyncSheetFunctions {
   const connection = currentConnection();
   const deadline = new Deadline(budgetMs);
-  const cache = new SyncResultCache(CacheService.getDocumentCache() ?? CacheService.getScriptCache());
+  const cache = documentCache();
   cache.setTtlSeconds(connection.cacheHours * 3600);
   if (connection.backend === 'remote' && connection.serviceUrl.trim() !== '') {
     const config = resolveConfig(clientOptionsOf(connection));
     const backend: SyncSheetBackend = remoteSyncBackend(config, urlFetchTransport(deadline));
     return new SyncSheetFunctions({ backend: () => backend, cache, fetchMany: fetchAllChunks(config, deadline) });
   }
-  const backend = localSyncBackend(() => (localIndex ??= createDefaultLocalIndex()));
-  return new SyncSheetFunctions({ backend: () => backend, cache });
+  return new SyncSheetFunctions({ backend: localBackend, cache });
 }

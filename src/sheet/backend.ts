@@ -8,6 +8,7 @@
 import type { OrgIndexClient } from '../client/client.js';
 import type { ClientConfig } from '../client/config.js';
 import { OrgIndexError } from '../client/errors.js';
+import type { Quota } from '../client/quota.js';
 import { callEndpoint, runSync, type SyncTransport } from '../client/operation.js';
 import type { EndpointId, RequestInput, ResponseBody } from '../contract/endpoints.js';
 import type { LocalIndex } from '../engine/local-index.js';
@@ -59,9 +60,13 @@ export function localSyncBackend(load: () => LocalIndex): SyncSheetBackend {
   };
 }
 
-/** A remote service over a synchronous transport (UrlFetchApp), through the client's one retry logic. */
-export function remoteSyncBackend(config: ClientConfig, transport: SyncTransport): SyncSheetBackend {
-  const call = <Id extends EndpointId>(id: Id, input: RequestInput<Id>): ResponseBody<Id> => runSync(callEndpoint(config, id, input), transport).body;
+/** A remote service over a synchronous transport (UrlFetchApp), through the client's one retry logic; `onQuota` hears every response's quota. */
+export function remoteSyncBackend(config: ClientConfig, transport: SyncTransport, onQuota?: (quota: Quota) => void): SyncSheetBackend {
+  const call = <Id extends EndpointId>(id: Id, input: RequestInput<Id>): ResponseBody<Id> => {
+    const result = runSync(callEndpoint(config, id, input), transport);
+    if (result.quota) onQuota?.(result.quota);
+    return result.body;
+  };
   return {
     scope: remoteScope(config),
     kind: 'remote',

@@ -21,6 +21,8 @@ export interface Host {
   readonly label: string;
   /** False outside a spreadsheet: the insert and enrich buttons explain instead of acting. */
   readonly canWrite: boolean;
+  /** Where the key is kept, in words for the connection form. */
+  readonly keyStorage: string;
   /** The formula name: ORG.SEARCH in Excel, ORGSEARCH in Sheets. */
   functionName(id: FunctionId): string;
   connection(): Connection;

@@ -54,7 +54,7 @@ export function ConnectionPanel({ host, onSaved }: { host: Host; onSaved: () => 
           <Field label="Service URL" hint="e.g. https://api.example.com or http://localhost:8787">
             <Input type="url" value={draft.serviceUrl} onChange={(_, data) => set({ serviceUrl: data.value })} />
           </Field>
-          <Field label="API key" hint="Stored for this add-in on this computer only, never in the workbook.">
+          <Field label="API key" hint={host.keyStorage}>
             <Input type="password" autoComplete="off" value={draft.apiKey} onChange={(_, data) => set({ apiKey: data.value })} />
           </Field>
           <Field label="Sign-in token (for ORG.ASK)">

@@ -1,0 +1,97 @@
+/// <reference types="google-apps-script" />
+/**
+ * What the sidebar (the src/ui app in an HtmlService page) asks of the script, through one entry point
+ * `sidebarCall(op, payloadJson)` that google.script.run can reach. Answers and errors travel as JSON: the
+ * sidebar rebuilds typed errors from them, so it shows the same messages as the cells. Backend calls
+ * run on the current connection (or, for "Test and save", on the one being tested) and report the quota
+ * of the response.
+ */
+import { resolveConfig } from '../../src/client/config.js';
+import { OrgIndexError, RateLimitError, ValidationError } from '../../src/client/errors.js';
+import type { Quota } from '../../src/client/quota.js';
+import { remoteSyncBackend, type SyncSheetBackend } from '../../src/sheet/backend.js';
+import { clientOptionsOf, readConnection, type Connection } from '../../src/sheet/connection.js';
+import { ArgumentError } from '../../src/sheet/cells.js';
+import { CONNECTION_PROPERTY, currentConnection, localBackend } from './runtime.js';
+import * as sheet from './sheet-actions.js';
+import { Deadline, urlFetchTransport } from './transport.js';
+
+/** Sidebar work is not a custom function: it has Apps Script's 6-minute execution limit, not 30 s. */
+const SIDEBAR_BUDGET_MS = 5 * 60_000;
+
+export interface SidebarError {
+  name: string;
+  kind: string;
+  message: string;
+  status: number | null;
+  resetAt: string | null;
+  detail: unknown;
+  argument: string | null;
+}
+
+export type SidebarAnswer = { ok: true; value: unknown; quota: Quota | null } | { ok: false; error: SidebarError };
+
+function backendOf(connection: Connection, onQuota: (quota: Quota) => void): SyncSheetBackend {
+  if (connection.backend !== 'remote' || connection.serviceUrl.trim() === '') return localBackend();
+  return remoteSyncBackend(resolveConfig(clientOptionsOf(connection)), urlFetchTransport(new Deadline(SIDEBAR_BUDGET_MS)), onQuota);
+}
+
+function errorOf(error: unknown): SidebarError {
+  return {
+    name: error instanceof Error ? error.name : 'Error',
+    kind: error instanceof OrgIndexError ? error.kind : error instanceof ArgumentError ? 'argument' : 'unexpected',
+    message: error instanceof ArgumentError ? error.message.slice(error.argument.length + 2) : error instanceof Error ? error.message : String(error),
+    status: error instanceof OrgIndexError ? error.status : null,
+    resetAt: error instanceof RateLimitError ? error.resetAt : null,
+    detail: error instanceof ValidationError ? error.detail : null,
+    argument: error instanceof ArgumentError ? error.argument : null,
+  };
+}
+
+type Payload = Record<string, unknown>;
+
+/** The operations, by name: backend calls, the connection, and what the sidebar does to the sheet. */
+function operate(op: string, payload: Payload, onQuota: (quota: Quota) => void): unknown {
+  const connection = payload.connection ? readConnection(JSON.stringify(payload.connection)) : currentConnection();
+  const backend = (): SyncSheetBackend => backendOf(connection, onQuota);
+  switch (op) {
+    case 'connection':
+      return currentConnection();
+    case 'saveConnection': {
+      const scope = payload.scope === 'document' ? PropertiesService.getDocumentProperties() : PropertiesService.getUserProperties();
+      scope.setProperty(CONNECTION_PROPERTY, JSON.stringify(readConnection(JSON.stringify(payload.value))));
+      return currentConnection();
+    }
+    case 'search':
+      return backend().search(payload.body as Parameters<SyncSheetBackend['search']>[0]);
+    case 'fetch':
+      return backend().fetch(payload.body as Parameters<SyncSheetBackend['fetch']>[0]);
+    case 'stats':
+      return backend().stats(payload.body as Parameters<SyncSheetBackend['stats']>[0]);
+    case 'qna':
+      return backend().qna(payload.body as Parameters<SyncSheetBackend['qna']>[0]);
+    case 'filterOptions':
+      return backend().filterOptions();
+    case 'locationSearch':
+      return backend().locationSearch(payload.body as Parameters<SyncSheetBackend['locationSearch']>[0]);
+    case 'health':
+      return backend().health();
+    default:
+      return sheet.perform(op, payload);
+  }
+}
+
+/** The one entry point of the sidebar: an answer or an error, as JSON (google.script.run carries plain values). */
+export function sidebarCall(op: string, payloadJson: string): string {
+  let quota: Quota | null = null;
+  let answer: SidebarAnswer;
+  try {
+    const value = operate(op, JSON.parse(payloadJson || '{}') as Payload, (seen) => {
+      quota = seen;
+    });
+    answer = { ok: true, value, quota };
+  } catch (error) {
+    answer = { ok: false, error: errorOf(error) };
+  }
+  return JSON.stringify(answer);
+}

@@ -4,6 +4,7 @@
  * holding stand-ins for the Apps Script services, whose UrlFetchApp makes real synchronous HTTP calls to
  * the real server on a loopback port (see harness.ts).
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as acorn from 'acorn';
@@ -43,6 +44,12 @@ test('a classic ES2019 script: no module syntax; each public function a top-leve
   }
   // The help Sheets shows names the Sheets functions.
   expect(code.slice(0, code.indexOf('var OrgIndexSheets'))).not.toMatch(/\bORG\.(SEARCH|FETCH|STATS|ASK)\b/);
+});
+
+test('clasp sees the built project (clasp status works offline; push needs a Google login, so no test runs it)', () => {
+  const status = execFileSync(join(process.cwd(), 'node_modules/.bin/clasp'), ['status'], { cwd: process.cwd(), timeout: 30_000 }).toString();
+  const tracked = status.slice(0, status.indexOf('Untracked files'));
+  for (const file of ['Code.js', 'Sidebar.html', 'appsscript.json']) expect(tracked).toContain(`dist/appsscript/${file}`);
 });
 
 test('the sandbox really lacks fetch, setTimeout and URL', () => {

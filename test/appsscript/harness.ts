@@ -75,7 +75,7 @@ export interface AppsScriptSandbox {
   call(name: string, ...args: unknown[]): unknown;
 }
 
-export function loadBundle(file = join(process.cwd(), 'dist/appsscript/Code.js')): AppsScriptSandbox {
+export function loadBundle(file = join(process.cwd(), 'dist/appsscript/Code.js'), extraGlobals: Record<string, unknown> = {}): AppsScriptSandbox {
   const userProperties = new Properties();
   const documentProperties = new Properties();
   const cache = new Cache();
@@ -98,6 +98,7 @@ export function loadBundle(file = join(process.cwd(), 'dist/appsscript/Code.js')
       fetchAll: (requests: ({ url: string } & FetchParams)[]) => send(requests),
     },
     Logger: { log: () => undefined },
+    ...extraGlobals,
     console: { log: () => undefined, warn: () => undefined, error: () => undefined },
   });
   new vm.Script(readFileSync(file, 'utf8'), { filename: 'Code.js' }).runInContext(context);

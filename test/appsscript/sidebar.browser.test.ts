@@ -7,6 +7,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
+import { searchBayernSoftware } from '../ui/search-steps.js';
 import { loadBundle, type AppsScriptSandbox } from './harness.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -47,14 +48,7 @@ test('the sidebar renders on the Sheets host, builds a search against the script
   await page.getByRole('heading', { name: 'OrgIndex' }).waitFor({ timeout: 60_000 });
   expect(await page.getByText('built-in sample · Google Sheets').count()).toBe(1);
 
-  await page.getByRole('combobox', { name: 'Places' }).fill('Bayern');
-  const bayern = page.getByRole('option', { name: /^Bayern \(state/ });
-  await bayern.waitFor({ timeout: 120_000 });
-  await bayern.click();
-  const anyWords = page.getByRole('textbox', { name: 'Any of these words' });
-  await anyWords.fill('software');
-  await anyWords.press('Enter');
-  await page.waitForFunction(() => /hits · fulltext/.test(document.querySelector('[data-testid="preview-summary"]')?.textContent ?? ''), undefined, { timeout: 120_000 });
+  await searchBayernSoftware(page);
   expect(await page.getByRole('region', { name: 'Preview rows' }).getByRole('row').count()).toBeGreaterThan(1);
   expect(await page.getByLabel('Formula').innerText()).toBe('=ORGSEARCH("software", "state=Bayern", "domain, name, country", "size=100")');
   expect(calls).toEqual(expect.arrayContaining(['connection', 'filterOptions', 'locationSearch', 'search']));

@@ -10,6 +10,7 @@ import { extname, join, normalize } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { KEYS, startTestServer, type TestServer } from '../server/support.js';
+import { searchBayernSoftware } from './search-steps.js';
 
 const DIST = join(process.cwd(), 'dist/addin');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -54,19 +55,7 @@ test('opens outside Office on the built-in sample, builds a filter, previews row
   await page.getByRole('heading', { name: 'OrgIndex' }).waitFor();
   expect(await page.getByText('built-in sample · Browser preview').count()).toBe(1);
 
-  // A place through the autocomplete (the engine chunk loads and indexes the sample on first use).
-  await page.getByRole('combobox', { name: 'Places' }).fill('Bayern');
-  const bayern = page.getByRole('option', { name: /^Bayern \(state/ });
-  await bayern.waitFor({ timeout: 180_000 });
-  await bayern.click();
-  // A keyword chip, typed and confirmed with Enter from the keyboard.
-  const anyWords = page.getByRole('textbox', { name: 'Any of these words' });
-  await anyWords.fill('software');
-  await anyWords.press('Enter');
-
-  const summary = page.getByTestId('preview-summary');
-  await summary.waitFor({ timeout: 120_000 });
-  await page.waitForFunction(() => /hits · fulltext/.test(document.querySelector('[data-testid="preview-summary"]')?.textContent ?? ''), undefined, { timeout: 120_000 });
+  await searchBayernSoftware(page);
   const rows = page.getByRole('region', { name: 'Preview rows' }).getByRole('row');
   expect(await rows.count()).toBeGreaterThan(1);
   const header = await rows.first().innerText();

@@ -1,0 +1,176 @@
+/**
+ * STAND-IN for SpreadsheetApp (and the bits of Charts / HtmlService the script uses): one or more grids of
+ * cells with values, number formats and formulas, the Range members the script calls, a menu and sidebar
+ * recorder. Sheets itself cannot run here; this records what the script would do to a spreadsheet, with
+ * Sheets' rule that a string written through setValues is read as typed input unless the cell is plain text.
+ */
+interface Cell {
+  value: unknown;
+  format: string;
+  formula: string;
+}
+
+const column = (index: number): string => String.fromCharCode(64 + index);
+
+export class StandInSheet {
+  readonly cells = new Map<string, Cell>();
+  readonly charts: { type: string; range: string; title: string }[] = [];
+  constructor(readonly name: string) {}
+  cell(row: number, col: number): Cell {
+    const key = `${row},${col}`;
+    let cell = this.cells.get(key);
+    if (!cell) {
+      cell = { value: '', format: 'General', formula: '' };
+      this.cells.set(key, cell);
+    }
+    return cell;
+  }
+  getName(): string {
+    return this.name;
+  }
+  getLastRow(): number {
+    let last = 0;
+    for (const [key, cell] of this.cells) if (cell.value !== '' || cell.formula) last = Math.max(last, Number(key.split(',')[0]));
+    return last;
+  }
+  getLastColumn(): number {
+    let last = 0;
+    for (const [key, cell] of this.cells) if (cell.value !== '' || cell.formula) last = Math.max(last, Number(key.split(',')[1]));
+    return last;
+  }
+  getRange(rowOrA1: number | string, col = 1, rows = 1, cols = 1): StandInRange {
+    if (typeof rowOrA1 === 'string') {
+      const [from = 'A1', to = from] = rowOrA1.replace(/^.*!/, '').split(':');
+      const parse = (a1: string): [number, number] => [Number(a1.slice(1)), a1.charCodeAt(0) - 64];
+      const [r1, c1] = parse(from);
+      const [r2, c2] = parse(to);
+      return new StandInRange(this, r1, c1, r2 - r1 + 1, c2 - c1 + 1);
+    }
+    return new StandInRange(this, rowOrA1, col, rows, cols);
+  }
+  getDataRange(): StandInRange {
+    return new StandInRange(this, 1, 1, Math.max(1, this.getLastRow()), Math.max(1, this.getLastColumn()));
+  }
+  newChart() {
+    const chart = { type: '', range: '', title: '' };
+    const builder = {
+      setChartType: (type: string) => ((chart.type = type), builder),
+      addRange: (range: StandInRange) => ((chart.range = range.getA1Notation()), builder),
+      setOption: (name: string, value: string) => ((chart.title = name === 'title' ? value : chart.title), builder),
+      setPosition: () => builder,
+      build: () => chart,
+    };
+    return builder;
+  }
+  insertChart(chart: { type: string; range: string; title: string }): void {
+    this.charts.push(chart);
+  }
+}
+
+export class StandInRange {
+  constructor(
+    readonly sheet: StandInSheet,
+    readonly row: number,
+    readonly col: number,
+    readonly rows: number,
+    readonly cols: number,
+  ) {}
+  private grid<T>(read: (cell: Cell) => T): T[][] {
+    return Array.from({ length: this.rows }, (_, r) => Array.from({ length: this.cols }, (_, c) => read(this.sheet.cell(this.row + r, this.col + c))));
+  }
+  private each(values: unknown[][], write: (cell: Cell, value: unknown) => void): void {
+    if (values.length !== this.rows || values.some((row) => row.length !== this.cols)) throw new Error(`Exception: The number of rows or columns in the data does not match the range (${this.getA1Notation()})`);
+    values.forEach((row, r) => { row.forEach((value, c) => { write(this.sheet.cell(this.row + r, this.col + c), value); }); });
+  }
+  getSheet(): StandInSheet {
+    return this.sheet;
+  }
+  getRow(): number {
+    return this.row;
+  }
+  getColumn(): number {
+    return this.col;
+  }
+  getNumRows(): number {
+    return this.rows;
+  }
+  getNumColumns(): number {
+    return this.cols;
+  }
+  getLastColumn(): number {
+    return this.col + this.cols - 1;
+  }
+  getA1Notation(): string {
+    return `${column(this.col)}${this.row}:${column(this.col + this.cols - 1)}${this.row + this.rows - 1}`;
+  }
+  getCell(row: number, col: number): StandInRange {
+    return new StandInRange(this.sheet, this.row + row - 1, this.col + col - 1, 1, 1);
+  }
+  offset(rows: number, cols: number, height = this.rows, width = this.cols): StandInRange {
+    return new StandInRange(this.sheet, this.row + rows, this.col + cols, height, width);
+  }
+  getValues(): unknown[][] {
+    return this.grid((cell) => cell.value);
+  }
+  setValues(values: unknown[][]): this {
+    this.each(values, (cell, value) => {
+      // Sheets' rule: text in a plain-text cell stays text; otherwise "=…" is a formula and numeric text a number.
+      if (typeof value === 'string' && cell.format !== '@' && value.startsWith('=')) cell.formula = value;
+      else if (typeof value === 'string' && cell.format !== '@' && value !== '' && Number.isFinite(Number(value))) cell.value = Number(value);
+      else {
+        cell.value = value;
+        cell.formula = '';
+      }
+    });
+    return this;
+  }
+  getNumberFormats(): string[][] {
+    return this.grid((cell) => cell.format);
+  }
+  setNumberFormats(formats: string[][]): this {
+    this.each(formats, (cell, format) => (cell.format = String(format)));
+    return this;
+  }
+  getFormulas(): string[][] {
+    return this.grid((cell) => cell.formula);
+  }
+  setFormula(formula: string): this {
+    const cell = this.sheet.cell(this.row, this.col);
+    cell.formula = formula;
+    cell.value = `(computed: ${formula})`;
+    return this;
+  }
+  clearContent(): this {
+    this.grid((cell) => Object.assign(cell, { value: '', formula: '' }));
+    return this;
+  }
+}
+
+export function spreadsheetStandIn() {
+  const sheets = [new StandInSheet('Sheet1')];
+  const first = sheets[0] as StandInSheet;
+  const state = { active: first.getRange(1, 1), menus: [] as { name: string; items: [string, string][] }[], sidebars: [] as string[], toasts: [] as string[], formulaWrites: 0 };
+  const spreadsheet = {
+    getSheets: () => sheets,
+    getRange: (a1: string) => {
+      const name = a1.includes('!') ? a1.slice(0, a1.lastIndexOf('!')).replace(/^'(.*)'$/, '$1') : first.name;
+      return (sheets.find((sheet) => sheet.name === name) ?? first).getRange(a1);
+    },
+    toast: (message: string) => state.toasts.push(message),
+  };
+  const SpreadsheetApp = {
+    getActiveRange: () => state.active,
+    getActiveSpreadsheet: () => spreadsheet,
+    flush: () => undefined,
+    getUi: () => ({
+      createMenu: (name: string) => {
+        const menu = { name, items: [] as [string, string][] };
+        const builder = { addItem: (label: string, fn: string) => (menu.items.push([label, fn]), builder), addToUi: () => state.menus.push(menu) };
+        return builder;
+      },
+      showSidebar: (output: { title: string; file: string }) => state.sidebars.push(`${output.file}: ${output.title}`),
+    }),
+  };
+  const HtmlService = { createHtmlOutputFromFile: (file: string) => ({ file, title: '', setTitle(title: string) { return Object.assign(this, { title }); } }) };
+  return { globals: { SpreadsheetApp, HtmlService, Charts: { ChartType: { COLUMN: 'COLUMN' } } }, sheet: first, state };
+}

@@ -6,8 +6,9 @@ import type { Host } from '../../src/ui/host.js';
 import type { AddinRuntime } from '../runtime.js';
 import * as excel from '../excel-actions.js';
 
-function common(runtime: AddinRuntime): Pick<Host, 'functionName' | 'connection' | 'saveConnection' | 'backend' | 'backendFor' | 'lastQuota' | 'onQuota'> {
+function common(runtime: AddinRuntime): Pick<Host, 'functionName' | 'connection' | 'saveConnection' | 'canShareConnection' | 'backend' | 'backendFor' | 'lastQuota' | 'onQuota'> {
   return {
+    canShareConnection: false,
     functionName: (id) => `ORG.${id}`,
     connection: () => runtime.connection,
     saveConnection: (connection) => runtime.setConnection(connection),

@@ -81,8 +81,10 @@ export class SheetsHost implements Host {
     return this.current;
   }
 
-  async saveConnection(connection: Connection): Promise<void> {
-    this.current = readConnection(JSON.stringify(await this.call('saveConnection', { value: connection })));
+  readonly canShareConnection = true;
+
+  async saveConnection(connection: Connection, options: { shared?: boolean } = {}): Promise<void> {
+    this.current = readConnection(JSON.stringify(await this.call('saveConnection', { value: connection, scope: options.shared ? 'document' : 'user' })));
     this.quota = null;
   }
 

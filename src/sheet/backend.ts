@@ -39,7 +39,7 @@ export function callBackend<Mode extends 'sync' | 'async'>(backend: Backend<Mode
 }
 
 const LOCAL_QNA_MESSAGE =
-  'ORG.ASK reads the organization’s website, which the built-in sample cannot do from inside the spreadsheet: connect to an OrgIndex service (with a sign-in token) in the task pane';
+  'answering from a website needs an OrgIndex service with a sign-in token (OrgIndex → Connection): the built-in sample cannot read websites from inside a spreadsheet';
 
 /** The engine, synchronously (Apps Script); `load` builds the index on first use. */
 export function localSyncBackend(load: () => LocalIndex): SyncSheetBackend {

@@ -65,7 +65,7 @@ export function errorCellOf(error: unknown, now: number = Date.now()): ErrorCell
   }
   if (error instanceof OrgIndexError) {
     const prefix: Record<string, string> = {
-      auth: 'Not authorised (check the API key in the task pane)',
+      auth: 'Not authorised (check the API key under OrgIndex → Connection)',
       network: 'Cannot reach the OrgIndex service',
       timeout: 'The OrgIndex service did not answer in time',
       server: 'The OrgIndex service failed',

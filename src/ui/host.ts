@@ -26,7 +26,10 @@ export interface Host {
   /** The formula name: ORG.SEARCH in Excel, ORGSEARCH in Sheets. */
   functionName(id: FunctionId): string;
   connection(): Connection;
-  saveConnection(connection: Connection): Promise<void>;
+  /** Stores the connection for this user; `shared` (where `canShareConnection`) for everyone using the document. */
+  saveConnection(connection: Connection, options?: { shared?: boolean }): Promise<void>;
+  /** Sheets can keep a team connection in the spreadsheet; Excel keeps keys out of workbooks. */
+  readonly canShareConnection: boolean;
   backend(): SheetBackend;
   /** A backend for a connection not yet saved ("Test and save" checks before it saves). */
   backendFor(connection: Connection): SheetBackend;

@@ -213,7 +213,7 @@ describe('ORG.ASK', () => {
   test('on the built-in sample it says a connection is needed; bad arguments are #VALUE!', async () => {
     await addinRuntime().setConnection({ ...DEFAULT_CONNECTION });
     const local = firstCell(await orgAsk(cell('example.com'), cell('Founded when?')));
-    expect(local).toMatchObject({ code: '#N/A', message: expect.stringMatching(/^OrgIndex is not configured: ORG.ASK reads/) as unknown });
+    expect(local).toMatchObject({ code: '#N/A', message: expect.stringMatching(/^OrgIndex is not configured: answering from a website needs an OrgIndex service/) as unknown });
     const noQuestion = firstCell(await orgAsk(cell('example.com'), cell('')));
     expect(noQuestion).toEqual(new StandInExcelError('#VALUE!', 'question: is required'));
   });

@@ -70,6 +70,16 @@ test('Refresh rewrites every OrgIndex formula (so Sheets recalculates it) and fo
   expect(sheet.cell(2, 3)).toEqual({ value: '00123', format: '@', formula: '' });
 }, 60_000);
 
+test('a team connection lives in the document properties; a user's own connection wins over it', () => {
+  const { sidebar, sandbox } = setup();
+  const team = { backend: 'remote', serviceUrl: 'https://api.example.com', apiKey: 'team-key', accessToken: '', languageUrl: '', cacheHours: 24 };
+  sidebar('saveConnection', { value: team, scope: 'document' });
+  expect(JSON.parse(sandbox.documentProperties.getProperty('orgindex.connection') ?? '{}')).toMatchObject({ apiKey: 'team-key' });
+  expect(sidebar('connection').value).toMatchObject({ apiKey: 'team-key' });
+  sidebar('saveConnection', { value: { ...team, apiKey: 'my-key' } });
+  expect(sidebar('connection').value).toMatchObject({ apiKey: 'my-key' });
+});
+
 test('a failing operation comes back as an error the sidebar can show, not an exception', () => {
   const { sidebar, state } = setup();
   state.active = null as unknown as typeof state.active;

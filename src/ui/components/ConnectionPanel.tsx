@@ -2,7 +2,7 @@
  * Backend choice, service URL, API key (masked) and sign-in token. Saved in the host's private storage
  * (Excel: OfficeRuntime.storage; never the workbook). "Test and save" asks /health and a 1-row search, and saves only when both answer.
  */
-import { Button, Caption1, Field, Input, Radio, RadioGroup, SpinButton } from '@fluentui/react-components';
+import { Button, Caption1, Checkbox, Field, Input, Radio, RadioGroup, SpinButton } from '@fluentui/react-components';
 import { useState } from 'react';
 import { ORGANIZATION_TYPES } from '../../contract/v2/filters.js';
 import type { Connection } from '../../sheet/connection.js';
@@ -13,6 +13,7 @@ import { useAction } from './use-async.js';
 export function ConnectionPanel({ host, onSaved }: { host: Host; onSaved: () => void }) {
   const [draft, setDraft] = useState<Connection>(host.connection());
   const [status, setStatus] = useState<string | null>(null);
+  const [shared, setShared] = useState(false);
   const { busy, error, run } = useAction();
   const set = (patch: Partial<Connection>) => {
     setDraft({ ...draft, ...patch });
@@ -20,7 +21,7 @@ export function ConnectionPanel({ host, onSaved }: { host: Host; onSaved: () => 
   };
   const save = () =>
     run(async () => {
-      await host.saveConnection(draft);
+      await host.saveConnection(draft, { shared });
       setStatus('Saved. Formulas use this connection from their next calculation (Refresh recalculates now).');
       onSaved();
     });
@@ -31,7 +32,7 @@ export function ConnectionPanel({ host, onSaved }: { host: Host; onSaved: () => 
       const health = await backend.health();
       if (!health.healthy) throw new Error(`the service reports a problem: ${health.error ?? 'unhealthy'}`);
       const probe = await backend.search({ filters: { organization_type: [...ORGANIZATION_TYPES] }, size: 1, columns: ['domain'] });
-      await host.saveConnection(draft);
+      await host.saveConnection(draft, { shared });
       onSaved();
       setStatus(`Connected and saved: healthy, search answers (${probe.metadata.total_hits === null ? 'some' : probe.metadata.total_hits.toLocaleString('en-US')} organizations visible to this key).`);
     });
@@ -64,6 +65,15 @@ export function ConnectionPanel({ host, onSaved }: { host: Host; onSaved: () => 
             <Input type="url" value={draft.languageUrl} onChange={(_, data) => set({ languageUrl: data.value })} />
           </Field>
         </>
+      ) : null}
+      {host.canShareConnection && draft.backend === 'remote' ? (
+        <Checkbox
+          label="Team connection: everyone using this spreadsheet (its editors can read the key)"
+          checked={shared}
+          onChange={(_, data) => {
+            setShared(data.checked === true);
+          }}
+        />
       ) : null}
       <Field label="Reuse answers for (hours)">
         <SpinButton min={0} max={720} value={draft.cacheHours} onChange={(_, data) => set({ cacheHours: data.value ?? Number(data.displayValue ?? draft.cacheHours) })} />

@@ -70,7 +70,7 @@ test('Refresh rewrites every OrgIndex formula (so Sheets recalculates it) and fo
   expect(sheet.cell(2, 3)).toEqual({ value: '00123', format: '@', formula: '' });
 }, 60_000);
 
-test('a team connection lives in the document properties; a user's own connection wins over it', () => {
+test('a team connection lives in the document properties; a user’s own connection wins over it', () => {
   const { sidebar, sandbox } = setup();
   const team = { backend: 'remote', serviceUrl: 'https://api.example.com', apiKey: 'team-key', accessToken: '', languageUrl: '', cacheHours: 24 };
   sidebar('saveConnection', { value: team, scope: 'document' });

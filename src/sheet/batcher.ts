@@ -25,8 +25,6 @@ interface Waiting {
 export class FetchBatcher {
   private queue = new Map<string, Waiting[]>();
   private scheduled = false;
-  /** Requests sent so far (tests and the task pane's activity line). */
-  requests = 0;
 
   constructor(private readonly options: BatcherOptions) {}
 
@@ -52,7 +50,6 @@ export class FetchBatcher {
     for (let i = 0; i < domains.length; i += FETCH_CHUNK) chunks.push(domains.slice(i, i + FETCH_CHUNK));
     await Promise.all(
       chunks.map(async (chunk) => {
-        this.requests++;
         try {
           const rows = await this.options.fetch(chunk);
           for (const domain of chunk) for (const waiting of queue.get(domain) ?? []) waiting.resolve(rows.get(domain) ?? null);

@@ -37,7 +37,7 @@ export class SheetFunctions {
   /** Requests on their way, by generation and cache key text (whole answers, ORG.FETCH rows). */
   private readonly inFlight = new Map<string, Promise<unknown>>();
   private readonly limits: StepLimits;
-  /** Backend requests made so far (tests, and the task pane's activity line). */
+  /** Backend requests made so far (tests and benchmarks). */
   requests = 0;
 
   constructor(private readonly options: SheetFunctionsOptions) {

@@ -30,7 +30,7 @@ export interface SyncSheetFunctionsOptions {
 
 export class SyncSheetFunctions {
   private readonly limits: StepLimits;
-  /** Backend requests made so far (tests). */
+  /** Backend requests made so far (tests and benchmarks). */
   requests = 0;
 
   constructor(private readonly options: SyncSheetFunctionsOptions) {

@@ -44,7 +44,9 @@ describe('QuotaLedger', () => {
     // And the next line is not glued to the torn one.
     await reopened.record('2026-11', 'a', { requests: 1, statsRequests: 0, results: 0 });
     await reopened.close();
-    expect((await QuotaLedger.open(dir)).get('2026-11', 'a').requests).toBe(2);
+    const third = await QuotaLedger.open(dir);
+    expect(third.get('2026-11', 'a').requests).toBe(2);
+    await third.close();
   });
 
   test('compaction folds the journal into a snapshot without losing or doubling a count', async () => {

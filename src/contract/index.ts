@@ -13,3 +13,4 @@ export * from './v2/service.js';
 export * from './v1.js';
 export * from './language.js';
 export * from './endpoints.js';
+export * from './saved-query.js';

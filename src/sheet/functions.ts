@@ -17,6 +17,8 @@ import { FetchBatcher, type Row } from './batcher.js';
 import type { CacheKey, ResultCache } from './cache.js';
 import type { Table } from './cells.js';
 import type { Argument } from './arguments.js';
+import type { SavedQuery } from '../contract/saved-query.js';
+import { savedQuerySteps } from './saved-query.js';
 import { askSteps, DEFAULT_MAX_PAYLOAD_BYTES, fetchSteps, guarded, searchResponseSteps, searchSteps, statsSteps, type Effect, type RowsAnswer, type SheetSteps, type StepLimits } from './steps.js';
 
 export { DEFAULT_MAX_PAYLOAD_BYTES } from './steps.js';
@@ -197,6 +199,11 @@ export class SheetFunctions {
       this.batchers.set(id, batcher);
     }
     return batcher;
+  }
+
+  /** A saved query's table (rejects when it fails: the refresher reports it for that query). */
+  savedQuery(query: SavedQuery): Promise<Table> {
+    return this.run(savedQuerySteps(query));
   }
 
   /** Forgets cached answers (the task pane's Refresh, before it recalculates). */

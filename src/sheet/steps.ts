@@ -51,7 +51,7 @@ export interface StepLimits {
 }
 
 /** A backend call through the cache. */
-function* answer<Op extends BackendOp>(op: Op, kind: string, body: BackendCalls[Op]['body']): SheetSteps<BackendCalls[Op]['answer']> {
+export function* answer<Op extends BackendOp>(op: Op, kind: string, body: BackendCalls[Op]['body']): SheetSteps<BackendCalls[Op]['answer']> {
   return (yield {
     type: 'cached',
     kind,
@@ -120,7 +120,7 @@ function capAligned(table: Table, headerRows: number, maxBytes: number): Table {
  * (pages cached apart could mix two states of the data: duplicates and gaps) and stops once its rows
  * pass the payload budget (they could not be shown).
  */
-function* searchRows(body: SearchRequestInput, rows: number, maxBytes: number): SheetSteps<SearchResponse['data']> {
+export function* searchRows(body: SearchRequestInput, rows: number, maxBytes: number): SheetSteps<SearchResponse['data']> {
   if (rows <= SEARCH_LIMITS.sizeMax) return (yield* searchResponseSteps({ ...body, size: rows })).data;
   return (yield {
     type: 'cached',

@@ -15,6 +15,8 @@ import type { Table } from './cells.js';
 import { FETCH_CHUNK } from './fetch-plan.js';
 import { askSteps, DEFAULT_MAX_PAYLOAD_BYTES, fetchSteps, guarded, searchSteps, statsSteps, type Effect, type RowsAnswer, type SheetSteps, type StepLimits } from './steps.js';
 import type { SyncResultCache } from './sync-cache.js';
+import type { SavedQuery } from '../contract/saved-query.js';
+import { savedQuerySteps } from './saved-query.js';
 
 /** /fetch requests of one ORG.FETCH, answered together where the host can (each a response or the error it failed with). */
 export type FetchMany = (bodies: { domains: string[]; columns: SelectableColumn[] }[]) => (FetchResponse | Error)[];
@@ -135,6 +137,11 @@ export class SyncSheetFunctions {
 
   ask(domain: Argument, question: Argument, maxPages: Argument, options: Argument): Table {
     return this.run(guarded(askSteps(domain, question, maxPages, options), this.limits));
+  }
+
+  /** A saved query's table (throws when it fails: the refresher reports it for that query). */
+  savedQuery(query: SavedQuery): Table {
+    return this.run(savedQuerySteps(query));
   }
 
   /** Refresh: every cached answer is forgotten. */

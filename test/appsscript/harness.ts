@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import vm from 'node:vm';
+import { StandInCache } from '../support/cache-service-stand-in.js';
 
 const HTTP_HELPER = join(__dirname, 'sync-http.cjs');
 
@@ -25,30 +26,6 @@ class Properties {
   deleteProperty(key: string): this {
     this.values.delete(key);
     return this;
-  }
-}
-
-class Cache {
-  readonly values = new Map<string, string>();
-  get(key: string): string | null {
-    return this.values.get(key) ?? null;
-  }
-  getAll(keys: string[]): Record<string, string> {
-    return Object.fromEntries(keys.flatMap((key) => (this.values.has(key) ? [[key, this.values.get(key) ?? '']] : [])));
-  }
-  putAll(values: Record<string, string>, seconds = 600): void {
-    if (seconds > 21_600) throw new Error('Exception: Argument too large: expirationInSeconds');
-    for (const [key, value] of Object.entries(values)) {
-      if (key.length > 250) throw new Error('Exception: Argument too large: key');
-      if (value.length > 100 * 1024) throw new Error('Exception: Argument too large: value');
-      this.values.set(key, value);
-    }
-  }
-  put(key: string, value: string, seconds?: number): void {
-    this.putAll({ [key]: value }, seconds);
-  }
-  remove(key: string): void {
-    this.values.delete(key);
   }
 }
 
@@ -68,7 +45,7 @@ export interface AppsScriptSandbox {
   context: vm.Context;
   userProperties: Properties;
   documentProperties: Properties;
-  cache: Cache;
+  cache: StandInCache;
   /** Every URL the bundle fetched. */
   fetched: string[];
   /** Calls a top-level function of the script, as Sheets does for a formula. */
@@ -78,7 +55,7 @@ export interface AppsScriptSandbox {
 export function loadBundle(file = join(process.cwd(), 'dist/appsscript/Code.js'), extraGlobals: Record<string, unknown> = {}): AppsScriptSandbox {
   const userProperties = new Properties();
   const documentProperties = new Properties();
-  const cache = new Cache();
+  const cache = new StandInCache();
   const fetched: string[] = [];
   const send = (requests: ({ url: string } & FetchParams)[]) => {
     for (const request of requests) fetched.push(request.url);

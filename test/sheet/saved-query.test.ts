@@ -8,25 +8,13 @@ import { createLocalIndex, generateDataset } from '../../src/engine/index.js';
 import { localBackend, localSyncBackend } from '../../src/sheet/backend.js';
 import { ResultCache } from '../../src/sheet/cache.js';
 import { SheetFunctions } from '../../src/sheet/functions.js';
-import { SyncResultCache, type SyncKeyValueStore } from '../../src/sheet/sync-cache.js';
+import { SyncResultCache } from '../../src/sheet/sync-cache.js';
+import { StandInCache } from '../support/cache-service-stand-in.js';
 import { SyncSheetFunctions } from '../../src/sheet/sync-functions.js';
 
 const index = createLocalIndex(generateDataset({ count: 6_000, seed: 11, asOf: '2026-11-01' }));
 
-/** A Map behind CacheService's shape (STAND-IN: CacheService exists only at Google). */
-const mapStore = (): SyncKeyValueStore => {
-  const map = new Map<string, string>();
-  return {
-    get: (key) => map.get(key) ?? null,
-    getAll: (keys) => Object.fromEntries(keys.flatMap((key) => (map.has(key) ? [[key, map.get(key) ?? '']] : []))),
-    putAll: (values) => {
-      for (const [key, value] of Object.entries(values)) map.set(key, value);
-    },
-    remove: (key) => void map.delete(key),
-  };
-};
-
-const sync = () => new SyncSheetFunctions({ backend: () => localSyncBackend(() => index), cache: new SyncResultCache(mapStore()) });
+const sync = () => new SyncSheetFunctions({ backend: () => localSyncBackend(() => index), cache: new SyncResultCache(new StandInCache()) });
 const async = () => new SheetFunctions({ backend: () => localBackend(() => index), cache: new ResultCache({ now: () => 0 }), schedule: (run, ms) => void setTimeout(run, ms) });
 
 const saved = (input: Partial<SavedQueryInput> & Pick<SavedQueryInput, 'request'>) => SavedQuerySchema.parse({ id: 'q1', sheet: 'Leads', cell: 'B2', ...input });

@@ -9,32 +9,11 @@ import { createLocalIndex, generateDataset } from '../../src/engine/index.js';
 import { localBackend, localSyncBackend } from '../../src/sheet/backend.js';
 import { ResultCache } from '../../src/sheet/cache.js';
 import { SheetFunctions } from '../../src/sheet/functions.js';
-import { SyncResultCache, type SyncKeyValueStore } from '../../src/sheet/sync-cache.js';
+import { SyncResultCache } from '../../src/sheet/sync-cache.js';
+import { StandInCache } from '../support/cache-service-stand-in.js';
 import { SyncSheetFunctions, type FetchMany } from '../../src/sheet/sync-functions.js';
 
 const index = createLocalIndex(generateDataset({ count: 12_000, seed: 5, asOf: '2026-11-01' }));
-
-/** STAND-IN for Apps Script's Cache: a Map with CacheService's 100 KB value limit enforced. */
-class StandInCache implements SyncKeyValueStore {
-  readonly map = new Map<string, string>();
-  get(key: string): string | null {
-    return this.map.get(key) ?? null;
-  }
-  getAll(keys: string[]): Record<string, string> {
-    return Object.fromEntries(keys.flatMap((key) => (this.map.has(key) ? [[key, this.map.get(key) ?? '']] : [])));
-  }
-  putAll(values: Record<string, string>, seconds: number): void {
-    if (seconds > 21_600) throw new Error('Exception: Argument too large: expirationInSeconds');
-    for (const [key, value] of Object.entries(values)) {
-      if (key.length > 250) throw new Error('Exception: Argument too large: key');
-      if (value.length > 100 * 1024) throw new Error('Exception: Argument too large: value');
-      this.map.set(key, value);
-    }
-  }
-  remove(key: string): void {
-    this.map.delete(key);
-  }
-}
 
 function syncFunctions(options: { fetchMany?: FetchMany; store?: StandInCache } = {}) {
   const store = options.store ?? new StandInCache();
@@ -82,12 +61,12 @@ test('a second evaluation is answered from the cache; Refresh asks again', () =>
 test('answers over 100 KB are stored in parts and read back whole; a lost part is a miss, not a wrong answer', () => {
   const { functions, store } = syncFunctions();
   const big = functions.search('', 'organization_type=Company', 'domain, name, summary, address', 'size=500');
-  const parts = [...store.map.keys()].filter((key) => /:\d+$/.test(key));
+  const parts = [...store.values.keys()].filter((key) => /:\d+$/.test(key));
   expect(parts.length).toBeGreaterThan(1);
   const again = syncFunctions({ store });
   expect(again.functions.search('', 'organization_type=Company', 'domain, name, summary, address', 'size=500')).toEqual(big);
   expect(again.functions.requests).toBe(0);
-  store.map.delete(parts[0] ?? '');
+  store.values.delete(parts[0] ?? '');
   expect(again.functions.search('', 'organization_type=Company', 'domain, name, summary, address', 'size=500')).toEqual(big);
   expect(again.functions.requests).toBe(1);
 });

@@ -34,6 +34,8 @@ export function excelHost(runtime: AddinRuntime): Host {
     insertChart: excel.insertChart,
     refresh: () => excel.refresh(runtime),
     pinSelection: excel.pinSelection,
+    // Saved queries in the workbook come with the automation connector (hidden sheet _orgindex).
+    savedQueries: null,
   };
 }
 
@@ -51,5 +53,6 @@ export function previewHost(runtime: AddinRuntime): Host {
     insertChart: outside,
     refresh: () => runtime.functions.clearCache(),
     pinSelection: outside,
+    savedQueries: null,
   };
 }

@@ -38,8 +38,10 @@ export function stubsOf(metadata, library = 'OrgIndexSheets') {
 export const ENTRY_POINTS = [
   { name: 'onOpen', params: ['e'], doc: 'Adds the OrgIndex menu when the spreadsheet opens.' },
   { name: 'orgindexShowSidebar', params: [], doc: 'Menu: opens the OrgIndex sidebar.' },
-  { name: 'orgindexRefreshNow', params: [], doc: 'Menu: forgets cached answers and recalculates every OrgIndex formula.' },
+  { name: 'orgindexRefreshNow', params: [], doc: 'Menu: forgets cached answers, recalculates every OrgIndex formula and refreshes the saved queries.' },
+  { name: 'orgindexShowSchedule', params: [], doc: 'Menu: opens the sidebar on its Refresh tab (saved queries and their schedule).' },
   { name: 'orgindexPinSelection', params: [], doc: 'Menu: replaces the selected formulas by their values.' },
+  { name: 'orgindexScheduledRefresh', params: ['e'], doc: 'The time-driven trigger of the refresh schedule: refreshes every saved query of the spreadsheet.' },
   { name: 'orgindexSidebarCall', params: ['op', 'payloadJson'], doc: 'The sidebar’s one entry point (google.script.run): an operation and its payload in JSON; answers JSON.' },
 ];
 

@@ -2,7 +2,7 @@
 import { createRoot } from 'react-dom/client';
 import { ResultCache } from '../../src/sheet/cache.js';
 import { SheetFunctions } from '../../src/sheet/functions.js';
-import { App } from '../../src/ui/App.js';
+import { App, type TabId } from '../../src/ui/App.js';
 import { SheetsHost } from './sheets-host.js';
 
 async function start(): Promise<void> {
@@ -18,7 +18,9 @@ async function start(): Promise<void> {
   });
   const root = document.getElementById('root');
   if (!root) throw new Error('Sidebar.html lacks #root');
-  createRoot(root).render(<App host={host} functions={functions} />);
+  // The menu's "Schedule refresh…" opens the page on the Refresh tab (menu.ts sets data-tab).
+  const initialTab = root.dataset.tab === 'refresh' ? 'refresh' : 'search';
+  createRoot(root).render(<App host={host} functions={functions} initialTab={initialTab satisfies TabId} />);
 }
 
 void start();

@@ -9,7 +9,9 @@ import type { ValidationErrorItem } from '../../src/contract/validation.js';
 import type { SheetBackend } from '../../src/sheet/backend.js';
 import { ArgumentError } from '../../src/sheet/cells.js';
 import { readConnection, type Connection } from '../../src/sheet/connection.js';
-import type { Host } from '../../src/ui/host.js';
+import type { RefreshReport } from '../../src/contract/saved-query.js';
+import type { SavedQuerySummary, ScheduleView } from '../../src/sheet/saved-query.js';
+import type { Host, SavedQueriesHost } from '../../src/ui/host.js';
 import type { SidebarAnswer, SidebarError } from '../src/sidebar-api.js';
 
 interface ScriptRunner {
@@ -144,4 +146,17 @@ export class SheetsHost implements Host {
   async pinSelection(): Promise<void> {
     await this.call('pinSelection');
   }
+
+  readonly savedQueries: SavedQueriesHost = {
+    insert: (request, output) => this.call<SavedQuerySummary>('insertRefreshable', { request, output }),
+    list: () => this.call<SavedQuerySummary[]>('savedQueries'),
+    remove: async (id) => {
+      await this.call('removeSavedQuery', { id });
+    },
+    refreshAll: () => this.call<RefreshReport>('refreshSavedQueries'),
+    schedule: {
+      get: () => this.call<ScheduleView>('schedule'),
+      set: (schedule) => this.call<ScheduleView>('setSchedule', { schedule }),
+    },
+  };
 }

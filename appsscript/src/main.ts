@@ -40,5 +40,6 @@ export function ORGASK(domain: unknown, question: unknown, maxPages?: unknown, o
   return toSheets(createFunctions().ask(argumentOf(domain), argumentOf(question), argumentOf(maxPages), argumentOf(options)));
 }
 
-export { onOpen, orgindexPinSelection, orgindexRefreshNow, orgindexShowSidebar } from './menu.js';
+export { onOpen, orgindexPinSelection, orgindexRefreshNow, orgindexShowSchedule, orgindexShowSidebar } from './menu.js';
+export { scheduledRefresh as orgindexScheduledRefresh } from './saved-queries.js';
 export { sidebarCall as orgindexSidebarCall } from './sidebar-api.js';

@@ -9,7 +9,7 @@ import { resolveConfig } from '../../src/client/config.js';
 import { createDefaultLocalIndex } from '../../src/engine/local-index.js';
 import { localSyncBackend, remoteSyncBackend, type SyncSheetBackend } from '../../src/sheet/backend.js';
 import { clientOptionsOf, readConnection, type Connection } from '../../src/sheet/connection.js';
-import { SyncResultCache } from '../../src/sheet/sync-cache.js';
+import { executionStore, SyncResultCache } from '../../src/sheet/sync-cache.js';
 import { SyncSheetFunctions } from '../../src/sheet/sync-functions.js';
 import { CUSTOM_FUNCTION_BUDGET_MS, Deadline, fetchAllChunks, urlFetchTransport } from './transport.js';
 
@@ -40,11 +40,15 @@ export function documentCache(): SyncResultCache {
   return new SyncResultCache(CacheService.getDocumentCache() ?? CacheService.getScriptCache());
 }
 
-export function createFunctions(budgetMs = CUSTOM_FUNCTION_BUDGET_MS): SyncSheetFunctions {
+/**
+ * The functions for one execution, within `budgetMs`. `fresh` (a refresh of saved queries): the service
+ * is asked again, not the document cache, and the answers do not go into it.
+ */
+export function createFunctions(budgetMs = CUSTOM_FUNCTION_BUDGET_MS, options: { fresh?: boolean } = {}): SyncSheetFunctions {
   const connection = currentConnection();
   const deadline = new Deadline(budgetMs);
-  const cache = documentCache();
-  cache.setTtlSeconds(connection.cacheHours * 3600);
+  const cache = options.fresh ? new SyncResultCache(executionStore()) : documentCache();
+  if (!options.fresh) cache.setTtlSeconds(connection.cacheHours * 3600);
   if (connection.backend === 'remote' && connection.serviceUrl.trim() !== '') {
     const config = resolveConfig(clientOptionsOf(connection));
     const backend: SyncSheetBackend = remoteSyncBackend(config, urlFetchTransport(deadline));

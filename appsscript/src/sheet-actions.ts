@@ -8,17 +8,17 @@
 import { isErrorCell, type CellValue, type Table } from '../../src/sheet/cells.js';
 import { documentCache } from './runtime.js';
 
-type Written = string | number | boolean;
+export type Written = string | number | boolean;
 
 const written = (cell: CellValue): Written => (isErrorCell(cell) ? `${cell.error} ${cell.message}` : (cell ?? ''));
 
-function rectangle(table: Table): Written[][] {
+export function rectangle(table: Table): Written[][] {
   const width = Math.max(1, ...table.map((row) => row.length));
   return table.map((row) => Array.from({ length: width }, (_, i) => written(row[i] ?? '')));
 }
 
 /** Text cells get the plain-text format first; other cells keep `formats` (when pinning) or get the automatic one. */
-function writeValues(range: GoogleAppsScript.Spreadsheet.Range, values: Written[][], formats?: string[][]): void {
+export function writeValues(range: GoogleAppsScript.Spreadsheet.Range, values: Written[][], formats?: string[][]): void {
   range.setNumberFormats(values.map((row, r) => row.map((value, c) => (typeof value === 'string' ? '@' : (formats?.[r]?.[c] ?? 'General')))));
   range.setValues(values);
 }
@@ -28,7 +28,7 @@ function activeRange(): GoogleAppsScript.Spreadsheet.Range | null {
   return SpreadsheetApp.getActiveRange();
 }
 
-function activeCell(): GoogleAppsScript.Spreadsheet.Range {
+export function activeCell(): GoogleAppsScript.Spreadsheet.Range {
   const range = activeRange();
   if (!range) throw new Error('Select a cell first');
   return range.getCell(1, 1);

@@ -4,7 +4,7 @@
  * `sidebarCall(op, payloadJson)` that google.script.run can reach. Answers and errors travel as JSON: the
  * sidebar rebuilds typed errors from them, so it shows the same messages as the cells. Backend calls
  * run on the current connection (or, for "Test and save", on the one being tested) and report the quota
- * of the response.
+ * of the response; saved queries and their schedule are in saved-queries.ts.
  */
 import { resolveConfig } from '../../src/client/config.js';
 import { OrgIndexError, RateLimitError, ValidationError } from '../../src/client/errors.js';
@@ -13,6 +13,7 @@ import { remoteSyncBackend, type SyncSheetBackend } from '../../src/sheet/backen
 import { clientOptionsOf, readConnection, type Connection } from '../../src/sheet/connection.js';
 import { ArgumentError } from '../../src/sheet/cells.js';
 import { CONNECTION_PROPERTY, currentConnection, localBackend } from './runtime.js';
+import * as saved from './saved-queries.js';
 import * as sheet from './sheet-actions.js';
 import { Deadline, urlFetchTransport } from './transport.js';
 
@@ -76,6 +77,19 @@ function operate(op: string, payload: Payload, onQuota: (quota: Quota) => void):
       return backend().locationSearch(payload.body as Parameters<SyncSheetBackend['locationSearch']>[0]);
     case 'health':
       return backend().health();
+    case 'savedQueries':
+      return saved.listSavedQueries();
+    case 'insertRefreshable':
+      return saved.insertRefreshable({ request: payload.request, output: payload.output } as Parameters<typeof saved.insertRefreshable>[0]);
+    case 'removeSavedQuery':
+      saved.removeSavedQuery(String(payload.id));
+      return null;
+    case 'refreshSavedQueries':
+      return saved.refreshSavedQueries('sidebar');
+    case 'schedule':
+      return saved.readSchedule();
+    case 'setSchedule':
+      return saved.setSchedule(payload.schedule);
     default:
       return sheet.perform(op, payload);
   }

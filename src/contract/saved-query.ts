@@ -40,3 +40,33 @@ export const SavedQuerySchema = z.strictObject({
 
 export type SavedQueryInput = z.input<typeof SavedQuerySchema>;
 export type SavedQuery = z.output<typeof SavedQuerySchema>;
+
+export type SavedQueryRequest = z.output<typeof SavedQueryRequestSchema>;
+export type SavedQueryOutput = SavedQuery['output'];
+
+export const REFRESH_FREQUENCIES = ['off', 'hourly', 'daily', 'weekly'] as const;
+export const WEEKDAYS = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'] as const;
+
+/**
+ * When a host refreshes its saved queries on its own (the Sheets project's time-driven trigger): how
+ * often, at which hour of the spreadsheet's time zone (daily, weekly), on which day (weekly), and whom
+ * to e-mail when a query fails.
+ */
+export const RefreshScheduleSchema = z.strictObject({
+  frequency: z.enum(REFRESH_FREQUENCIES).default('off'),
+  hour: z.int().min(0).max(23).default(6),
+  weekday: z.enum(WEEKDAYS).default('MONDAY'),
+  email: z.email().nullable().default(null),
+});
+
+export type RefreshScheduleInput = z.input<typeof RefreshScheduleSchema>;
+export type RefreshSchedule = z.output<typeof RefreshScheduleSchema>;
+
+/** What one refresh run did: queries refreshed, each failure with its target, or why the run was skipped. */
+export interface RefreshReport {
+  at: string;
+  refreshed: number;
+  failed: { id: string; target: string; message: string }[];
+  /** Set when the run did nothing (another refresh of the same document was running). */
+  skipped: string | null;
+}

@@ -103,3 +103,16 @@ function parse(text: string | undefined): Stored | null {
     return null;
   }
 }
+
+/** A store that lives for one execution: answers asked again within it are reused, none outlives it (a refresh wants fresh answers). */
+export function executionStore(): SyncKeyValueStore {
+  const values = new Map<string, string>();
+  return {
+    get: (key) => values.get(key) ?? null,
+    getAll: (keys) => Object.fromEntries(keys.flatMap((key) => (values.has(key) ? [[key, values.get(key) as string]] : []))),
+    putAll: (entries) => {
+      for (const [key, value] of Object.entries(entries)) values.set(key, value);
+    },
+    remove: (key) => void values.delete(key),
+  };
+}

@@ -1,6 +1,6 @@
 /**
- * The task pane (Excel) / sidebar (Sheets): tabs for Search, Enrich, Stats and Connection, the quota on
- * top, Refresh and Pin as values below. Host-neutral: everything it does to a sheet goes through Host.
+ * The task pane (Excel) / sidebar (Sheets): tabs for Search, Enrich, Stats, Refresh (saved queries, where
+ * the host has them) and Connection, the quota on top, Refresh and Pin as values below. Host-neutral: everything it does to a sheet goes through Host.
  */
 import { Button, FluentProvider, Tab, TabList, Text, Tooltip, makeStyles, tokens, webLightTheme } from '@fluentui/react-components';
 import { useEffect, useState } from 'react';
@@ -9,6 +9,7 @@ import type { SheetFunctions } from '../sheet/functions.js';
 import { ConnectionPanel } from './components/ConnectionPanel.js';
 import { EnrichPanel } from './components/EnrichPanel.js';
 import { QuotaPanel } from './components/QuotaPanel.js';
+import { RefreshPanel } from './components/RefreshPanel.js';
 import { SearchPanel } from './components/SearchPanel.js';
 import { StatsPanel } from './components/StatsPanel.js';
 import { useAction } from './components/use-async.js';
@@ -31,11 +32,11 @@ const useStyles = makeStyles({
   },
 });
 
-type TabId = 'search' | 'enrich' | 'stats' | 'connection';
+export type TabId = 'search' | 'enrich' | 'stats' | 'refresh' | 'connection';
 
-export function App({ host, functions }: { host: Host; functions: SheetFunctions }) {
+export function App({ host, functions, initialTab = 'search' }: { host: Host; functions: SheetFunctions; initialTab?: TabId }) {
   const styles = useStyles();
-  const [tab, setTab] = useState<TabId>(host.connection().backend === 'remote' && !host.connection().apiKey ? 'connection' : 'search');
+  const [tab, setTab] = useState<TabId>(host.connection().backend === 'remote' && !host.connection().apiKey ? 'connection' : initialTab === 'refresh' && !host.savedQueries ? 'search' : initialTab);
   const [quota, setQuota] = useState<Quota | null>(null);
   // Bumped when the connection changes, so panels take the new backend.
   const [revision, setRevision] = useState(0);
@@ -63,6 +64,7 @@ export function App({ host, functions }: { host: Host; functions: SheetFunctions
           <Tab value="search">Search</Tab>
           <Tab value="enrich">Enrich</Tab>
           <Tab value="stats">Stats</Tab>
+          {host.savedQueries ? <Tab value="refresh">Refresh</Tab> : null}
           <Tab value="connection">Connection</Tab>
         </TabList>
         {/* Every panel stays mounted (hidden when not chosen): a search being built or an enrichment running — with its Cancel — survives a look at another tab. */}
@@ -75,6 +77,11 @@ export function App({ host, functions }: { host: Host; functions: SheetFunctions
         <div role="tabpanel" aria-label="Stats" hidden={tab !== 'stats'}>
           <StatsPanel host={host} functions={functions} />
         </div>
+        {host.savedQueries ? (
+          <div role="tabpanel" aria-label="Refresh" hidden={tab !== 'refresh'}>
+            <RefreshPanel saved={host.savedQueries} visible={tab === 'refresh'} />
+          </div>
+        ) : null}
         <div role="tabpanel" aria-label="Connection" hidden={tab !== 'connection'}>
           <ConnectionPanel host={host} onSaved={() => setRevision(revision + 1)} />
         </div>

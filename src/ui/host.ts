@@ -7,6 +7,8 @@ import type { Quota } from '../client/quota.js';
 import type { SheetBackend } from '../sheet/backend.js';
 import type { Table } from '../sheet/cells.js';
 import type { Connection } from '../sheet/connection.js';
+import type { RefreshReport, RefreshScheduleInput, SavedQueryOutput, SavedQueryRequest } from '../contract/saved-query.js';
+import type { SavedQuerySummary, ScheduleView } from '../sheet/saved-query.js';
 
 export type FunctionId = 'SEARCH' | 'FETCH' | 'STATS' | 'ASK';
 
@@ -14,6 +16,18 @@ export interface SelectedColumn {
   /** Where the values are, in the host's notation (e.g. Sheet1!A2:A200). */
   address: string;
   values: unknown[];
+}
+
+/** Saved queries: answers written as values, refreshed on demand (and, where the host can, on a schedule). */
+export interface SavedQueriesHost {
+  /** Writes the answer at the selected cell and saves the query there (nothing is saved when it fails). */
+  insert(request: SavedQueryRequest, output: SavedQueryOutput): Promise<SavedQuerySummary>;
+  list(): Promise<SavedQuerySummary[]>;
+  /** Forgets a query; the values it wrote stay. */
+  remove(id: string): Promise<void>;
+  refreshAll(): Promise<RefreshReport>;
+  /** Null where the host cannot schedule by itself (Excel: `orgindex refresh` from cron). */
+  readonly schedule: { get(): Promise<ScheduleView>; set(schedule: RefreshScheduleInput): Promise<ScheduleView> } | null;
 }
 
 export interface Host {
@@ -48,4 +62,6 @@ export interface Host {
   refresh(): Promise<void>;
   /** Replaces the selected formulas by their current values. */
   pinSelection(): Promise<void>;
+  /** Null where the host has no saved queries yet. */
+  readonly savedQueries: SavedQueriesHost | null;
 }

@@ -18,10 +18,24 @@ function setup() {
 test('onOpen adds the OrgIndex menu; its items name top-level functions of the script', () => {
   const { sandbox, state } = setup();
   sandbox.call('onOpen', {});
-  expect(state.menus).toEqual([{ name: 'OrgIndex', items: [['Open sidebar', 'orgindexShowSidebar'], ['Refresh now', 'orgindexRefreshNow'], ['Pin selection as values', 'orgindexPinSelection']] }]);
+  expect(state.menus).toEqual([
+    {
+      name: 'OrgIndex',
+      items: [
+        ['Open sidebar', 'orgindexShowSidebar'],
+        ['Refresh now', 'orgindexRefreshNow'],
+        ['Schedule refresh…', 'orgindexShowSchedule'],
+        ['Pin selection as values', 'orgindexPinSelection'],
+      ],
+    },
+  ]);
   for (const [, fn] of state.menus[0]?.items ?? []) expect(typeof sandbox.context[fn]).toBe('function');
   sandbox.call('orgindexShowSidebar');
-  expect(state.sidebars).toEqual(['Sidebar: OrgIndex']);
+  sandbox.call('orgindexShowSchedule');
+  expect(state.sidebars.map((page) => [page.file, page.title])).toEqual([['Sidebar', 'OrgIndex'], ['Sidebar', 'OrgIndex']]);
+  // "Schedule refresh…" opens the built page on its Refresh tab.
+  expect(state.sidebars[0]?.content).toContain('<div id="root" data-tab="search">');
+  expect(state.sidebars[1]?.content).toContain('<div id="root" data-tab="refresh">');
 });
 
 test('insert values: text written as plain text (a formula-looking name stays text, codes keep their dots), numbers as numbers', () => {
@@ -55,7 +69,7 @@ test('Refresh rewrites every OrgIndex formula (so Sheets recalculates it) and fo
   const cachedBefore = cache.values.size;
   expect(cachedBefore).toBeGreaterThan(0);
   sandbox.call('orgindexRefreshNow');
-  expect(state.toasts).toEqual(['1 OrgIndex formula asked again']);
+  expect(state.toasts).toEqual(['1 OrgIndex formula asked again; 0 saved queries refreshed']);
   expect(sheet.cell(1, 1).formula).toBe('=ORGSTATS("country")');
   // The old entries are unreachable: the same formula asks again (and stores anew).
   sandbox.call('ORGSTATS', 'organization_type');

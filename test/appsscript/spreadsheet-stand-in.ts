@@ -4,10 +4,14 @@
  * recorder. Sheets itself cannot run here; this records what the script would do to a spreadsheet, with
  * Sheets' rule that a string written through setValues is read as typed input unless the cell is plain text.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 interface Cell {
   value: unknown;
   format: string;
   formula: string;
+  note?: string;
 }
 
 const column = (index: number): string => String.fromCharCode(64 + index);
@@ -27,6 +31,23 @@ export class StandInSheet {
   }
   getName(): string {
     return this.name;
+  }
+  /** Set by the spreadsheet (activate / insertSheet). */
+  onActivate: (sheet: StandInSheet) => void = () => undefined;
+  activate(): this {
+    this.onActivate(this);
+    return this;
+  }
+  /** Deletes rows, moving the rows below up (as Sheets does). */
+  deleteRows(start: number, count: number): void {
+    const moved = new Map<string, Cell>();
+    for (const [key, cell] of this.cells) {
+      const [row = 0, col = 0] = key.split(',').map(Number);
+      if (row >= start && row < start + count) continue;
+      moved.set(`${row >= start + count ? row - count : row},${col}`, cell);
+    }
+    this.cells.clear();
+    for (const [key, cell] of moved) this.cells.set(key, cell);
   }
   getLastRow(): number {
     let last = 0;
@@ -101,7 +122,15 @@ export class StandInRange {
     return this.col + this.cols - 1;
   }
   getA1Notation(): string {
-    return `${column(this.col)}${this.row}:${column(this.col + this.cols - 1)}${this.row + this.rows - 1}`;
+    const start = `${column(this.col)}${this.row}`;
+    return this.rows === 1 && this.cols === 1 ? start : `${start}:${column(this.col + this.cols - 1)}${this.row + this.rows - 1}`;
+  }
+  setNote(note: string): this {
+    this.sheet.cell(this.row, this.col).note = note;
+    return this;
+  }
+  getNote(): string {
+    return this.sheet.cell(this.row, this.col).note ?? '';
   }
   getCell(row: number, col: number): StandInRange {
     return new StandInRange(this.sheet, this.row + row - 1, this.col + col - 1, 1, 1);
@@ -149,9 +178,27 @@ export class StandInRange {
 export function spreadsheetStandIn() {
   const sheets = [new StandInSheet('Sheet1')];
   const first = sheets[0] as StandInSheet;
-  const state = { active: first.getRange(1, 1), menus: [] as { name: string; items: [string, string][] }[], sidebars: [] as string[], toasts: [] as string[], formulaWrites: 0 };
+  const state = { active: first.getRange(1, 1), activeSheet: first, menus: [] as { name: string; items: [string, string][] }[], sidebars: [] as { file: string; title: string; content: string }[], toasts: [] as string[], formulaWrites: 0 };
+  const activate = (sheet: StandInSheet) => {
+    state.activeSheet = sheet;
+  };
+  first.onActivate = activate;
   const spreadsheet = {
     getSheets: () => sheets,
+    getSheetByName: (name: string) => sheets.find((sheet) => sheet.name === name) ?? null,
+    getActiveSheet: () => state.activeSheet,
+    /** As Sheets does, the new sheet becomes the active one. */
+    insertSheet: (name: string, index = sheets.length) => {
+      if (sheets.some((sheet) => sheet.name === name)) throw new Error(`Exception: A sheet with the name "${name}" already exists.`);
+      const sheet = new StandInSheet(name);
+      sheet.onActivate = activate;
+      sheets.splice(index, 0, sheet);
+      state.activeSheet = sheet;
+      return sheet;
+    },
+    getSpreadsheetTimeZone: () => 'Europe/Berlin',
+    getName: () => 'Stand-in spreadsheet',
+    getUrl: () => 'https://docs.google.com/spreadsheets/d/stand-in/edit',
     getRange: (a1: string) => {
       const name = a1.includes('!') ? a1.slice(0, a1.lastIndexOf('!')).replace(/^'(.*)'$/, '$1') : first.name;
       return (sheets.find((sheet) => sheet.name === name) ?? first).getRange(a1);
@@ -168,9 +215,24 @@ export function spreadsheetStandIn() {
         const builder = { addItem: (label: string, fn: string) => (menu.items.push([label, fn]), builder), addToUi: () => state.menus.push(menu) };
         return builder;
       },
-      showSidebar: (output: { title: string; file: string }) => state.sidebars.push(`${output.file}: ${output.title}`),
+      showSidebar: (output: { title: string; file: string; content: string }) => state.sidebars.push(output),
     }),
   };
-  const HtmlService = { createHtmlOutputFromFile: (file: string) => ({ file, title: '', setTitle(title: string) { return Object.assign(this, { title }); } }) };
+  const HtmlService = {
+    createHtmlOutputFromFile: (file: string) => ({
+      file,
+      title: '',
+      content: readFileSync(join(process.cwd(), 'dist/appsscript', `${file}.html`), 'utf8'),
+      setTitle(title: string) {
+        return Object.assign(this, { title });
+      },
+      getContent() {
+        return this.content;
+      },
+      setContent(content: string) {
+        return Object.assign(this, { content });
+      },
+    }),
+  };
   return { globals: { SpreadsheetApp, HtmlService, Charts: { ChartType: { COLUMN: 'COLUMN' } } }, sheet: first, state };
 }

@@ -1,7 +1,8 @@
 /**
  * Build a search: places, categories, keywords (all / any / not), a description or similar domains,
  * size / min_score / balance / dedup, output columns. The preview runs (debounced) as the form changes;
- * "Insert formula" writes the equivalent ORG.SEARCH formula, "Insert values" the rows as an Excel table.
+ * "Insert formula" writes the equivalent ORG.SEARCH formula, "Insert values" the rows as an Excel table,
+ * "Insert as refreshable values" (where the host keeps saved queries) the rows, refreshed later.
  */
 import { Button, Caption1, Dropdown, Field, Option, Slider, SpinButton, Spinner, Switch, Textarea } from '@fluentui/react-components';
 import { useEffect, useMemo, useState } from 'react';
@@ -113,6 +114,12 @@ export function SearchPanel({ host, functions, revision }: { host: Host; functio
       await host.insertValues(searchTable(response.data, full.columns, true), { asTable: true });
       setNotice(`${response.data.length.toLocaleString('en-US')} rows inserted as a table.`);
     });
+  const saved = host.savedQueries;
+  const insertRefreshable = (target: NonNullable<typeof saved>) =>
+    run(async () => {
+      const query = await target.insert({ interface: 'v2', route: 'search', body: { ...requestOf(full) }, rows: full.size }, { headers: true, layout: 'crosstab' });
+      setNotice(`Saved at ${query.target}: refreshed by Refresh now and on the schedule (Refresh tab).`);
+    });
 
   return (
     <form aria-label="Build a search" onSubmit={(event) => event.preventDefault()}>
@@ -169,6 +176,11 @@ export function SearchPanel({ host, functions, revision }: { host: Host; functio
         <Button disabled={!searchable || busy} onClick={() => void insertValues()}>
           Insert values
         </Button>
+        {saved ? (
+          <Button disabled={!searchable || busy} onClick={() => void insertRefreshable(saved)}>
+            Insert as refreshable values
+          </Button>
+        ) : null}
       </div>
       {!host.canWrite ? <Caption1>Open the add-in in Excel to insert into a sheet.</Caption1> : null}
       <Notice intent="success" text={notice} />

@@ -1,9 +1,10 @@
-/** Count organizations by one or two dimensions; preview, then insert the table with a chart. */
+/** Count organizations by one or two dimensions; preview, then insert the table with a chart, or as refreshable values. */
 import { Button, Caption1, Dropdown, Field, Input, Option } from '@fluentui/react-components';
 import { useState } from 'react';
 import { STATS_GROUP_BY } from '../../contract/v2/stats.js';
 import type { Table } from '../../sheet/cells.js';
 import type { SheetFunctions } from '../../sheet/functions.js';
+import { statsCall } from '../../sheet/requests.js';
 import type { Host } from '../host.js';
 import { PreviewGrid } from './PreviewGrid.js';
 import { Notice } from './Notice.js';
@@ -14,14 +15,24 @@ export function StatsPanel({ host, functions }: { host: Host; functions: SheetFu
   const [secondary, setSecondary] = useState<string>('');
   const [filters, setFilters] = useState('');
   const [table, setTable] = useState<Table | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
   const { busy, error, run } = useAction();
+  const options = 'limit=50';
 
   const count = () =>
     run(async () => {
-      const result = await functions.stats(groupBy, secondary, filters, 'limit=50');
+      const result = await functions.stats(groupBy, secondary, filters, options);
       const first = result[0]?.[0];
       if (typeof first === 'object' && first !== null) throw new Error(first.message);
       setTable(result);
+    });
+  const saved = host.savedQueries;
+  const insertRefreshable = (target: NonNullable<typeof saved>) =>
+    run(async () => {
+      // The same request the formula would send (statsCall reads the filters text as ORG.STATS does).
+      const call = statsCall(groupBy, secondary, filters, options);
+      const query = await target.insert({ interface: 'v2', route: 'stats', body: { ...call.body } }, { headers: call.headers, layout: call.layout });
+      setNotice(`Saved at ${query.target}: refreshed by Refresh now and on the schedule (Refresh tab).`);
     });
 
   return (
@@ -51,8 +62,14 @@ export function StatsPanel({ host, functions }: { host: Host; functions: SheetFu
         <Button disabled={busy || !table || !host.canWrite} onClick={() => void run(() => host.insertChart(table ?? [], `Organizations by ${groupBy}`))}>
           Insert table and chart
         </Button>
+        {saved ? (
+          <Button disabled={busy} onClick={() => void insertRefreshable(saved)}>
+            Insert as refreshable values
+          </Button>
+        ) : null}
       </div>
       {table ? <PreviewGrid table={table} label="Counts" /> : <Caption1>One request, however many organizations are counted.</Caption1>}
+      <Notice intent="success" text={notice} />
       <Notice intent="error" text={error} />
     </section>
   );

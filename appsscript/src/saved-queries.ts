@@ -1,0 +1,297 @@
+/// <reference types="google-apps-script" />
+/**
+ * Saved queries in Sheets: answers written as values (not formulas) and refreshed later — from the menu,
+ * the sidebar, or a time-driven trigger. Each query is one document property `orgindex.query.<id>`
+ * holding the contract's SavedQuery as JSON (document properties hold 9 KB per value, so a query must
+ * fit; search and stats requests always do). A refresh:
+ *  - holds the document lock, so two runs (a trigger and a click) never write over each other;
+ *  - asks the service again (never the formulas' cache), oldest refresh first, so a run cut short by
+ *    Apps Script's 6-minute limit still moves every query forward over successive runs;
+ *  - never overwrites a cell it did not write last time (the query fails instead, and says which cell);
+ *  - clears the previous extent, writes the new values, stamps a note on the anchor cell;
+ *  - records failures in the query (status), in the "OrgIndex log" sheet and, on a schedule, by e-mail.
+ */
+import * as z from 'zod';
+import { RefreshScheduleSchema, SavedQuerySchema, type RefreshReport, type RefreshSchedule, type SavedQuery, type SavedQueryInput } from '../../src/contract/saved-query.js';
+import { OrgIndexError } from '../../src/client/errors.js';
+import { ArgumentError, errorCellOf } from '../../src/sheet/cells.js';
+import { describeSavedQuery, summaryOf, targetOf, type SavedQuerySummary, type ScheduleView } from '../../src/sheet/saved-query.js';
+import type { SyncSheetFunctions } from '../../src/sheet/sync-functions.js';
+import { createFunctions } from './runtime.js';
+import { activeCell, rectangle, writeValues, type Written } from './sheet-actions.js';
+
+const QUERY_PREFIX = 'orgindex.query.';
+const SCHEDULE_PROPERTY = 'orgindex.schedule';
+/** The trigger handler's name (a top-level function of Code.js). */
+export const REFRESH_HANDLER = 'orgindexScheduledRefresh';
+export const LOG_SHEET = 'OrgIndex log';
+const LOG_ROWS_KEPT = 1_000;
+/** Document properties: 9 KB per value (counted in UTF-8 bytes). */
+const MAX_PROPERTY_BYTES = 9 * 1024;
+/** Apps Script ends an execution at 6 minutes: no query starts after this. */
+const RUN_BUDGET_MS = 5 * 60_000;
+/** How long a refresh waits for another one of the same document to finish. */
+const LOCK_WAIT_MS = 20_000;
+
+type Range = GoogleAppsScript.Spreadsheet.Range;
+
+/** UTF-8 length without TextEncoder (Apps Script has none). */
+function utf8Bytes(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code >= 0xd800 && code < 0xdc00 ? (i++, 4) : 3;
+  }
+  return bytes;
+}
+
+const zodMessage = (error: z.ZodError): string => error.issues.map((issue) => `${issue.path.join('.') || 'value'}: ${issue.message}`).join('; ');
+/** Service and argument errors worded as the cells word them; the refresher's own refusals as they are. */
+const messageOf = (error: unknown): string => {
+  if (!(error instanceof OrgIndexError || error instanceof ArgumentError)) return error instanceof Error ? error.message : String(error);
+  const cell = errorCellOf(error);
+  return `${cell.error} ${cell.message}`;
+};
+
+const documentProperties = (): GoogleAppsScript.Properties.Properties => PropertiesService.getDocumentProperties();
+
+interface Stored {
+  id: string;
+  query: SavedQuery | null;
+  /** Why a stored entry cannot be run (it was edited by hand, or written by a newer version). */
+  problem: string | null;
+}
+
+function storedQueries(): Stored[] {
+  const all = documentProperties().getProperties();
+  return Object.keys(all)
+    .filter((key) => key.startsWith(QUERY_PREFIX))
+    .map((key): Stored => {
+      const id = key.slice(QUERY_PREFIX.length);
+      try {
+        const parsed = SavedQuerySchema.safeParse(JSON.parse(all[key] ?? ''));
+        return parsed.success ? { id, query: parsed.data, problem: null } : { id, query: null, problem: `The saved query is not valid: ${zodMessage(parsed.error)}` };
+      } catch {
+        return { id, query: null, problem: 'The saved query is not valid JSON' };
+      }
+    });
+}
+
+/** A stored status is cut to this length, so a long failure message never makes a query too large to store. */
+const MAX_STATUS_CHARS = 500;
+
+/** Refuses a query that could not be stored after a refresh (its largest extent, stamp and status included). */
+function assertStorable(query: SavedQuery): void {
+  const largest = { ...query, extent: { rows: 9_999_999, columns: 99_999 }, last_refreshed: new Date().toISOString(), status: '\u2026'.repeat(MAX_STATUS_CHARS) };
+  const bytes = utf8Bytes(JSON.stringify(largest));
+  if (bytes > MAX_PROPERTY_BYTES) throw new Error(`This query is too large to save for refresh (${(bytes / 1024).toFixed(1)} KB; a spreadsheet keeps at most 9 KB per saved query). Use a formula instead.`);
+}
+
+function store(query: SavedQuery): void {
+  const status = query.status && query.status.length > MAX_STATUS_CHARS ? `${query.status.slice(0, MAX_STATUS_CHARS - 1)}\u2026` : query.status;
+  documentProperties().setProperty(QUERY_PREFIX + query.id, JSON.stringify({ ...query, status }));
+}
+
+export function listSavedQueries(): SavedQuerySummary[] {
+  return storedQueries()
+    .map((stored) => (stored.query ? summaryOf(stored.query) : { id: stored.id, target: '?', description: 'unreadable', last_refreshed: null, status: stored.problem }))
+    .sort((a, b) => a.target.localeCompare(b.target));
+}
+
+/** Forgets a saved query; the values it wrote stay in the sheet, as plain values. */
+export function removeSavedQuery(id: string): void {
+  const key = QUERY_PREFIX + id;
+  const raw = documentProperties().getProperty(key);
+  if (raw === null) throw new Error('No such saved query (it may have been removed already)');
+  documentProperties().deleteProperty(key);
+  const query = SavedQuerySchema.safeParse(JSON.parse(raw));
+  if (query.success) SpreadsheetApp.getActiveSpreadsheet().getSheetByName(query.data.sheet)?.getRange(query.data.cell).setNote('');
+}
+
+const cellName = (range: Range, row: number, column: number): string => range.getCell(row, column).getA1Notation();
+
+/** Cells outside what the query wrote last time must be empty: a refresh that grows never eats a user's data. */
+function assertFree(target: Range, previous: SavedQuery['extent']): void {
+  const values = target.getValues();
+  const formulas = target.getFormulas();
+  for (let r = 0; r < values.length; r++) {
+    for (let c = 0; c < (values[r]?.length ?? 0); c++) {
+      if (previous && r < previous.rows && c < previous.columns) continue;
+      if (values[r]?.[c] !== '' || formulas[r]?.[c] !== '') {
+        throw new Error(`The answer (${target.getNumRows()} × ${target.getNumColumns()} cells from ${cellName(target, 1, 1)}) would overwrite ${cellName(target, r + 1, c + 1)}: clear or move that cell, or remove this saved query and insert it elsewhere`);
+      }
+    }
+  }
+}
+
+/** Runs one query and writes its values; the query as it is to be stored after. */
+function refreshOne(query: SavedQuery, functions: SyncSheetFunctions, now: Date): SavedQuery {
+  const sheet = SpreadsheetApp.getActiveSpreadsheet().getSheetByName(query.sheet);
+  if (!sheet) throw new Error(`The sheet "${query.sheet}" no longer exists (renamed or deleted): remove this saved query and insert it again`);
+  const values: Written[][] = rectangle(functions.savedQuery(query));
+  const anchor = sheet.getRange(query.cell);
+  const rows = values.length;
+  const columns = rows === 0 ? 0 : (values[0]?.length ?? 0);
+  const target = rows === 0 ? null : anchor.offset(0, 0, rows, columns);
+  if (target) assertFree(target, query.extent);
+  if (query.extent && query.extent.rows > 0 && query.extent.columns > 0) anchor.offset(0, 0, query.extent.rows, query.extent.columns).clearContent();
+  if (target) writeValues(target, values);
+  const at = now.toISOString();
+  anchor.setNote(`OrgIndex saved query: ${describeSavedQuery(query)}\nLast refreshed ${at.slice(0, 16).replace('T', ' ')} UTC\nRefresh: OrgIndex → Refresh now, or on the schedule`);
+  return { ...query, extent: { rows, columns }, last_refreshed: at, status: 'ok' };
+}
+
+/** Runs `work` holding the document lock, or says why it did not. */
+function withDocumentLock<T>(work: () => T): T | null {
+  const lock = LockService.getDocumentLock();
+  if (!lock.tryLock(LOCK_WAIT_MS)) return null;
+  try {
+    return work();
+  } finally {
+    SpreadsheetApp.flush();
+    lock.releaseLock();
+  }
+}
+
+const BUSY = 'Another refresh of this spreadsheet is running; try again in a minute.';
+
+/**
+ * Writes a new saved query's answer at the selected cell and saves it. A query already anchored there is
+ * replaced (its extent is taken over, so the new answer may overwrite the old one). Nothing is saved
+ * when the first run fails.
+ */
+export function insertRefreshable(input: Pick<SavedQueryInput, 'request' | 'output'>): SavedQuerySummary {
+  const anchor = activeCell();
+  const sheet = anchor.getSheet().getName();
+  const cell = anchor.getA1Notation();
+  const existing = storedQueries().find((stored) => stored.query?.sheet === sheet && stored.query.cell === cell)?.query;
+  const parsed = SavedQuerySchema.safeParse({ ...input, id: existing?.id ?? Utilities.getUuid(), sheet, cell, extent: existing?.extent ?? null });
+  if (!parsed.success) throw new Error(`The query cannot be saved: ${zodMessage(parsed.error)}`);
+  assertStorable(parsed.data);
+  const saved = withDocumentLock(() => {
+    const refreshed = refreshOne(parsed.data, createFunctions(RUN_BUDGET_MS, { fresh: true }), new Date());
+    store(refreshed);
+    return refreshed;
+  });
+  if (!saved) throw new Error(BUSY);
+  return summaryOf(saved);
+}
+
+/**
+ * Refreshes every saved query of the spreadsheet (`reason` "schedule" also e-mails failures when the
+ * schedule names an address). Failures are stored with their query and appended to the log sheet.
+ */
+export function refreshSavedQueries(reason: 'schedule' | 'menu' | 'sidebar'): RefreshReport {
+  const started = Date.now();
+  const report: RefreshReport = { at: new Date(started).toISOString(), refreshed: 0, failed: [], skipped: null };
+  const ran = withDocumentLock(() => {
+    const functions = createFunctions(RUN_BUDGET_MS, { fresh: true });
+    // Oldest first: a run cut short still moves every query forward over successive runs.
+    const queue = storedQueries().sort((a, b) => (a.query?.last_refreshed ?? '').localeCompare(b.query?.last_refreshed ?? ''));
+    for (const { id, query, problem } of queue) {
+      if (!query) {
+        report.failed.push({ id, target: '?', message: problem ?? 'unreadable' });
+        continue;
+      }
+      try {
+        if (Date.now() - started > RUN_BUDGET_MS) throw new Error('Not refreshed: this run reached Apps Script’s time limit; the next run starts with this query');
+        store(refreshOne(query, functions, new Date()));
+        report.refreshed++;
+      } catch (error) {
+        const message = messageOf(error);
+        report.failed.push({ id, target: targetOf(query), message });
+        store({ ...query, status: message });
+      }
+    }
+    return true;
+  });
+  if (!ran) return { ...report, skipped: BUSY };
+  if (report.failed.length > 0) recordFailures(report, reason === 'schedule' ? readSchedule().email : null);
+  return report;
+}
+
+/** Appends the failures to the log sheet (created on first use, kept to its last 1,000 rows) and e-mails them. */
+function recordFailures(report: RefreshReport, email: string | null): void {
+  const rows: Written[][] = report.failed.map((failure) => [report.at, failure.target, failure.id, failure.message]);
+  if (email) {
+    try {
+      const lines = report.failed.map((failure) => `${failure.target}: ${failure.message}`);
+      const spreadsheet = SpreadsheetApp.getActiveSpreadsheet();
+      MailApp.sendEmail(email, `OrgIndex: ${report.failed.length} saved ${report.failed.length === 1 ? 'query' : 'queries'} failed to refresh in "${spreadsheet.getName()}"`, `${lines.join('\n')}\n\n${spreadsheet.getUrl()}\nThe failures are also in the sheet "${LOG_SHEET}".`);
+    } catch (error) {
+      rows.push([report.at, '', '', `The e-mail to ${email} could not be sent: ${error instanceof Error ? error.message : String(error)}`]);
+    }
+  }
+  const spreadsheet = SpreadsheetApp.getActiveSpreadsheet();
+  let log = spreadsheet.getSheetByName(LOG_SHEET);
+  if (!log) {
+    const active = spreadsheet.getActiveSheet();
+    log = spreadsheet.insertSheet(LOG_SHEET, spreadsheet.getSheets().length);
+    writeValues(log.getRange(1, 1, 1, 4), [['Time (UTC)', 'Target', 'Saved query', 'Problem']]);
+    // insertSheet activates the new sheet: give the user back the one they were on.
+    active.activate();
+  }
+  writeValues(log.getRange(log.getLastRow() + 1, 1, rows.length, 4), rows);
+  const excess = log.getLastRow() - 1 - LOG_ROWS_KEPT;
+  if (excess > 0) log.deleteRows(2, excess);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The schedule: one time-driven trigger per spreadsheet
+
+interface StoredSchedule extends RefreshSchedule {
+  /** The unique id of the trigger that runs this schedule (null when off). */
+  trigger_id: string | null;
+}
+
+function storedSchedule(): StoredSchedule {
+  const raw = documentProperties().getProperty(SCHEDULE_PROPERTY);
+  try {
+    const parsed = RefreshScheduleSchema.extend({ trigger_id: z.string().nullable().default(null) }).safeParse(raw ? JSON.parse(raw) : {});
+    if (parsed.success) return parsed.data;
+  } catch {
+    // An unreadable schedule reads as none.
+  }
+  return { ...RefreshScheduleSchema.parse({}), trigger_id: null };
+}
+
+const ownTriggers = (): GoogleAppsScript.Script.Trigger[] => ScriptApp.getProjectTriggers().filter((trigger) => trigger.getHandlerFunction() === REFRESH_HANDLER);
+
+export function readSchedule(): ScheduleView {
+  const { trigger_id, ...schedule } = storedSchedule();
+  return { ...schedule, timeZone: SpreadsheetApp.getActiveSpreadsheet().getSpreadsheetTimeZone(), mine: trigger_id !== null && ownTriggers().some((trigger) => trigger.getUniqueId() === trigger_id) };
+}
+
+/**
+ * Sets the schedule: this user's refresh triggers are removed and, unless "off", one is created — so
+ * setting it twice leaves one trigger. A trigger set earlier by another user is not visible here; it
+ * removes itself on its next run, when it finds it no longer runs the stored schedule.
+ */
+export function setSchedule(input: unknown): ScheduleView {
+  const parsed = RefreshScheduleSchema.safeParse(input);
+  if (!parsed.success) throw new Error(`The schedule is not valid: ${zodMessage(parsed.error)}`);
+  const schedule = parsed.data;
+  for (const trigger of ownTriggers()) ScriptApp.deleteTrigger(trigger);
+  let triggerId: string | null = null;
+  if (schedule.frequency !== 'off') {
+    const timeZone = SpreadsheetApp.getActiveSpreadsheet().getSpreadsheetTimeZone();
+    const clock = ScriptApp.newTrigger(REFRESH_HANDLER).timeBased();
+    const timed =
+      schedule.frequency === 'hourly'
+        ? clock.everyHours(1)
+        : (schedule.frequency === 'daily' ? clock.everyDays(1) : clock.onWeekDay(ScriptApp.WeekDay[schedule.weekday])).atHour(schedule.hour).inTimezone(timeZone);
+    triggerId = timed.create().getUniqueId();
+  }
+  documentProperties().setProperty(SCHEDULE_PROPERTY, JSON.stringify({ ...schedule, trigger_id: triggerId } satisfies StoredSchedule));
+  return readSchedule();
+}
+
+/** The time-driven trigger's handler. A trigger of an earlier schedule deletes itself and does nothing. */
+export function scheduledRefresh(event?: { triggerUid?: string }): RefreshReport | null {
+  const uid = event?.triggerUid;
+  if (uid !== undefined && uid !== storedSchedule().trigger_id) {
+    for (const trigger of ScriptApp.getProjectTriggers()) if (trigger.getUniqueId() === uid) ScriptApp.deleteTrigger(trigger);
+    return null;
+  }
+  return refreshSavedQueries('schedule');
+}

@@ -106,6 +106,13 @@ function portableCore(mode) {
 }
 
 /**
+ * The Sheets bundle's budget: Apps Script parses the whole of Code.js on every execution — each custom
+ * function call — so the local sample is small (appsscript/src/runtime.ts) and the word vectors keep
+ * the most frequent words plus every dataset word (appsscript/build/trim-embeddings.mjs).
+ */
+export const APPS_SCRIPT_BUDGETS = { code: 6_000_000, embeddingWords: 20_000 };
+
+/**
  * dist/appsscript/: one classic script (Code.js: the top-level stubs Sheets needs — each with its JSDoc —
  * in front of the bundle `var OrgIndexSheets = …`, lowered to ES2019, no modules), the sidebar page
  * (Sidebar.html, its script inlined: HtmlService serves no other files) and appsscript.json.
@@ -122,8 +129,15 @@ function appsScript(mode) {
     },
     output: { path: path.join(root, 'dist/appsscript'), filename: '[name].js', clean: true },
     resolve,
-    module: { rules: [lowerToEs2019] },
-    plugins: [new AppsScriptStubsPlugin({ functionsFile: './addin/functions/functions.ts', manifest: './appsscript/appsscript.json', sidebarTemplate: './appsscript/sidebar/Sidebar.html' })],
+    module: {
+      rules: [
+        lowerToEs2019,
+        { test: /[\\/]src[\\/]engine[\\/]data[\\/]embeddings\.json$/, use: [{ loader: path.join(root, 'appsscript/build/trim-embeddings.mjs'), options: { keep: APPS_SCRIPT_BUDGETS.embeddingWords } }] },
+      ],
+    },
+    plugins: [
+      new AppsScriptStubsPlugin({ functionsFile: './addin/functions/functions.ts', manifest: './appsscript/appsscript.json', sidebarTemplate: './appsscript/sidebar/Sidebar.html', codeBudget: APPS_SCRIPT_BUDGETS.code }),
+    ],
     devtool: false,
     performance: { hints: false },
   };

@@ -2,9 +2,10 @@
 // and =ORG.SEARCH, cold (first calculation) and warm (recalculation from the cache), on the local backend
 // (engine in-process, 50,000 sample) and on the remote backend (the real server in its own process on a
 // loopback port, ky client) — side by side in one run; the cache persists to an in-memory stand-in of
-// OfficeRuntime.storage. Also 5,000 single-cell formulas calculated together, and the built add-in's size.
+// OfficeRuntime.storage. Also 5,000 single-cell formulas calculated together, the built add-in's size, and
+// the Sheets bundle: its size and one execution's cold start (bench/appsscript-execution.mjs).
 // Usage: npm run bench:sheet [-- --repeat 5]
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,6 +99,14 @@ try {
     const size = (file) => statSync(join(addin, file)).size;
     const initial = ['runtime.js', 'vendor.js', 'common.js', 'functions.js', 'commands.js', 'taskpane.js'].reduce((sum, file) => sum + size(file), 0);
     console.log(`\nBuilt add-in: page scripts ${(initial / 1e6).toFixed(2)} MB (budget 1.6 MB); engine + sample chunk ${(size('engine.js') / 1e6).toFixed(2)} MB, loaded on first local use (budget 11 MB); ${readdirSync(addin).length} files`);
+  }
+  const sheets = join(process.cwd(), 'dist/appsscript');
+  if (existsSync(sheets)) {
+    const code = join(sheets, 'Code.js');
+    const runs = Array.from({ length: repeat }, () => JSON.parse(execFileSync(process.execPath, ['bench/appsscript-execution.mjs', code]).toString()));
+    const of = (name) => ms(median(runs.map((run) => run[name])));
+    console.log(`\nSheets bundle: Code.js ${(statSync(code).size / 1e6).toFixed(2)} MB (budget 6 MB), Sidebar.html ${(statSync(join(sheets, 'Sidebar.html')).size / 1e6).toFixed(2)} MB`);
+    console.log(`One Apps Script execution on the embedded sample (fresh process each, median of ${repeat}): load Code.js ${of('load')}, first =ORGSEARCH ${of('firstSearch')} (generates and indexes the sample), first describe: ${of('firstDescribe')}`);
   }
 } finally {
   child.kill();

@@ -50,10 +50,12 @@ export function entryPointStubs(library = 'OrgIndexSheets') {
 }
 
 export class AppsScriptStubsPlugin {
-  constructor({ functionsFile, manifest, sidebarTemplate }) {
+  /** `codeBudget`: the most bytes Code.js may have (the build fails above it). */
+  constructor({ functionsFile, manifest, sidebarTemplate, codeBudget }) {
     this.functionsFile = functionsFile;
     this.manifest = manifest;
     this.sidebarTemplate = sidebarTemplate;
+    this.codeBudget = codeBudget;
   }
 
   apply(compiler) {
@@ -69,7 +71,10 @@ export class AppsScriptStubsPlugin {
         const bundle = compilation.getAsset('Code.js');
         if (!bundle) return;
         const header = '// OrgIndex for Google Sheets — built by `npm run build:web`; edit the sources, not this file.\n\n';
-        compilation.updateAsset('Code.js', new webpack.sources.RawSource(`${header}${stubs}\n\n${bundle.source.source()}`), { minimized: true });
+        const code = `${header}${stubs}\n\n${bundle.source.source()}`;
+        compilation.updateAsset('Code.js', new webpack.sources.RawSource(code), { minimized: true });
+        const bytes = Buffer.byteLength(code);
+        if (bytes > this.codeBudget) compilation.errors.push(new webpack.WebpackError(`Code.js is ${bytes.toLocaleString('en-US')} bytes, over its budget of ${this.codeBudget.toLocaleString('en-US')}: Apps Script parses it on every execution`));
         compilation.emitAsset('appsscript.json', new webpack.sources.RawSource(fs.readFileSync(this.manifest)));
         const sidebar = compilation.getAsset('Sidebar.js');
         if (sidebar) {

@@ -28,6 +28,7 @@ const useStyles = makeStyles({
     '& .row': { display: 'flex', flexWrap: 'wrap', gap: tokens.spacingHorizontalS, alignItems: 'end' },
     '& .grid': { overflowX: 'auto', maxHeight: '320px', overflowY: 'auto' },
     '& .grid th, & .grid td': { overflowWrap: 'anywhere' },
+    '& .saved-queries': { listStyle: 'none', margin: 0, padding: 0, display: 'flex', flexDirection: 'column', gap: tokens.spacingVerticalS },
     '& .formula': { fontSize: tokens.fontSizeBase200, wordBreak: 'break-all', backgroundColor: tokens.colorNeutralBackground3, padding: tokens.spacingHorizontalXS },
   },
 });

@@ -2,33 +2,36 @@
  * The built sidebar (dist/appsscript/Sidebar.html) in Debian's Chromium (playwright-core). Its
  * google.script.run is a STAND-IN (Google's page runtime exists only inside Sheets) that forwards each
  * call to the real bundle running in the Apps Script sandbox of harness.ts — so the sidebar talks to the
- * same script, on the embedded sample, that Sheets would run. It renders, builds a filter, previews rows.
+ * same script, on the embedded sample, that Sheets would run, over a STAND-IN spreadsheet. It renders,
+ * builds a filter, previews rows, inserts them as refreshable values and schedules their refresh.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { searchBayernSoftware } from '../ui/search-steps.js';
 import { loadBundle, type AppsScriptSandbox } from './harness.js';
+import { spreadsheetStandIn } from './spreadsheet-stand-in.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = join(process.cwd(), process.env.SCREENSHOT_DIR ?? 'dist/screenshots');
 let browser: Browser;
 let sandbox: AppsScriptSandbox;
+let spreadsheet: ReturnType<typeof spreadsheetStandIn>;
 
 beforeAll(async () => {
-  sandbox = loadBundle();
+  spreadsheet = spreadsheetStandIn();
+  sandbox = loadBundle(undefined, spreadsheet.globals);
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
 }, 60_000);
 afterAll(() => browser.close());
 
-test('the sidebar renders on the Sheets host, builds a search against the script and previews rows', async () => {
+/** The built page in Chromium, its google.script.run forwarding to the sandboxed script; `tab` as the menu sets it. */
+async function openSidebar(tab: 'search' | 'refresh', calls: string[], errors: string[]): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 300, height: 1100 } });
-  const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   // The page is served under a reserved name (HtmlService serves it from Google); nothing else is reachable.
-  const sidebarHtml = readFileSync(join(process.cwd(), 'dist/appsscript/Sidebar.html'), 'utf8');
+  const sidebarHtml = readFileSync(join(process.cwd(), 'dist/appsscript/Sidebar.html'), 'utf8').replace('data-tab="search"', `data-tab="${tab}"`);
   await page.route(/^https?:\/\//, (route) => (route.request().url() === 'https://sidebar.test/' ? route.fulfill({ body: sidebarHtml, contentType: 'text/html' }) : route.abort()));
-  const calls: string[] = [];
   await page.exposeFunction('forwardToScript', (op: string, payload: string) => {
     calls.push(op);
     return sandbox.call('orgindexSidebarCall', op, payload) as string;
@@ -46,6 +49,13 @@ test('the sidebar renders on the Sheets host, builds a search against the script
   });
   await page.goto('https://sidebar.test/');
   await page.getByRole('heading', { name: 'OrgIndex' }).waitFor({ timeout: 60_000 });
+  return page;
+}
+
+test('the sidebar renders on the Sheets host, builds a search against the script and previews rows', async () => {
+  const errors: string[] = [];
+  const calls: string[] = [];
+  const page = await openSidebar('search', calls, errors);
   expect(await page.getByText('built-in sample · Google Sheets').count()).toBe(1);
 
   await searchBayernSoftware(page);
@@ -56,4 +66,34 @@ test('the sidebar renders on the Sheets host, builds a search against the script
   await page.screenshot({ path: join(SHOTS, 'sidebar.png'), fullPage: true });
   expect(statSync(join(SHOTS, 'sidebar.png')).size).toBeGreaterThan(10_000);
   expect(errors).toEqual([]);
+
+  // Insert as refreshable values: written at the selected cell (A1 of the stand-in sheet) and saved.
+  await page.getByRole('button', { name: 'Insert as refreshable values' }).click();
+  await page.getByText("Saved at 'Sheet1'!A1").waitFor({ timeout: 60_000 });
+  expect(spreadsheet.sheet.getRange(1, 1, 1, 3).getValues()).toEqual([['domain', 'name', 'country']]);
+  expect(spreadsheet.sheet.getLastRow()).toBeGreaterThan(1);
+  await page.close();
+}, 300_000);
+
+test('"Schedule refresh…" opens the Refresh tab: the saved queries, and a schedule saved as one trigger', async () => {
+  const errors: string[] = [];
+  const page = await openSidebar('refresh', [], errors);
+  const list = page.getByRole('list', { name: 'Saved queries' });
+  await list.waitFor({ timeout: 60_000 });
+  expect(await list.getByRole('listitem').count()).toBe(1);
+  expect(await list.getByRole('listitem').innerText()).toMatch(/^'Sheet1'!A1 search · 100 rows\s+Refreshed \d{4}-\d\d-\d\d \d\d:\d\d UTC · ok\s+Remove$/);
+
+  await page.getByRole('combobox', { name: 'Refresh saved queries' }).click();
+  await page.getByRole('option', { name: 'Every day' }).click();
+  await page.getByRole('combobox', { name: 'At (Europe/Berlin)' }).click();
+  await page.getByRole('option', { name: '07:00' }).click();
+  await page.getByRole('button', { name: 'Save schedule' }).click();
+  await page.getByText('Saved: every day, under your account.').waitFor({ timeout: 60_000 });
+  expect(sandbox.triggers.map((trigger) => [trigger.handler, trigger.settings])).toEqual([['orgindexScheduledRefresh', { everyDays: 1, atHour: 7, inTimezone: 'Europe/Berlin' }]]);
+
+  await page.getByRole('button', { name: 'Refresh all now' }).click();
+  await page.getByText('1 refreshed, 0 failed.').waitFor({ timeout: 60_000 });
+  await page.screenshot({ path: join(SHOTS, 'sidebar-refresh.png'), fullPage: true });
+  expect(errors).toEqual([]);
+  await page.close();
 }, 300_000);

@@ -2,7 +2,7 @@
  * Saved queries (answers inserted as refreshable values) and, where the host can, their schedule: the
  * list with last refresh and status, "Refresh all now", Remove, and how often a trigger refreshes them.
  */
-import { Button, Caption1, Dropdown, Field, Input, Option, Table, TableBody, TableCell, TableHeader, TableHeaderCell, TableRow } from '@fluentui/react-components';
+import { Button, Caption1, Dropdown, Field, Input, Option, Text } from '@fluentui/react-components';
 import { useCallback, useEffect, useState } from 'react';
 import { REFRESH_FREQUENCIES, WEEKDAYS, type RefreshReport, type RefreshSchedule } from '../../contract/saved-query.js';
 import type { SavedQuerySummary, ScheduleView } from '../../sheet/saved-query.js';
@@ -122,34 +122,21 @@ export function RefreshPanel({ saved, visible }: { saved: SavedQueriesHost; visi
   return (
     <section aria-label="Saved queries">
       {queries && queries.length > 0 ? (
-        <div className="grid" role="region" aria-label="Saved queries list" tabIndex={0}>
-          <Table size="extra-small" aria-label="Saved queries">
-            <TableHeader>
-              <TableRow>
-                <TableHeaderCell>Where</TableHeaderCell>
-                <TableHeaderCell>Query</TableHeaderCell>
-                <TableHeaderCell>Last refreshed</TableHeaderCell>
-                <TableHeaderCell>Status</TableHeaderCell>
-                <TableHeaderCell />
-              </TableRow>
-            </TableHeader>
-            <TableBody>
-              {queries.map((query) => (
-                <TableRow key={query.id}>
-                  <TableCell>{query.target}</TableCell>
-                  <TableCell>{query.description}</TableCell>
-                  <TableCell>{query.last_refreshed ? `${query.last_refreshed.slice(0, 16).replace('T', ' ')} UTC` : 'never'}</TableCell>
-                  <TableCell>{query.status ?? ''}</TableCell>
-                  <TableCell>
-                    <Button size="small" disabled={busy} aria-label={`Remove the saved query at ${query.target}`} onClick={() => void remove(query.id)}>
-                      Remove
-                    </Button>
-                  </TableCell>
-                </TableRow>
-              ))}
-            </TableBody>
-          </Table>
-        </div>
+        // A list, not a table: a sidebar is 300 px wide.
+        <ul aria-label="Saved queries" className="saved-queries">
+          {queries.map((query) => (
+            <li key={query.id}>
+              <Text weight="semibold">{query.target}</Text> <Text>{query.description}</Text>
+              <br />
+              <Caption1>
+                {query.last_refreshed ? `Refreshed ${query.last_refreshed.slice(0, 16).replace('T', ' ')} UTC` : 'Never refreshed'} · {query.status ?? ''}
+              </Caption1>{' '}
+              <Button size="small" appearance="subtle" disabled={busy} aria-label={`Remove the saved query at ${query.target}`} onClick={() => void remove(query.id)}>
+                Remove
+              </Button>
+            </li>
+          ))}
+        </ul>
       ) : (
         <Caption1>{queries ? 'No saved queries yet: build a search or a count, then “Insert as refreshable values”.' : 'Reading saved queries…'}</Caption1>
       )}

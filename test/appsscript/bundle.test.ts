@@ -42,6 +42,14 @@ test('a classic ES2019 script: no module syntax; each public function a top-leve
     expect(doc?.value).toContain('@customfunction');
     for (const param of params) expect(doc?.value).toMatch(new RegExp(`@param \\{any\\} \\[?${param}\\]? `));
   }
+  // The menu, sidebar and trigger entry points: top-level declarations too, each with its JSDoc.
+  for (const name of ['onOpen', 'orgindexShowSidebar', 'orgindexRefreshNow', 'orgindexShowSchedule', 'orgindexPinSelection', 'orgindexScheduledRefresh', 'orgindexSidebarCall']) {
+    const node = declared.get(name);
+    expect(node).toBeDefined();
+    const doc = comments.filter((c) => c.type === 'Block' && c.end <= (node?.start ?? 0)).at(-1);
+    expect(code.slice(doc?.end ?? 0, node?.start ?? 0).trim()).toBe('');
+    expect(doc?.value.trim().length).toBeGreaterThan(20);
+  }
   // The help Sheets shows names the Sheets functions.
   expect(code.slice(0, code.indexOf('var OrgIndexSheets'))).not.toMatch(/\bORG\.(SEARCH|FETCH|STATS|ASK)\b/);
 });
@@ -50,6 +58,12 @@ test('clasp sees the built project (clasp status works offline; push needs a Goo
   const status = execFileSync(join(process.cwd(), 'node_modules/.bin/clasp'), ['status'], { cwd: process.cwd(), timeout: 30_000 }).toString();
   const tracked = status.slice(0, status.indexOf('Untracked files'));
   for (const file of ['Code.js', 'Sidebar.html', 'appsscript.json']) expect(tracked).toContain(`dist/appsscript/${file}`);
+});
+
+test('appsscript.json: V8 and only the scopes the features use (no full Drive or Sheets access)', () => {
+  const manifest = JSON.parse(readFileSync(join(process.cwd(), 'dist/appsscript/appsscript.json'), 'utf8')) as { runtimeVersion: string; oauthScopes: string[] };
+  expect(manifest.runtimeVersion).toBe('V8');
+  expect(manifest.oauthScopes.map((scope) => scope.replace('https://www.googleapis.com/auth/', ''))).toEqual(['spreadsheets.currentonly', 'script.external_request', 'script.container.ui', 'script.scriptapp', 'script.send_mail']);
 });
 
 test('the sandbox really lacks fetch, setTimeout and URL', () => {

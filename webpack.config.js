@@ -132,7 +132,7 @@ function appsScript(mode) {
     module: {
       rules: [
         lowerToEs2019,
-        { test: /[\\/]src[\\/]engine[\\/]data[\\/]embeddings\.json$/, use: [{ loader: path.join(root, 'appsscript/build/trim-embeddings.mjs'), options: { keep: APPS_SCRIPT_BUDGETS.embeddingWords } }] },
+        { test: /[\\/]src[\\/]engine[\\/]data[\\/]embeddings\.json$/, use: [{ loader: path.join(root, 'appsscript/build/trim-embeddings.mjs'), options: { keep: APPS_SCRIPT_BUDGETS.embeddingWords, root } }] },
       ],
     },
     plugins: [

@@ -19,6 +19,7 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { americanSpelling, lookupForms } from './word-forms.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, '..', '..');
@@ -98,30 +99,6 @@ const RANK = new Map(SOURCE_WORDS.map((w, i) => [w, i + 1]));
 
 /** The words the runtime tokeniser (src/engine/relevance/embedder.ts) can look up. */
 const ELIGIBLE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-
-const stripMarks = (s) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '');
-const transliterate = (s) => stripMarks(s.replace(/ä/g, 'ae').replace(/ö/g, 'oe').replace(/ü/g, 'ue'));
-
-/** The runtime's fallback for British -ise spellings GloVe lacks ("digitises" → "digitizes"). */
-const americanSpelling = (w) => w.replace(/is(e|es|ed|ing|ation|ations|er|ers)$/, 'iz$1');
-
-/** Every form of a text's words the runtime may look up (a superset: extra words cost only bytes). */
-function lookupForms(text) {
-  const forms = new Set();
-  const lower = text.toLowerCase().replace(/ß/g, 'ss').replace(/['’]s\b/g, ' ');
-  for (const raw of lower.split(/[^\p{L}\p{N}-]+/u)) {
-    const chunk = raw.replace(/^-+|-+$/g, '');
-    if (!chunk) continue;
-    for (const folded of new Set([chunk, stripMarks(chunk), transliterate(chunk)])) {
-      for (const word of [folded, ...folded.split('-')]) {
-        if (!word) continue;
-        forms.add(word);
-        forms.add(americanSpelling(word));
-      }
-    }
-  }
-  return forms;
-}
 
 /** The strings of INDUSTRY_CLASSES, read by compiling industries.ts with the project's TypeScript. */
 async function industryStrings() {

@@ -1,0 +1,2 @@
+export function americanSpelling(word: string): string;
+export function lookupForms(text: string): Set<string>;

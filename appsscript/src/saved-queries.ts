@@ -3,13 +3,17 @@
  * Saved queries in Sheets: answers written as values (not formulas) and refreshed later — from the menu,
  * the sidebar, or a time-driven trigger. Each query is one document property `orgindex.query.<id>`
  * holding the contract's SavedQuery as JSON (document properties hold 9 KB per value, so a query must
- * fit; search and stats requests always do). A refresh:
+ * fit; search and stats requests always do), and the cells it owns are a named range `ORGINDEX_<id>`,
+ * which Sheets moves when rows or columns are inserted or the sheet is renamed. A refresh:
  *  - holds the document lock, so two runs (a trigger and a click) never write over each other;
+ *  - runs only on the connection the query was saved with (never the sample in place of a service);
  *  - asks the service again (never the formulas' cache), oldest refresh first, so a run cut short by
  *    Apps Script's 6-minute limit still moves every query forward over successive runs;
- *  - never overwrites a cell it did not write last time (the query fails instead, and says which cell);
- *  - clears the previous extent, writes the new values, stamps a note on the anchor cell;
- *  - records failures in the query (status), in the "OrgIndex log" sheet and, on a schedule, by e-mail.
+ *  - never overwrites a cell it does not own (the query fails instead, and says which cell), and claims
+ *    the cells it is about to write before writing them, so a run killed midway owns what it wrote;
+ *  - clears what it owned, writes the new values, stamps a note on the anchor cell;
+ *  - records failures in the query (status), in the "OrgIndex log" sheet and, on a schedule, by e-mail
+ *    (once per new set of failures, not every hour).
  */
 import * as z from 'zod';
 import { RefreshScheduleSchema, SavedQuerySchema, type RefreshReport, type RefreshSchedule, type SavedQuery, type SavedQueryInput } from '../../src/contract/saved-query.js';
@@ -17,11 +21,13 @@ import { OrgIndexError } from '../../src/client/errors.js';
 import { ArgumentError, errorCellOf } from '../../src/sheet/cells.js';
 import { describeSavedQuery, summaryOf, targetOf, type SavedQuerySummary, type ScheduleView } from '../../src/sheet/saved-query.js';
 import type { SyncSheetFunctions } from '../../src/sheet/sync-functions.js';
-import { createFunctions } from './runtime.js';
+import { createFunctions, currentConnection } from './runtime.js';
 import { activeCell, rectangle, writeValues, type Written } from './sheet-actions.js';
 
 const QUERY_PREFIX = 'orgindex.query.';
 const SCHEDULE_PROPERTY = 'orgindex.schedule';
+/** The failures last e-mailed: the same failures are not e-mailed again by every run. */
+const MAILED_PROPERTY = 'orgindex.mailedFailures';
 /** The trigger handler's name (a top-level function of Code.js). */
 export const REFRESH_HANDLER = 'orgindexScheduledRefresh';
 export const LOG_SHEET = 'OrgIndex log';
@@ -34,6 +40,7 @@ const RUN_BUDGET_MS = 5 * 60_000;
 const LOCK_WAIT_MS = 20_000;
 
 type Range = GoogleAppsScript.Spreadsheet.Range;
+type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
 
 /** UTF-8 length without TextEncoder (Apps Script has none). */
 function utf8Bytes(text: string): number {
@@ -92,20 +99,50 @@ function store(query: SavedQuery): void {
   documentProperties().setProperty(QUERY_PREFIX + query.id, JSON.stringify({ ...query, status }));
 }
 
-export function listSavedQueries(): SavedQuerySummary[] {
-  return storedQueries()
-    .map((stored) => (stored.query ? summaryOf(stored.query) : { id: stored.id, target: '?', description: 'unreadable', last_refreshed: null, status: stored.problem }))
-    .sort((a, b) => a.target.localeCompare(b.target));
+/** The named range of the cells a query owns (letters, digits and underscores only). */
+const rangeName = (id: string): string => `ORGINDEX_${id.replace(/[^A-Za-z0-9]/g, '_')}`;
+
+/** Where a query is now: its named range moves with inserted rows and columns and renamed sheets. */
+function located(query: SavedQuery): SavedQuery {
+  const owned = SpreadsheetApp.getActiveSpreadsheet().getRangeByName(rangeName(query.id));
+  return owned ? { ...query, sheet: owned.getSheet().getName(), cell: owned.getCell(1, 1).getA1Notation() } : query;
 }
 
-/** Forgets a saved query; the values it wrote stay in the sheet, as plain values. */
+/** Sheet, then row, then column (B2 before B10). */
+function byPlace(a: SavedQuery, b: SavedQuery): number {
+  const place = (query: SavedQuery): [number, number] => {
+    const [, letters = '', digits = '0'] = /^([A-Z]+)(\d+)$/.exec(query.cell) ?? [];
+    let column = 0;
+    for (let i = 0; i < letters.length; i++) column = column * 26 + letters.charCodeAt(i) - 64;
+    return [Number(digits), column];
+  };
+  const [rowA, columnA] = place(a);
+  const [rowB, columnB] = place(b);
+  return a.sheet.localeCompare(b.sheet) || rowA - rowB || columnA - columnB;
+}
+
+export function listSavedQueries(): SavedQuerySummary[] {
+  const stored = storedQueries();
+  const readable = stored.flatMap((entry) => (entry.query ? [located(entry.query)] : [])).sort(byPlace);
+  const unreadable = stored.filter((entry) => !entry.query).map((entry) => ({ id: entry.id, target: '?', description: 'unreadable', last_refreshed: null, status: entry.problem }));
+  return [...readable.map(summaryOf), ...unreadable];
+}
+
+/** Forgets a saved query (under the lock: a running refresh would store it again); its values stay in the sheet. */
 export function removeSavedQuery(id: string): void {
-  const key = QUERY_PREFIX + id;
-  const raw = documentProperties().getProperty(key);
-  if (raw === null) throw new Error('No such saved query (it may have been removed already)');
-  documentProperties().deleteProperty(key);
-  const query = SavedQuerySchema.safeParse(JSON.parse(raw));
-  if (query.success) SpreadsheetApp.getActiveSpreadsheet().getSheetByName(query.data.sheet)?.getRange(query.data.cell).setNote('');
+  const removed = withDocumentLock(() => {
+    const key = QUERY_PREFIX + id;
+    if (documentProperties().getProperty(key) === null) throw new Error('No such saved query (it may have been removed already)');
+    documentProperties().deleteProperty(key);
+    const spreadsheet = SpreadsheetApp.getActiveSpreadsheet();
+    const owned = spreadsheet.getRangeByName(rangeName(id));
+    if (owned) {
+      owned.getCell(1, 1).setNote('');
+      spreadsheet.removeNamedRange(rangeName(id));
+    }
+    return true;
+  });
+  if (!removed) throw new Error(BUSY);
 }
 
 const cellName = (range: Range, row: number, column: number): string => range.getCell(row, column).getA1Notation();
@@ -124,21 +161,66 @@ function assertFree(target: Range, previous: SavedQuery['extent']): void {
   }
 }
 
-/** Runs one query and writes its values; the query as it is to be stored after. */
+/** The v2 base URL of the current connection, or null for the embedded sample (as SavedQuery.service). */
+export function currentService(): string | null {
+  const connection = currentConnection();
+  return connection.backend === 'remote' && connection.serviceUrl.trim() !== '' ? connection.serviceUrl.trim().replace(/\/+$/, '') : null;
+}
+
+const serviceName = (service: string | null): string => service ?? 'the built-in sample';
+
+/** Grows the sheet when the answer reaches past its last row or column (a new sheet has 1,000 × 26). */
+function ensureSize(sheet: Sheet, lastRow: number, lastColumn: number): void {
+  if (lastRow > sheet.getMaxRows()) sheet.insertRowsAfter(sheet.getMaxRows(), lastRow - sheet.getMaxRows());
+  if (lastColumn > sheet.getMaxColumns()) sheet.insertColumnsAfter(sheet.getMaxColumns(), lastColumn - sheet.getMaxColumns());
+}
+
+/**
+ * Runs one query and writes its values; the query as it is to be stored after. Order matters: the cells
+ * about to be written are claimed (named range and stored extent) before any is written, so a run killed
+ * midway leaves a query that owns everything it may have written.
+ */
 function refreshOne(query: SavedQuery, functions: SyncSheetFunctions, now: Date): SavedQuery {
-  const sheet = SpreadsheetApp.getActiveSpreadsheet().getSheetByName(query.sheet);
-  if (!sheet) throw new Error(`The sheet "${query.sheet}" no longer exists (renamed or deleted): remove this saved query and insert it again`);
+  const service = currentService();
+  if (query.service !== service) {
+    throw new Error(`This query was saved against ${serviceName(query.service)}; this refresh runs on ${serviceName(service)} (the connection of the account running it). Connect to ${serviceName(query.service)} under Connection, or remove the query and insert it again.`);
+  }
+  const spreadsheet = SpreadsheetApp.getActiveSpreadsheet();
+  const name = rangeName(query.id);
+  const owned = spreadsheet.getRangeByName(name);
+  const sheet = owned ? owned.getSheet() : spreadsheet.getSheetByName(query.sheet);
+  if (!sheet) throw new Error(`The sheet "${query.sheet}" no longer exists: remove this saved query and insert it again`);
+  const anchor = owned ? owned.getCell(1, 1) : sheet.getRange(query.cell);
+  // What the query owns: its named range (grown by rows inserted inside it), else nothing.
+  const previous = owned && query.extent && query.extent.rows > 0 ? { rows: owned.getNumRows(), columns: owned.getNumColumns() } : null;
   const values: Written[][] = rectangle(functions.savedQuery(query));
-  const anchor = sheet.getRange(query.cell);
   const rows = values.length;
   const columns = rows === 0 ? 0 : (values[0]?.length ?? 0);
+  ensureSize(sheet, anchor.getRow() + Math.max(rows, 1) - 1, anchor.getColumn() + Math.max(columns, 1) - 1);
   const target = rows === 0 ? null : anchor.offset(0, 0, rows, columns);
-  if (target) assertFree(target, query.extent);
-  if (query.extent && query.extent.rows > 0 && query.extent.columns > 0) anchor.offset(0, 0, query.extent.rows, query.extent.columns).clearContent();
+  if (target) assertFree(target, previous);
+
+  const claimed = { rows: Math.max(rows, previous?.rows ?? 0), columns: Math.max(columns, previous?.columns ?? 0) };
+  const claim = (extent: { rows: number; columns: number }): void => {
+    const range = extent.rows > 0 ? anchor.offset(0, 0, extent.rows, extent.columns) : anchor;
+    const existing = spreadsheet.getNamedRanges().find((named) => named.getName() === name);
+    if (existing) existing.setRange(range);
+    else spreadsheet.setNamedRange(name, range);
+  };
+  const placed = { ...query, sheet: sheet.getName(), cell: anchor.getA1Notation() };
+  claim(claimed);
+  store({ ...placed, extent: claimed, status: 'writing' });
+  if (previous) {
+    const old = anchor.offset(0, 0, previous.rows, previous.columns);
+    old.clearContent();
+    // Cells the answer no longer uses must not stay plain text (a formula typed there later would be text).
+    old.setNumberFormat('General');
+  }
   if (target) writeValues(target, values);
+  claim({ rows, columns });
   const at = now.toISOString();
   anchor.setNote(`OrgIndex saved query: ${describeSavedQuery(query)}\nLast refreshed ${at.slice(0, 16).replace('T', ' ')} UTC\nRefresh: OrgIndex → Refresh now, or on the schedule`);
-  return { ...query, extent: { rows, columns }, last_refreshed: at, status: 'ok' };
+  return { ...placed, extent: { rows, columns }, last_refreshed: at, status: 'ok' };
 }
 
 /** Runs `work` holding the document lock, or says why it did not. */
@@ -146,9 +228,10 @@ function withDocumentLock<T>(work: () => T): T | null {
   const lock = LockService.getDocumentLock();
   if (!lock.tryLock(LOCK_WAIT_MS)) return null;
   try {
-    return work();
-  } finally {
+    const result = work();
     SpreadsheetApp.flush();
+    return result;
+  } finally {
     lock.releaseLock();
   }
 }
@@ -164,8 +247,8 @@ export function insertRefreshable(input: Pick<SavedQueryInput, 'request' | 'outp
   const anchor = activeCell();
   const sheet = anchor.getSheet().getName();
   const cell = anchor.getA1Notation();
-  const existing = storedQueries().find((stored) => stored.query?.sheet === sheet && stored.query.cell === cell)?.query;
-  const parsed = SavedQuerySchema.safeParse({ ...input, id: existing?.id ?? Utilities.getUuid(), sheet, cell, extent: existing?.extent ?? null });
+  const existing = storedQueries().find((stored) => stored.query && located(stored.query).sheet === sheet && located(stored.query).cell === cell)?.query;
+  const parsed = SavedQuerySchema.safeParse({ ...input, id: existing?.id ?? Utilities.getUuid(), sheet, cell, service: currentService(), extent: existing?.extent ?? null });
   if (!parsed.success) throw new Error(`The query cannot be saved: ${zodMessage(parsed.error)}`);
   assertStorable(parsed.data);
   const saved = withDocumentLock(() => {
@@ -183,7 +266,7 @@ export function insertRefreshable(input: Pick<SavedQueryInput, 'request' | 'outp
  */
 export function refreshSavedQueries(reason: 'schedule' | 'menu' | 'sidebar'): RefreshReport {
   const started = Date.now();
-  const report: RefreshReport = { at: new Date(started).toISOString(), refreshed: 0, failed: [], skipped: null };
+  const report: RefreshReport = { at: new Date(started).toISOString(), refreshed: 0, failed: [], postponed: 0, skipped: null };
   const ran = withDocumentLock(() => {
     const functions = createFunctions(RUN_BUDGET_MS, { fresh: true });
     // Oldest first: a run cut short still moves every query forward over successive runs.
@@ -193,36 +276,53 @@ export function refreshSavedQueries(reason: 'schedule' | 'menu' | 'sidebar'): Re
         report.failed.push({ id, target: '?', message: problem ?? 'unreadable' });
         continue;
       }
+      if (Date.now() - started > RUN_BUDGET_MS) {
+        // Not a failure: the next run starts with it (oldest first).
+        report.postponed++;
+        continue;
+      }
       try {
-        if (Date.now() - started > RUN_BUDGET_MS) throw new Error('Not refreshed: this run reached Apps Script’s time limit; the next run starts with this query');
         store(refreshOne(query, functions, new Date()));
         report.refreshed++;
       } catch (error) {
         const message = messageOf(error);
-        report.failed.push({ id, target: targetOf(query), message });
-        store({ ...query, status: message });
+        report.failed.push({ id, target: targetOf(located(query)), message });
+        // As stored now: a refresh that failed after claiming its cells keeps the claim.
+        const current = storedQueries().find((entry) => entry.id === id)?.query ?? query;
+        store({ ...current, status: message });
       }
     }
     return true;
   });
   if (!ran) return { ...report, skipped: BUSY };
-  if (report.failed.length > 0) recordFailures(report, reason === 'schedule' ? readSchedule().email : null);
+  if (report.failed.length > 0) {
+    try {
+      recordFailures(report, reason === 'schedule' ? readSchedule().email : null);
+    } catch (error) {
+      // The report still reaches the user (sidebar, toast); the queries' statuses are stored.
+      report.failed.push({ id: '', target: LOG_SHEET, message: `The failures could not be logged: ${error instanceof Error ? error.message : String(error)}` });
+    }
+  }
   return report;
 }
 
-/** Appends the failures to the log sheet (created on first use, kept to its last 1,000 rows) and e-mails them. */
+/**
+ * Appends the failures to the log sheet (created on first use, kept to its last 1,000 rows) and e-mails
+ * them when they differ from the failures e-mailed last (an hourly schedule does not repeat itself).
+ */
 function recordFailures(report: RefreshReport, email: string | null): void {
   const rows: Written[][] = report.failed.map((failure) => [report.at, failure.target, failure.id, failure.message]);
-  if (email) {
+  const spreadsheet = SpreadsheetApp.getActiveSpreadsheet();
+  const lines = report.failed.map((failure) => `${failure.target}: ${failure.message}`);
+  const signature = JSON.stringify([...lines].sort());
+  if (email && documentProperties().getProperty(MAILED_PROPERTY) !== signature) {
     try {
-      const lines = report.failed.map((failure) => `${failure.target}: ${failure.message}`);
-      const spreadsheet = SpreadsheetApp.getActiveSpreadsheet();
-      MailApp.sendEmail(email, `OrgIndex: ${report.failed.length} saved ${report.failed.length === 1 ? 'query' : 'queries'} failed to refresh in "${spreadsheet.getName()}"`, `${lines.join('\n')}\n\n${spreadsheet.getUrl()}\nThe failures are also in the sheet "${LOG_SHEET}".`);
+      MailApp.sendEmail(email, `OrgIndex: ${report.failed.length} saved ${report.failed.length === 1 ? 'query' : 'queries'} failed to refresh in "${spreadsheet.getName()}"`, `${lines.join('\n')}\n\n${spreadsheet.getUrl()}\nThe failures are also in the sheet "${LOG_SHEET}". The same failures are not e-mailed again.`);
+      documentProperties().setProperty(MAILED_PROPERTY, signature);
     } catch (error) {
       rows.push([report.at, '', '', `The e-mail to ${email} could not be sent: ${error instanceof Error ? error.message : String(error)}`]);
     }
   }
-  const spreadsheet = SpreadsheetApp.getActiveSpreadsheet();
   let log = spreadsheet.getSheetByName(LOG_SHEET);
   if (!log) {
     const active = spreadsheet.getActiveSheet();
@@ -231,7 +331,9 @@ function recordFailures(report: RefreshReport, email: string | null): void {
     // insertSheet activates the new sheet: give the user back the one they were on.
     active.activate();
   }
-  writeValues(log.getRange(log.getLastRow() + 1, 1, rows.length, 4), rows);
+  const first = log.getLastRow() + 1;
+  ensureSize(log, first + rows.length - 1, 4);
+  writeValues(log.getRange(first, 1, rows.length, 4), rows);
   const excess = log.getLastRow() - 1 - LOG_ROWS_KEPT;
   if (excess > 0) log.deleteRows(2, excess);
 }
@@ -263,15 +365,15 @@ export function readSchedule(): ScheduleView {
 }
 
 /**
- * Sets the schedule: this user's refresh triggers are removed and, unless "off", one is created — so
- * setting it twice leaves one trigger. A trigger set earlier by another user is not visible here; it
+ * Sets the schedule: unless "off", one trigger is created, then this user's earlier refresh triggers are
+ * removed — so setting it twice leaves one trigger. A trigger set earlier by another user is not visible here; it
  * removes itself on its next run, when it finds it no longer runs the stored schedule.
  */
 export function setSchedule(input: unknown): ScheduleView {
   const parsed = RefreshScheduleSchema.safeParse(input);
   if (!parsed.success) throw new Error(`The schedule is not valid: ${zodMessage(parsed.error)}`);
   const schedule = parsed.data;
-  for (const trigger of ownTriggers()) ScriptApp.deleteTrigger(trigger);
+  const earlier = ownTriggers();
   let triggerId: string | null = null;
   if (schedule.frequency !== 'off') {
     const timeZone = SpreadsheetApp.getActiveSpreadsheet().getSpreadsheetTimeZone();
@@ -280,9 +382,11 @@ export function setSchedule(input: unknown): ScheduleView {
       schedule.frequency === 'hourly'
         ? clock.everyHours(1)
         : (schedule.frequency === 'daily' ? clock.everyDays(1) : clock.onWeekDay(ScriptApp.WeekDay[schedule.weekday])).atHour(schedule.hour).inTimezone(timeZone);
+    // Created before the earlier ones go: if creating fails (trigger quota), the old schedule still runs.
     triggerId = timed.create().getUniqueId();
   }
   documentProperties().setProperty(SCHEDULE_PROPERTY, JSON.stringify({ ...schedule, trigger_id: triggerId } satisfies StoredSchedule));
+  for (const trigger of earlier) ScriptApp.deleteTrigger(trigger);
   return readSchedule();
 }
 

@@ -28,6 +28,11 @@ export const SavedQuerySchema = z.strictObject({
   sheet: z.string().min(1),
   cell: z.string().regex(/^[A-Z]{1,3}[1-9]\d{0,6}$/, 'Input should be a cell such as B2'),
   request: SavedQueryRequestSchema,
+  /**
+   * The v2 base URL the query was saved against, or null for the embedded sample. A refresh running on
+   * another connection fails the query instead of writing another service's (or the sample's) data.
+   */
+  service: z.string().nullable().default(null),
   output: z
     .strictObject({ headers: z.boolean().default(true), layout: z.enum(['crosstab', 'long']).default('crosstab') })
     .default({ headers: true, layout: 'crosstab' }),
@@ -67,6 +72,8 @@ export interface RefreshReport {
   at: string;
   refreshed: number;
   failed: { id: string; target: string; message: string }[];
+  /** Queries left for the next run (this one reached its time budget); they go first next time. */
+  postponed: number;
   /** Set when the run did nothing (another refresh of the same document was running). */
   skipped: string | null;
 }

@@ -112,6 +112,8 @@ test('a scheduled refresh writes values into the sheet: one trigger whatever the
   const direct = sidebar('search', { body: { ...SEARCH_BODY, size: 3 } }).value as { data: { domain: string; name: string }[] };
   expect(grid(2, 2, 6, 2)).toEqual([['domain', 'name'], ...direct.data.map((row) => [row.domain, row.name]), ['', ''], ['', '']]);
   expect(grid(2, 6, 8, 2)).toEqual(statsBefore);
+  // Cells the answer no longer uses lose the plain-text format (a formula typed there later is a formula).
+  expect([sheet.cell(6, 2).format, sheet.cell(7, 3).format]).toEqual(['General', 'General']);
   const after = stored();
   expect(after.find((query) => query.id === search.id)).toMatchObject({ extent: { rows: 4, columns: 2 }, status: 'ok' });
   expect(after.find((query) => query.id === 'broken')?.status).toMatch(/^#VALUE! filters/);
@@ -124,10 +126,12 @@ test('a scheduled refresh writes values into the sheet: one trigger whatever the
   expect(log.getActiveSpreadsheet().getActiveSheet().getName()).toBe('Sheet1');
   expect(sandbox.mails).toEqual([{ to: 'ops@example.com', subject: 'OrgIndex: 1 saved query failed to refresh in "Stand-in spreadsheet"', body: expect.stringContaining("'Sheet1'!J2: #VALUE! filters") as unknown }]);
 
-  // A refresh from the sidebar records failures too, but e-mails only from the schedule.
+  // A refresh from the sidebar records failures too, but e-mails only from the schedule — and the same
+  // failures only once (an hourly schedule does not repeat itself).
   sidebar('refreshSavedQueries');
+  sandbox.call('orgindexScheduledRefresh', { triggerUid: trigger?.id });
   expect(sandbox.mails).toHaveLength(1);
-  expect(log.getActiveSpreadsheet().getSheetByName('OrgIndex log')?.getDataRange().getValues()).toHaveLength(3);
+  expect(log.getActiveSpreadsheet().getSheetByName('OrgIndex log')?.getDataRange().getValues()).toHaveLength(4);
 
   expect(sidebar('setSchedule', { schedule: { frequency: 'off' } }).value).toMatchObject({ frequency: 'off', mine: false });
   expect(sandbox.triggers).toEqual([]);
@@ -180,4 +184,74 @@ test('removing a saved query keeps its values and clears its note; a bad schedul
   expect(sheet.cell(1, 1).note).toBe('');
   expect(sidebar('removeSavedQuery', { id: query.id }).error?.message).toMatch(/No such saved query/);
   expect(sidebar('setSchedule', { schedule: { frequency: 'daily', hour: 25, email: 'not an address' } }).error?.message).toMatch(/^The schedule is not valid: hour: .*; email: /);
+}, 60_000);
+
+test('a query follows its cells: rows inserted above it, a renamed sheet — the user\'s new cells are kept', () => {
+  const { sidebar, sheet, state, grid } = setup();
+  state.active = sheet.getRange(2, 2);
+  sidebar('insertRefreshable', searchQuery(3));
+  const table = grid(2, 2, 4, 2);
+  sheet.insertRowsBefore(1, 2);
+  sheet.cell(2, 2).value = 'MY HEADING';
+  sheet.setName('Leads');
+  expect((sidebar('refreshSavedQueries').value as { refreshed: number }).refreshed).toBe(1);
+  expect(sheet.cell(2, 2).value).toBe('MY HEADING');
+  expect(grid(4, 2, 4, 2)).toEqual(table);
+  expect(grid(8, 2, 1, 2)).toEqual([['', '']]);
+  expect((sidebar('savedQueries').value as { target: string }[]).map((query) => query.target)).toEqual(["'Leads'!B4"]);
+}, 60_000);
+
+test('a run that dies after claiming its cells leaves a query that owns them: the next run refreshes it', () => {
+  const { sandbox, sidebar, sheet, state, stored, restore, grid } = setup();
+  state.active = sheet.getRange(1, 1);
+  sidebar('insertRefreshable', searchQuery(2));
+  const [query] = stored() as [StoredQuery];
+  restore({ ...query, request: { ...query.request, body: { ...SEARCH_BODY, size: 4 }, rows: 4 } });
+  // The write fails half-way (as an execution killed at Apps Script's limit would stop).
+  const range = sheet.getRange(1, 1, 5, 2);
+  const original = Object.getPrototypeOf(range) as { setValues: (this: unknown, values: unknown[][]) => unknown };
+  const setValues = original.setValues;
+  let failures = 1;
+  original.setValues = function (this: unknown, values: unknown[][]) {
+    if (failures-- > 0) {
+      setValues.call(this, values.map((row, r) => (r < 3 ? row : row.map(() => ''))));
+      throw new Error('Exception: Service Spreadsheets timed out while accessing document');
+    }
+    return setValues.call(this, values);
+  };
+  try {
+    const failed = sidebar('refreshSavedQueries').value as { failed: { message: string }[] };
+    expect(failed.failed[0]?.message).toMatch(/timed out/);
+    expect(stored()[0]?.extent).toEqual({ rows: 5, columns: 2 });
+    const again = sidebar('refreshSavedQueries').value as { refreshed: number; failed: unknown[] };
+    expect(again).toMatchObject({ refreshed: 1, failed: [] });
+    expect(grid(1, 1, 5, 2).every((row) => row.every((cell) => cell !== ''))).toBe(true);
+    expect(sandbox.lock.held).toBe(false);
+  } finally {
+    original.setValues = setValues;
+  }
+}, 60_000);
+
+test('a refresh runs only on the connection the query was saved with; a sheet too small grows', () => {
+  const { sandbox, sidebar, sheet, state, grid } = setup();
+  sheet.maxRows = 4;
+  state.active = sheet.getRange(2, 1);
+  expect(sidebar('insertRefreshable', searchQuery(6)).ok).toBe(true);
+  expect(sheet.getMaxRows()).toBe(8);
+  const table = grid(2, 1, 7, 2);
+  // Another editor, without a connection of their own, runs the refresh: the sample must not replace the service's answer.
+  sandbox.userProperties.deleteProperty('orgindex.connection');
+  const report = sidebar('refreshSavedQueries').value as { refreshed: number; failed: { message: string }[] };
+  expect(report.refreshed).toBe(0);
+  expect(report.failed[0]?.message).toBe(`This query was saved against ${server.url}; this refresh runs on the built-in sample (the connection of the account running it). Connect to ${server.url} under Connection, or remove the query and insert it again.`);
+  expect(grid(2, 1, 7, 2)).toEqual(table);
+}, 60_000);
+
+test('an unreadable stored entry is listed, reported by a refresh and removable', () => {
+  const { sandbox, sidebar } = setup();
+  sandbox.documentProperties.setProperty('orgindex.query.hand-edited', '{"id": "hand-edited", ');
+  expect(sidebar('savedQueries').value).toEqual([{ id: 'hand-edited', target: '?', description: 'unreadable', last_refreshed: null, status: 'The saved query is not valid JSON' }]);
+  expect(sidebar('refreshSavedQueries').value).toMatchObject({ refreshed: 0, failed: [{ id: 'hand-edited', message: 'The saved query is not valid JSON' }] });
+  expect(sidebar('removeSavedQuery', { id: 'hand-edited' })).toEqual({ ok: true, value: null, quota: null });
+  expect(sidebar('savedQueries').value).toEqual([]);
 }, 60_000);

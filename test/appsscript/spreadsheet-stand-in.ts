@@ -2,7 +2,9 @@
  * STAND-IN for SpreadsheetApp (and the bits of Charts / HtmlService the script uses): one or more grids of
  * cells with values, number formats and formulas, the Range members the script calls, a menu and sidebar
  * recorder. Sheets itself cannot run here; this records what the script would do to a spreadsheet, with
- * Sheets' rule that a string written through setValues is read as typed input unless the cell is plain text.
+ * Sheets' rule that a string written through setValues is read as typed input unless the cell is plain text,
+ * a sheet's size (1,000 rows × 26 columns until grown; a range beyond it throws), and named ranges that
+ * move and grow with inserted rows and follow a renamed sheet.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,10 +18,55 @@ interface Cell {
 
 const column = (index: number): string => String.fromCharCode(64 + index);
 
+/** A named range: the area it covers, on its sheet (kept by the spreadsheet, moved by the sheet). */
+export interface NamedArea {
+  name: string;
+  sheet: StandInSheet;
+  row: number;
+  col: number;
+  rows: number;
+  cols: number;
+}
+
 export class StandInSheet {
   readonly cells = new Map<string, Cell>();
   readonly charts: { type: string; range: string; title: string }[] = [];
-  constructor(readonly name: string) {}
+  maxRows = 1_000;
+  maxColumns = 26;
+  /** The spreadsheet's named ranges (shared; set by the spreadsheet). */
+  areas: NamedArea[] = [];
+  constructor(public name: string) {}
+  setName(name: string): this {
+    this.name = name;
+    return this;
+  }
+  getMaxRows(): number {
+    return this.maxRows;
+  }
+  getMaxColumns(): number {
+    return this.maxColumns;
+  }
+  insertRowsAfter(_after: number, count: number): void {
+    this.maxRows += count;
+  }
+  insertColumnsAfter(_after: number, count: number): void {
+    this.maxColumns += count;
+  }
+  /** Inserts rows above `before`: cells below move down, named ranges move (or grow, when the rows land inside them). */
+  insertRowsBefore(before: number, count: number): void {
+    const moved = new Map<string, Cell>();
+    for (const [key, cell] of this.cells) {
+      const [row = 0, col = 0] = key.split(',').map(Number);
+      moved.set(`${row >= before ? row + count : row},${col}`, cell);
+    }
+    this.cells.clear();
+    for (const [key, cell] of moved) this.cells.set(key, cell);
+    this.maxRows += count;
+    for (const area of this.areas.filter((a) => a.sheet === this)) {
+      if (area.row >= before) area.row += count;
+      else if (area.row + area.rows > before) area.rows += count;
+    }
+  }
   cell(row: number, col: number): Cell {
     const key = `${row},${col}`;
     let cell = this.cells.get(key);
@@ -38,8 +85,9 @@ export class StandInSheet {
     this.onActivate(this);
     return this;
   }
-  /** Deletes rows, moving the rows below up (as Sheets does). */
+  /** Deletes rows, moving the rows below up (as Sheets does; named ranges here are not on deleted rows). */
   deleteRows(start: number, count: number): void {
+    this.maxRows -= count;
     const moved = new Map<string, Cell>();
     for (const [key, cell] of this.cells) {
       const [row = 0, col = 0] = key.split(',').map(Number);
@@ -65,9 +113,14 @@ export class StandInSheet {
       const parse = (a1: string): [number, number] => [Number(a1.slice(1)), a1.charCodeAt(0) - 64];
       const [r1, c1] = parse(from);
       const [r2, c2] = parse(to);
-      return new StandInRange(this, r1, c1, r2 - r1 + 1, c2 - c1 + 1);
+      return this.range(r1, c1, r2 - r1 + 1, c2 - c1 + 1);
     }
-    return new StandInRange(this, rowOrA1, col, rows, cols);
+    return this.range(rowOrA1, col, rows, cols);
+  }
+  /** As Sheets: a range past the sheet's last row or column does not exist. */
+  range(row: number, col: number, rows: number, cols: number): StandInRange {
+    if (row < 1 || col < 1 || rows < 1 || cols < 1 || row + rows - 1 > this.maxRows || col + cols - 1 > this.maxColumns) throw new Error('Exception: The coordinates of the range are outside the dimensions of the sheet.');
+    return new StandInRange(this, row, col, rows, cols);
   }
   getDataRange(): StandInRange {
     return new StandInRange(this, 1, 1, Math.max(1, this.getLastRow()), Math.max(1, this.getLastColumn()));
@@ -133,10 +186,14 @@ export class StandInRange {
     return this.sheet.cell(this.row, this.col).note ?? '';
   }
   getCell(row: number, col: number): StandInRange {
-    return new StandInRange(this.sheet, this.row + row - 1, this.col + col - 1, 1, 1);
+    return this.sheet.range(this.row + row - 1, this.col + col - 1, 1, 1);
   }
   offset(rows: number, cols: number, height = this.rows, width = this.cols): StandInRange {
-    return new StandInRange(this.sheet, this.row + rows, this.col + cols, height, width);
+    return this.sheet.range(this.row + rows, this.col + cols, height, width);
+  }
+  setNumberFormat(format: string): this {
+    this.grid((cell) => (cell.format = format));
+    return this;
   }
   getValues(): unknown[][] {
     return this.grid((cell) => cell.value);
@@ -182,7 +239,10 @@ export function spreadsheetStandIn() {
   const activate = (sheet: StandInSheet) => {
     state.activeSheet = sheet;
   };
+  const areas: NamedArea[] = [];
   first.onActivate = activate;
+  first.areas = areas;
+  const areaRange = (area: NamedArea) => area.sheet.range(area.row, area.col, area.rows, area.cols);
   const spreadsheet = {
     getSheets: () => sheets,
     getSheetByName: (name: string) => sheets.find((sheet) => sheet.name === name) ?? null,
@@ -192,11 +252,33 @@ export function spreadsheetStandIn() {
       if (sheets.some((sheet) => sheet.name === name)) throw new Error(`Exception: A sheet with the name "${name}" already exists.`);
       const sheet = new StandInSheet(name);
       sheet.onActivate = activate;
+      sheet.areas = areas;
       sheets.splice(index, 0, sheet);
       state.activeSheet = sheet;
       return sheet;
     },
     getSpreadsheetTimeZone: () => 'Europe/Berlin',
+    getRangeByName: (name: string) => {
+      const area = areas.find((a) => a.name === name);
+      return area ? areaRange(area) : null;
+    },
+    setNamedRange: (name: string, range: StandInRange) => {
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`Exception: Invalid named range name: ${name}`);
+      if (areas.some((a) => a.name === name)) throw new Error(`Exception: A named range "${name}" already exists`);
+      areas.push({ name, sheet: range.sheet, row: range.row, col: range.col, rows: range.rows, cols: range.cols });
+    },
+    getNamedRanges: () =>
+      areas.map((area) => ({
+        getName: () => area.name,
+        getRange: () => areaRange(area),
+        setRange: (range: StandInRange) => Object.assign(area, { sheet: range.sheet, row: range.row, col: range.col, rows: range.rows, cols: range.cols }),
+      })),
+    removeNamedRange: (name: string) => {
+      const index = areas.findIndex((a) => a.name === name);
+      if (index < 0) throw new Error(`Exception: Named range ${name} does not exist`);
+      areas.splice(index, 1);
+    },
+    namedAreas: areas,
     getName: () => 'Stand-in spreadsheet',
     getUrl: () => 'https://docs.google.com/spreadsheets/d/stand-in/edit',
     getRange: (a1: string) => {

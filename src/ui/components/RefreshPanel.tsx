@@ -17,24 +17,27 @@ const titleCase = (day: string): string => day.charAt(0) + day.slice(1).toLowerC
 function reportText(report: RefreshReport): string {
   if (report.skipped) return report.skipped;
   const failed = report.failed.map((failure) => `${failure.target}: ${failure.message}`);
-  return [`${report.refreshed} refreshed, ${report.failed.length} failed.`, ...failed].join(' ');
+  const postponed = report.postponed > 0 ? [`${report.postponed} left for the next run (time limit).`] : [];
+  return [`${report.refreshed} refreshed, ${report.failed.length} failed.`, ...postponed, ...failed].join(' ');
 }
 
-function ScheduleForm({ schedule }: { schedule: NonNullable<SavedQueriesHost['schedule']> }) {
+function ScheduleForm({ schedule, visible }: { schedule: NonNullable<SavedQueriesHost['schedule']>; visible: boolean }) {
   const [current, setCurrent] = useState<ScheduleView | null>(null);
   const [draft, setDraft] = useState<RefreshSchedule | null>(null);
   const [email, setEmail] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
   const { busy, error, run } = useAction();
 
+  // Read again whenever the tab is shown: another user may have changed the schedule meanwhile.
   useEffect(() => {
+    if (!visible) return;
     void run(async () => {
       const view = await schedule.get();
       setCurrent(view);
       setDraft(view);
       setEmail(view.email ?? '');
     });
-  }, [schedule, run]);
+  }, [schedule, run, visible]);
 
   if (!draft || !current) return <Notice intent="error" text={error} />;
   const set = (patch: Partial<RefreshSchedule>) => {
@@ -110,6 +113,7 @@ export function RefreshPanel({ saved, visible }: { saved: SavedQueriesHost; visi
 
   const refreshAll = () =>
     run(async () => {
+      setReport(null);
       setReport(await saved.refreshAll());
       setQueries(await saved.list());
     });
@@ -129,7 +133,7 @@ export function RefreshPanel({ saved, visible }: { saved: SavedQueriesHost; visi
               <Text weight="semibold">{query.target}</Text> <Text>{query.description}</Text>
               <br />
               <Caption1>
-                {query.last_refreshed ? `Refreshed ${query.last_refreshed.slice(0, 16).replace('T', ' ')} UTC` : 'Never refreshed'} · {query.status ?? ''}
+                {query.last_refreshed ? `Refreshed ${new Date(query.last_refreshed).toLocaleString()}` : 'Never refreshed'} · {query.status ?? ''}
               </Caption1>{' '}
               <Button size="small" appearance="subtle" disabled={busy} aria-label={`Remove the saved query at ${query.target}`} onClick={() => void remove(query.id)}>
                 Remove
@@ -147,7 +151,7 @@ export function RefreshPanel({ saved, visible }: { saved: SavedQueriesHost; visi
       </div>
       <Notice intent={report && (report.failed.length > 0 || report.skipped) ? 'warning' : 'success'} text={report ? reportText(report) : null} />
       <Notice intent="error" text={error} />
-      {saved.schedule ? <ScheduleForm schedule={saved.schedule} /> : <Caption1>Schedule refreshes with `orgindex refresh` from cron or a CI scheduler.</Caption1>}
+      {saved.schedule ? <ScheduleForm schedule={saved.schedule} visible={visible} /> : <Caption1>Schedule refreshes with `orgindex refresh` from cron or a CI scheduler.</Caption1>}
     </section>
   );
 }

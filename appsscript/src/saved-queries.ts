@@ -17,9 +17,7 @@
  */
 import * as z from 'zod';
 import { RefreshScheduleSchema, SavedQuerySchema, type RefreshReport, type RefreshSchedule, type SavedQuery, type SavedQueryInput } from '../../src/contract/saved-query.js';
-import { OrgIndexError } from '../../src/client/errors.js';
-import { ArgumentError, errorCellOf } from '../../src/sheet/cells.js';
-import { describeSavedQuery, summaryOf, targetOf, type SavedQuerySummary, type ScheduleView } from '../../src/sheet/saved-query.js';
+import { describeSavedQuery, parseStoredQuery, refreshMessageOf, serviceName, serviceOf, summaryOf, targetOf, zodMessage, type SavedQuerySummary, type ScheduleView, type StoredQuery } from '../../src/sheet/saved-query.js';
 import type { SyncSheetFunctions } from '../../src/sheet/sync-functions.js';
 import { createFunctions, currentConnection } from './runtime.js';
 import { activeCell, rectangle, writeValues, type Written } from './sheet-actions.js';
@@ -52,36 +50,14 @@ function utf8Bytes(text: string): number {
   return bytes;
 }
 
-const zodMessage = (error: z.ZodError): string => error.issues.map((issue) => `${issue.path.join('.') || 'value'}: ${issue.message}`).join('; ');
-/** Service and argument errors worded as the cells word them; the refresher's own refusals as they are. */
-const messageOf = (error: unknown): string => {
-  if (!(error instanceof OrgIndexError || error instanceof ArgumentError)) return error instanceof Error ? error.message : String(error);
-  const cell = errorCellOf(error);
-  return `${cell.error} ${cell.message}`;
-};
 
 const documentProperties = (): GoogleAppsScript.Properties.Properties => PropertiesService.getDocumentProperties();
 
-interface Stored {
-  id: string;
-  query: SavedQuery | null;
-  /** Why a stored entry cannot be run (it was edited by hand, or written by a newer version). */
-  problem: string | null;
-}
-
-function storedQueries(): Stored[] {
+function storedQueries(): StoredQuery[] {
   const all = documentProperties().getProperties();
   return Object.keys(all)
     .filter((key) => key.startsWith(QUERY_PREFIX))
-    .map((key): Stored => {
-      const id = key.slice(QUERY_PREFIX.length);
-      try {
-        const parsed = SavedQuerySchema.safeParse(JSON.parse(all[key] ?? ''));
-        return parsed.success ? { id, query: parsed.data, problem: null } : { id, query: null, problem: `The saved query is not valid: ${zodMessage(parsed.error)}` };
-      } catch {
-        return { id, query: null, problem: 'The saved query is not valid JSON' };
-      }
-    });
+    .map((key) => parseStoredQuery(key.slice(QUERY_PREFIX.length), all[key] ?? ''));
 }
 
 /** A stored status is cut to this length, so a long failure message never makes a query too large to store. */
@@ -164,10 +140,8 @@ function assertFree(target: Range, previous: SavedQuery['extent']): void {
 /** The v2 base URL of the current connection, or null for the embedded sample (as SavedQuery.service). */
 export function currentService(): string | null {
   const connection = currentConnection();
-  return connection.backend === 'remote' && connection.serviceUrl.trim() !== '' ? connection.serviceUrl.trim().replace(/\/+$/, '') : null;
+  return connection.backend === 'remote' ? serviceOf(connection.serviceUrl) : null;
 }
-
-const serviceName = (service: string | null): string => service ?? 'the built-in sample';
 
 /** Grows the sheet when the answer reaches past its last row or column (a new sheet has 1,000 × 26). */
 function ensureSize(sheet: Sheet, lastRow: number, lastColumn: number): void {
@@ -285,7 +259,7 @@ export function refreshSavedQueries(reason: 'schedule' | 'menu' | 'sidebar'): Re
         store(refreshOne(query, functions, new Date()));
         report.refreshed++;
       } catch (error) {
-        const message = messageOf(error);
+        const message = refreshMessageOf(error);
         report.failed.push({ id, target: targetOf(located(query)), message });
         // As stored now: a refresh that failed after claiming its cells keeps the claim.
         const current = storedQueries().find((entry) => entry.id === id)?.query ?? query;

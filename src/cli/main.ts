@@ -1,6 +1,6 @@
 /**
- * The `orgindex` command line: contract tools (`endpoints`, `check`), the sample dataset (`dataset`) and
- * the server (`serve`). `runCli` takes its I/O as arguments so tests drive it in-process.
+ * The `orgindex` command line: contract tools (`endpoints`, `check`), the sample dataset (`dataset`), the
+ * server (`serve`) and the headless refresh of saved queries (`refresh`). `runCli` takes its I/O as arguments so tests drive it in-process.
  */
 import { createWriteStream, readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
@@ -11,6 +11,7 @@ import { validate, type InputLocation } from '../contract/validation.js';
 import { DateSchema } from '../contract/common.js';
 import { DEFAULT_DATASET, generateRecords } from '../engine/dataset/generate.js';
 import { serve } from './serve.js';
+import { refreshWorkbook, RefreshUsageError } from './refresh.js';
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -98,6 +99,27 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
         return;
       }
       io.stderr(`wrote ${count} organizations to ${options.out}\n`);
+    });
+  program
+    .command('refresh')
+    .argument('<workbook>', 'an .xlsx workbook with saved queries (inserted with "Insert as refreshable values")')
+    .description('re-run the saved queries of a workbook and write their values in place (atomically); exit 1 when any query failed')
+    .option('--base-url <url>', 'the OrgIndex service (default: the embedded 50,000-organization sample)')
+    .option('--key-file <file>', 'read the API key from this file (or set ORGINDEX_API_KEY)')
+    .option('--key <key>', 'the API key (prefer ORGINDEX_API_KEY or --key-file: a command line is visible to other users)')
+    .action(async (workbook: string, options: { baseUrl?: string; key?: string; keyFile?: string }) => {
+      let apiKey = options.key ?? process.env.ORGINDEX_API_KEY;
+      try {
+        if (options.keyFile !== undefined) apiKey = readFileSync(options.keyFile, 'utf8').trim();
+        const outcomes = await refreshWorkbook(workbook, { ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}), ...(apiKey ? { apiKey } : {}) });
+        for (const outcome of outcomes) io.stdout(`${outcome.ok ? 'ok    ' : 'FAILED'}  ${outcome.target}  ${outcome.ok ? outcome.message.slice(3) : outcome.message}\n`);
+        const failed = outcomes.filter((outcome) => !outcome.ok).length;
+        io.stderr(`${String(outcomes.length - failed)} of ${String(outcomes.length)} saved queries refreshed in ${workbook}${failed > 0 ? `; ${String(failed)} failed` : ''}\n`);
+        setExitCode(failed > 0 ? 1 : 0);
+      } catch (error) {
+        io.stderr(`orgindex refresh: ${(error as Error).message}\n`);
+        setExitCode(error instanceof RefreshUsageError || (error as NodeJS.ErrnoException).code === 'ENOENT' ? 2 : 1);
+      }
     });
   program
     .command('serve')

@@ -4,11 +4,13 @@
  * result, so no payload cap applies; failures throw (the refresher reports them per query).
  */
 import { DEFAULT_COLUMNS, type SelectableColumn } from '../contract/common.js';
-import type { RefreshSchedule, SavedQuery } from '../contract/saved-query.js';
+import type * as z from 'zod';
+import { OrgIndexError } from '../client/errors.js';
+import { SavedQuerySchema, type RefreshSchedule, type SavedQuery } from '../contract/saved-query.js';
 import type { SearchRequestInput } from '../contract/v2/search.js';
 import { SEARCH_LIMITS } from '../contract/v2/search.js';
 import type { StatsRequestInput } from '../contract/v2/stats.js';
-import type { Table } from './cells.js';
+import { ArgumentError, errorCellOf, type Table } from './cells.js';
 import { fetchTable, planFetch } from './fetch-plan.js';
 import { answer, searchRows, type RowsAnswer, type SheetSteps } from './steps.js';
 import { searchTable, statsTable } from './tables.js';
@@ -74,4 +76,67 @@ export interface ScheduleView extends RefreshSchedule {
   timeZone: string;
   /** Triggers belong to whoever set them: false when another user's account runs this schedule. */
   mine: boolean;
+}
+
+/** A stored saved query, or why it cannot be run (edited by hand, or written by a newer version). */
+export interface StoredQuery {
+  id: string;
+  query: SavedQuery | null;
+  problem: string | null;
+}
+
+export const zodMessage = (error: z.ZodError): string => error.issues.map((issue) => `${issue.path.join('.') || 'value'}: ${issue.message}`).join('; ');
+
+/** Reads a saved query's stored JSON (document property, workbook row). */
+export function parseStoredQuery(id: string, json: string): StoredQuery {
+  try {
+    const parsed = SavedQuerySchema.safeParse(JSON.parse(json));
+    return parsed.success ? { id, query: parsed.data, problem: null } : { id, query: null, problem: `The saved query is not valid: ${zodMessage(parsed.error)}` };
+  } catch {
+    return { id, query: null, problem: 'The saved query is not valid JSON' };
+  }
+}
+
+/**
+ * A workbook keeps its saved queries in a hidden worksheet (the Excel add-in writes it, `orgindex refresh`
+ * reads and rewrites it): one row per query — id, where, last refreshed, status for a reader, then the
+ * query's JSON, continued in the next columns when longer than a cell holds (Excel: 32,767 characters).
+ */
+export const SAVED_QUERY_SHEET = '_orgindex';
+export const SAVED_QUERY_HEADER = ['id', 'where', 'last refreshed (UTC)', 'status', 'saved query (JSON; continues in the next columns)'];
+const JSON_COLUMN = 4;
+const CELL_CHARS = 32_000;
+
+export function savedQueryRow(query: SavedQuery): string[] {
+  const json = JSON.stringify(query);
+  const parts: string[] = [];
+  for (let i = 0; i < json.length; i += CELL_CHARS) parts.push(json.slice(i, i + CELL_CHARS));
+  return [query.id, targetOf(query), query.last_refreshed ?? '', query.status ?? '', ...parts];
+}
+
+/** The stored queries of the hidden worksheet's rows (the header and empty rows skipped). */
+export function readSavedQueryRows(rows: readonly (readonly unknown[])[]): StoredQuery[] {
+  const text = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : '');
+  return rows.flatMap((row, index) => {
+    const id = text(row[0]).trim();
+    if (id === SAVED_QUERY_HEADER[0] && text(row[1]) === SAVED_QUERY_HEADER[1]) return [];
+    const json = row.slice(JSON_COLUMN).map(text).join('');
+    if (id === '' && json.trim() === '') return [];
+    return [parseStoredQuery(id || `row ${String(index + 1)}`, json)];
+  });
+}
+
+/** A service as SavedQuery.service records it: the root URL without trailing "/" or "/v2"; null for the sample. */
+export function serviceOf(url: string | null | undefined): string | null {
+  const root = (url ?? '').trim().replace(/\/+$/, '').replace(/\/v2$/i, '');
+  return root === '' ? null : root;
+}
+
+export const serviceName = (service: string | null): string => service ?? 'the built-in sample';
+
+/** A refresh failure in words: service and argument errors as the cells word them, the refresher's own refusals as they are. */
+export function refreshMessageOf(error: unknown): string {
+  if (!(error instanceof OrgIndexError || error instanceof ArgumentError)) return error instanceof Error ? error.message : String(error);
+  const cell = errorCellOf(error);
+  return `${cell.error} ${cell.message}`;
 }

@@ -8,7 +8,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as acorn from 'acorn';
-import { loadBundle, startServerProcess, type ServerProcess } from './harness.js';
+import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { loadBundle } from './harness.js';
 
 const BUNDLE = join(process.cwd(), 'dist/appsscript/Code.js');
 const table = (value: unknown): unknown[][] => value as unknown[][];

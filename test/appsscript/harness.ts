@@ -6,9 +6,8 @@
  * (time-driven triggers, recorded), MailApp (mail recorded, not sent), and a UrlFetchApp whose fetch and
  * fetchAll make real, synchronous HTTP calls (through a child process) to the real server.
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import vm from 'node:vm';
 import { StandInCache } from '../support/cache-service-stand-in.js';
@@ -163,37 +162,4 @@ export function loadBundle(file = join(process.cwd(), 'dist/appsscript/Code.js')
     mails,
     call: (name: string, ...args: unknown[]) => (context[name] as (...a: unknown[]) => unknown)(...args),
   };
-}
-
-export interface ServerProcess {
-  url: string;
-  key: string;
-  close(): void;
-}
-
-/**
- * The real server in its own process: UrlFetchApp's stand-in blocks this process while it waits (as
- * Apps Script's does), so a server in this process could never answer.
- */
-export function startServerProcess(count = 3_000): Promise<ServerProcess> {
-  const dir = mkdtempSync(join(tmpdir(), 'orgindex-gas-'));
-  const key = 'gas-harness-key-000000000000000001';
-  writeFileSync(join(dir, 'keys.json'), JSON.stringify({ keys: [{ key, tier: 'tier_2' }], tiers: { tier_2: { ratePerSecond: 1_000, burst: 1_000 } } }));
-  const bin = join(__dirname, '../../bin/orgindex.js');
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--count', String(count), '--keys', join(dir, 'keys.json'), '--state-dir', join(dir, 'state'), '--log-level', 'silent'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const close = () => {
-    child.kill('SIGTERM');
-    rmSync(dir, { recursive: true, force: true });
-  };
-  return new Promise((resolve, reject) => {
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const ready = /ready at (http:\/\/\S+)\/v2/.exec(stderr);
-      if (ready?.[1] && /try: curl|keys:/.test(stderr)) resolve({ url: ready[1], key, close });
-    });
-    child.on('exit', (code) => {
-      reject(new Error(`server exited with ${String(code)}: ${stderr}`));
-    });
-  });
 }

@@ -4,7 +4,8 @@
  * MailApp, PropertiesService and, in spreadsheet-stand-in.ts, SpreadsheetApp — Google's services cannot
  * run here) against the real server in its own process, through UrlFetchApp's real synchronous calls.
  */
-import { loadBundle, startServerProcess, type ServerProcess } from './harness.js';
+import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { loadBundle } from './harness.js';
 import { spreadsheetStandIn } from './spreadsheet-stand-in.js';
 
 let server: ServerProcess;

@@ -11,7 +11,7 @@ import { ValidationErrorBodySchema } from '../contract/validation.js';
 type JsonSchema = Record<string, unknown>;
 
 /** Where the contract says how a schema is to be documented (`documentedAs`), that replaces zod's rendering. */
-function documented(ctx: { zodSchema: unknown; jsonSchema: JsonSchema }): void {
+export function documented(ctx: { zodSchema: unknown; jsonSchema: JsonSchema }): void {
   const meta = z.globalRegistry.get(ctx.zodSchema as z.ZodType) as { openapi?: JsonSchema } | undefined;
   if (!meta?.openapi) return;
   for (const key of Object.keys(ctx.jsonSchema)) Reflect.deleteProperty(ctx.jsonSchema, key);

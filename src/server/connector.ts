@@ -60,7 +60,7 @@ class Lowering {
   lower(input: Schema, refs: Map<string, string>): Schema {
     let schema: Schema = { ...input };
     if (typeof schema.$ref === 'string') return { $ref: refs.get(schema.$ref) ?? schema.$ref };
-    for (const keyword of UNSUPPORTED_KEYWORDS) delete schema[keyword];
+    for (const keyword of UNSUPPORTED_KEYWORDS) Reflect.deleteProperty(schema, keyword);
     schema = this.flattenUnion(schema, refs);
     if (Array.isArray(schema.type)) {
       const types = (schema.type as string[]).filter((type) => type !== 'null');
@@ -102,7 +102,7 @@ class Lowering {
     // A default decides (weight: "normal" or a number → the named choices); else the richest member.
     const typeOfDefault = rest.default === undefined || rest.default === null ? null : typeof rest.default;
     const chosen = nonNull.find((member) => typeOfDefault !== null && resolved(member).type === typeOfDefault) ?? [...nonNull].sort((a, b) => rank(b) - rank(a))[0] ?? {};
-    const others = nonNull.filter((member) => member !== chosen).map((member) => String(resolved(member).type ?? 'value'));
+    const others = nonNull.filter((member) => member !== chosen).map((member) => { const type = resolved(member).type; return typeof type === 'string' ? type : 'value'; });
     const description = [rest.description, others.length > 0 ? `(The service also accepts: ${others.join(', ')}.)` : ''].filter(Boolean).join(' ');
     const lowered = this.lower(chosen, refs);
     return { ...lowered, ...rest, ...(description ? { description } : {}), ...(nullable ? { 'x-nullable': true } : {}) };

@@ -9,6 +9,7 @@ import { connectorDefinition, connectorProperties } from '../../dist/lib/server/
 const root = join(import.meta.dirname, '..', '..');
 const args = process.argv.slice(2);
 const out = args.includes('--out') ? args[args.indexOf('--out') + 1] : join(root, 'dist', 'connector');
+if (!out) throw new Error('usage: node scripts/connector/build.mjs [--out DIR]');
 const host = process.env.CONNECTOR_HOST || undefined;
 mkdirSync(out, { recursive: true });
 writeFileSync(join(out, 'apiDefinition.swagger.json'), `${JSON.stringify(connectorDefinition(host ? { host } : {}), null, 2)}\n`);

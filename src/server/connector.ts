@@ -38,6 +38,7 @@ const titleOf = (name: string): string => name.replace(/_/g, ' ').replace(/^./, 
 /** What query and path parameters mean, where the contract's schema says nothing. */
 const PARAMETER_HELP: Record<string, string> = {
   q: 'Part of a location name, e.g. "Mün" or "Bayern"',
+  offset: 'How many locations to skip (paging)',
   location_type: 'Only locations of this type',
   parent_id: 'Only the children of this location (an id from another location answer)',
   location_id: 'The location id, e.g. DE-BY',
@@ -59,7 +60,12 @@ class Lowering {
 
   lower(input: Schema, refs: Map<string, string>): Schema {
     let schema: Schema = { ...input };
-    if (typeof schema.$ref === 'string') return { $ref: refs.get(schema.$ref) ?? schema.$ref };
+    if (typeof schema.$ref === 'string') {
+      const target = refs.get(schema.$ref) ?? schema.$ref;
+      // A definition lowered to "any value" (a JSON union) is inlined: no reference to a schema that says nothing.
+      const definition = this.definitions[target.replace('#/definitions/', '')];
+      return definition && definition.type === undefined && !definition.properties ? { ...definition } : { $ref: target };
+    }
     for (const keyword of UNSUPPORTED_KEYWORDS) Reflect.deleteProperty(schema, keyword);
     schema = this.flattenUnion(schema, refs);
     if (Array.isArray(schema.type)) {
@@ -75,6 +81,9 @@ class Lowering {
       schema.enum = schema.enum.filter((value) => value !== null);
       schema['x-nullable'] = true;
     }
+    // zod's safe-integer bounds say nothing to a flow author.
+    if (schema.maximum === Number.MAX_SAFE_INTEGER) delete schema.maximum;
+    if (schema.minimum === Number.MIN_SAFE_INTEGER) delete schema.minimum;
     for (const bound of ['Minimum', 'Maximum'] as const) {
       const exclusive = schema[`exclusive${bound}`];
       if (typeof exclusive === 'number') {
@@ -90,7 +99,12 @@ class Lowering {
     return schema;
   }
 
-  /** anyOf / oneOf → the richest member (an object over a scalar); `null` members → x-nullable. */
+  /**
+   * anyOf / oneOf → one member, since OpenAPI 2.0 has no unions: a union of every JSON type (a cursor, say)
+   * becomes an untyped schema (any value passes through); else the member matching the default, else the
+   * richest (an object over a scalar). `null` members → x-nullable. The description says what the
+   * connector cannot send, so a flow author is not promised it.
+   */
   private flattenUnion(schema: Schema, refs: Map<string, string>): Schema {
     const members = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
     if (!members) return schema;
@@ -98,14 +112,42 @@ class Lowering {
     const nonNull = members.filter((member) => member.type !== 'null');
     const nullable = nonNull.length < members.length;
     const resolved = (member: Schema): Schema => (typeof member.$ref === 'string' ? (this.definitions[(refs.get(member.$ref) ?? member.$ref).replace('#/definitions/', '')] ?? member) : member);
-    const rank = (member: Schema): number => (resolved(member).type === 'object' || resolved(member).properties ? 2 : resolved(member).type === 'array' ? 1 : 0);
-    // A default decides (weight: "normal" or a number → the named choices); else the richest member.
+    const typeOf = (member: Schema): string => {
+      const type = resolved(member).type;
+      return typeof type === 'string' ? type : resolved(member).properties ? 'object' : 'value';
+    };
+    const types = new Set(nonNull.map(typeOf));
+    if (['string', 'number', 'boolean', 'object', 'array'].every((type) => types.has(type) || (type === 'number' && types.has('integer')))) {
+      return { ...rest, ...(nullable ? { 'x-nullable': true } : {}) };
+    }
+    const rank = (member: Schema): number => (typeOf(member) === 'object' ? 2 : typeOf(member) === 'array' ? 1 : 0);
     const typeOfDefault = rest.default === undefined || rest.default === null ? null : typeof rest.default;
-    const chosen = nonNull.find((member) => typeOfDefault !== null && resolved(member).type === typeOfDefault) ?? [...nonNull].sort((a, b) => rank(b) - rank(a))[0] ?? {};
-    const others = nonNull.filter((member) => member !== chosen).map((member) => { const type = resolved(member).type; return typeof type === 'string' ? type : 'value'; });
-    const description = [rest.description, others.length > 0 ? `(The service also accepts: ${others.join(', ')}.)` : ''].filter(Boolean).join(' ');
+    const chosen = nonNull.find((member) => typeOfDefault !== null && typeOf(member) === typeOfDefault) ?? [...nonNull].sort((a, b) => rank(b) - rank(a))[0] ?? {};
+    const others = nonNull.filter((member) => member !== chosen).map(typeOf);
+    const description = [rest.description, others.length > 0 ? `(The service also takes a ${others.join(' or a ')} here; this connector sends the ${typeOf(chosen)} form.)` : ''].filter(Boolean).join(' ');
     const lowered = this.lower(chosen, refs);
     return { ...lowered, ...rest, ...(description ? { description } : {}), ...(nullable ? { 'x-nullable': true } : {}) };
+  }
+
+  /** Definitions no schema refers to any more (a flattened union's members) are left out. */
+  referenced(document: unknown): Record<string, Schema> {
+    const used = new Set<string>();
+    const visit = (value: unknown): void => {
+      if (Array.isArray(value)) value.forEach(visit);
+      else if (value && typeof value === 'object') {
+        for (const [key, item] of Object.entries(value)) {
+          if (key === '$ref' && typeof item === 'string') {
+            const name = item.replace('#/definitions/', '');
+            if (!used.has(name)) {
+              used.add(name);
+              visit(this.definitions[name]);
+            }
+          } else visit(item);
+        }
+      }
+    };
+    visit(document);
+    return Object.fromEntries(Object.entries(this.definitions).filter(([name]) => used.has(name)));
   }
 }
 
@@ -149,7 +191,7 @@ function parametersOf(lowering: Lowering, endpoint: Endpoint, name: string, impo
       ...(typeof rest.maximum === 'number' ? { maximum: rest.maximum } : {}),
       ...(fallback !== undefined && fallback !== null ? { default: fallback } : {}),
       description: typeof description === 'string' ? description : (PARAMETER_HELP[parameter] ?? titleOf(parameter)),
-      'x-ms-summary': titleOf(parameter),
+      'x-ms-summary': parameter === 'q' ? 'Location name' : titleOf(parameter),
       'x-ms-visibility': important.includes(parameter) || endpoint.input === 'path' ? 'important' : 'advanced',
     };
   });
@@ -188,7 +230,7 @@ export function connectorDefinition(options: ConnectorOptions = {}): Schema {
     consumes: ['application/json'],
     produces: ['application/json'],
     paths,
-    definitions: lowering.definitions,
+    definitions: lowering.referenced(paths),
     securityDefinitions: { api_key: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
     security: [{ api_key: [] }],
   };

@@ -57,7 +57,12 @@ test('no oneOf / anyOf / allOf or other keywords OpenAPI 2.0 lacks; unions flatt
   const similar = body.similar_to as Json;
   expect(similar.type).toBe('array');
   expect(((similar.items as Json).properties as Json).domain).toEqual({ type: 'string' });
-  expect(String((similar.items as Json).description)).toContain('also accepts: string');
+  // The description does not promise what the connector cannot send.
+  expect(String((similar.items as Json).description)).toContain('The service also takes a string here; this connector sends the object form.');
+  // A cursor (any JSON value) passes through untyped, so a search_after from one answer can be sent back.
+  const cursor = body.search_after as Json;
+  expect([cursor.type, cursor.items]).toEqual(['array', { 'x-nullable': true }]);
+  expect(JSON.stringify(definition)).not.toContain('9007199254740991');
 });
 
 test('dropdowns from /filters/options, advanced fields hidden, the API key a secure string sent as x-api-key', () => {

@@ -17,7 +17,7 @@
  */
 import * as z from 'zod';
 import { RefreshScheduleSchema, SavedQuerySchema, type RefreshReport, type RefreshSchedule, type SavedQuery, type SavedQueryInput } from '../../src/contract/saved-query.js';
-import { describeSavedQuery, parseStoredQuery, refreshMessageOf, serviceName, serviceOf, summaryOf, targetOf, zodMessage, type SavedQuerySummary, type ScheduleView, type StoredQuery } from '../../src/sheet/saved-query.js';
+import { columnNumber, describeSavedQuery, parseStoredQuery, refreshMessageOf, serviceName, serviceOf, summaryOf, targetOf, zodMessage, type SavedQuerySummary, type ScheduleView, type StoredQuery } from '../../src/sheet/saved-query.js';
 import type { SyncSheetFunctions } from '../../src/sheet/sync-functions.js';
 import { createFunctions, currentConnection } from './runtime.js';
 import { activeCell, rectangle, writeValues, type Written } from './sheet-actions.js';
@@ -88,9 +88,7 @@ function located(query: SavedQuery): SavedQuery {
 function byPlace(a: SavedQuery, b: SavedQuery): number {
   const place = (query: SavedQuery): [number, number] => {
     const [, letters = '', digits = '0'] = /^([A-Z]+)(\d+)$/.exec(query.cell) ?? [];
-    let column = 0;
-    for (let i = 0; i < letters.length; i++) column = column * 26 + letters.charCodeAt(i) - 64;
-    return [Number(digits), column];
+    return [Number(digits), columnNumber(letters)];
   };
   const [rowA, columnA] = place(a);
   const [rowB, columnB] = place(b);

@@ -109,8 +109,17 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     .option('--key <key>', 'the API key (prefer ORGINDEX_API_KEY or --key-file: a command line is visible to other users)')
     .action(async (workbook: string, options: { baseUrl?: string; key?: string; keyFile?: string }) => {
       let apiKey = options.key ?? process.env.ORGINDEX_API_KEY;
+      if (options.keyFile !== undefined) {
+        try {
+          apiKey = readFileSync(options.keyFile, 'utf8').trim();
+        } catch (error) {
+          io.stderr(`orgindex refresh: cannot read the key file: ${(error as Error).message}\n`);
+          setExitCode(2);
+          return;
+        }
+      }
+      if (options.baseUrl !== undefined && !apiKey) io.stderr('orgindex refresh: no API key (set ORGINDEX_API_KEY or give --key-file); the service will likely refuse every query\n');
       try {
-        if (options.keyFile !== undefined) apiKey = readFileSync(options.keyFile, 'utf8').trim();
         const outcomes = await refreshWorkbook(workbook, { ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}), ...(apiKey ? { apiKey } : {}) });
         for (const outcome of outcomes) io.stdout(`${outcome.ok ? 'ok    ' : 'FAILED'}  ${outcome.target}  ${outcome.ok ? outcome.message.slice(3) : outcome.message}\n`);
         const failed = outcomes.filter((outcome) => !outcome.ok).length;
@@ -118,7 +127,7 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
         setExitCode(failed > 0 ? 1 : 0);
       } catch (error) {
         io.stderr(`orgindex refresh: ${(error as Error).message}\n`);
-        setExitCode(error instanceof RefreshUsageError || (error as NodeJS.ErrnoException).code === 'ENOENT' ? 2 : 1);
+        setExitCode(error instanceof RefreshUsageError ? 2 : 1);
       }
     });
   program

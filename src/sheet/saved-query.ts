@@ -37,6 +37,13 @@ export function* savedQuerySteps(query: SavedQuery): SheetSteps<Table> {
   }
 }
 
+/** A column's number from its letters (A → 1, Z → 26, AA → 27). */
+export function columnNumber(letters: string): number {
+  let column = 0;
+  for (let i = 0; i < letters.length; i++) column = column * 26 + letters.charCodeAt(i) - 64;
+  return column;
+}
+
 /** Where a saved query writes, as a user reads it: 'Sheet 1'!B2. */
 export function targetOf(query: Pick<SavedQuery, 'sheet' | 'cell'>): string {
   return `'${query.sheet.replace(/'/g, "''")}'!${query.cell}`;
@@ -83,17 +90,19 @@ export interface StoredQuery {
   id: string;
   query: SavedQuery | null;
   problem: string | null;
+  /** Where it was read from, for stores that are rows (0-based, among the rows read). */
+  row: number;
 }
 
 export const zodMessage = (error: z.ZodError): string => error.issues.map((issue) => `${issue.path.join('.') || 'value'}: ${issue.message}`).join('; ');
 
 /** Reads a saved query's stored JSON (document property, workbook row). */
-export function parseStoredQuery(id: string, json: string): StoredQuery {
+export function parseStoredQuery(id: string, json: string, row = 0): StoredQuery {
   try {
     const parsed = SavedQuerySchema.safeParse(JSON.parse(json));
-    return parsed.success ? { id, query: parsed.data, problem: null } : { id, query: null, problem: `The saved query is not valid: ${zodMessage(parsed.error)}` };
+    return parsed.success ? { id, query: parsed.data, problem: null, row } : { id, query: null, problem: `The saved query is not valid: ${zodMessage(parsed.error)}`, row };
   } catch {
-    return { id, query: null, problem: 'The saved query is not valid JSON' };
+    return { id, query: null, problem: 'The saved query is not valid JSON', row };
   }
 }
 
@@ -119,10 +128,10 @@ export function readSavedQueryRows(rows: readonly (readonly unknown[])[]): Store
   const text = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : '');
   return rows.flatMap((row, index) => {
     const id = text(row[0]).trim();
-    if (id === SAVED_QUERY_HEADER[0] && text(row[1]) === SAVED_QUERY_HEADER[1]) return [];
+    if (id === SAVED_QUERY_HEADER[0]) return [];
     const json = row.slice(JSON_COLUMN).map(text).join('');
     if (id === '' && json.trim() === '') return [];
-    return [parseStoredQuery(id || `row ${String(index + 1)}`, json)];
+    return [parseStoredQuery(id || `row ${String(index + 1)}`, json, index)];
   });
 }
 

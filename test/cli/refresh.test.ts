@@ -2,12 +2,16 @@
  * `orgindex refresh WORKBOOK.xlsx` end to end: a workbook made with SheetJS (two saved queries, an invalid
  * one, and unrelated content on three sheets), the real CLI in its own process against the real server
  * in its own process, and the workbook reopened with SheetJS: values refreshed, everything else the same
- * in content, last refreshed stamped, the invalid query reported while the others refresh.
+ * in content, last refreshed stamped, the invalid query reported while the others refresh. Then what a
+ * review found: rows inserted above a query, an answer that shrinks, unreadable rows, file mode and
+ * symbolic links, parts the rewrite could not keep, a workbook open in Excel, merged cells.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ExcelJS from 'exceljs';
+import JSZip from 'jszip';
 import * as XLSX from 'xlsx';
 import { readSavedQueryRows } from '../../src/sheet/saved-query.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
@@ -96,7 +100,7 @@ test('refresh writes the saved queries\' values in place, keeps everything else,
   ]);
   expect(result.stderr).toContain('2 of 3 saved queries refreshed');
   // Written beside the workbook, then renamed over it: nothing left behind.
-  expect(readdirSync(dir)).toEqual(['leads.xlsx']);
+  expect(readdirSync(dir).filter((name) => name.includes('leads'))).toEqual(['leads.xlsx']);
 
   const after = XLSX.readFile(file, { cellFormula: true });
   const search = await post<{ data: { domain: string; name: string }[] }>('/search', SEARCH_BODY);
@@ -150,4 +154,79 @@ test('a query never overwrites a cell it did not write, nor runs on another serv
   // The embedded default: 50,000 organizations counted.
   expect(counts.slice(1).reduce((sum, row) => sum + (typeof row[1] === 'number' ? row[1] : 0), 0)).toBe(50_000);
   expect(run([join(dir, 'missing.xlsx')]).code).toBe(2);
+}, 120_000);
+
+/** Edits a workbook as a user (or Excel) would between refreshes. */
+async function edit(file: string, change: (workbook: ExcelJS.Workbook) => void): Promise<void> {
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.readFile(file);
+  change(workbook);
+  await workbook.xlsx.writeFile(file);
+}
+
+function storedQueries(file: string) {
+  return readSavedQueryRows(XLSX.utils.sheet_to_json<unknown[]>(XLSX.readFile(file).Sheets._orgindex as XLSX.WorkSheet, { header: 1, defval: '' }));
+}
+
+test('a query follows its defined name (rows inserted above, as Excel moves it), shrinks cleanly, keeps an unreadable row; mode and symlink kept', async () => {
+  const real = join(dir, 'followed.xlsx');
+  makeWorkbook(real, [savedQuery('search-1', 'Leads', 'B6', { interface: 'v2', route: 'search', body: SEARCH_BODY, rows: 5 }, server.url)]);
+  await edit(real, (workbook) => {
+    workbook.getWorksheet('_orgindex')?.addRow(['', '', '', '', '{"id": "hand-made", ']);
+  });
+  chmodSync(real, 0o600);
+  const link = join(dir, 'followed-link.xlsx');
+  symlinkSync(real, link);
+  const env = { ORGINDEX_API_KEY: server.key };
+  expect(run([link, '--base-url', server.url], env).code).toBe(1);
+  expect(lstatSync(link).isSymbolicLink()).toBe(true);
+  expect(statSync(real).mode & 0o777).toBe(0o600);
+  // The unreadable row is written back as it was, for its author to mend.
+  expect(XLSX.utils.sheet_to_json<unknown[]>(XLSX.readFile(real).Sheets._orgindex as XLSX.WorkSheet, { header: 1, defval: '' })[2]?.[4]).toBe('{"id": "hand-made", ');
+
+  // Two rows inserted above the table, and a title typed there.
+  await edit(real, (workbook) => {
+    const leads = workbook.getWorksheet('Leads') as ExcelJS.Worksheet;
+    leads.spliceRows(1, 0, [], []);
+    leads.getCell('B6').value = 'MY HEADING';
+    // exceljs moves the defined name as Excel does.
+    expect(workbook.definedNames.getRanges('ORGINDEX_search_1').ranges).toEqual(['Leads!$B$8:$C$13']);
+    // The query now asks for 3 rows: the answer shrinks.
+    const store = workbook.getWorksheet('_orgindex') as ExcelJS.Worksheet;
+    const query = JSON.parse(store.getCell('E2').text) as { request: { body: Record<string, unknown>; rows: number } };
+    query.request = { ...query.request, body: { ...SEARCH_BODY, size: 3 }, rows: 3 };
+    store.getCell('E2').value = JSON.stringify(query);
+  });
+  const result = run([real, '--base-url', server.url], env);
+  expect(result.stdout).toContain("ok      'Leads'!B8  (4 × 2)");
+  const leads = XLSX.readFile(real).Sheets.Leads as XLSX.WorkSheet;
+  expect(leads.B6?.v).toBe('MY HEADING');
+  const search = await post<{ data: { domain: string }[] }>('/search', { ...SEARCH_BODY, size: 3 });
+  expect(XLSX.utils.sheet_to_json(leads, { header: 1, range: 'B8:B13', defval: '' })).toEqual([['domain'], ...search.data.map((row) => [row.domain]), [''], ['']]);
+  expect(storedQueries(real)[0]?.query).toMatchObject({ sheet: 'Leads', cell: 'B8', extent: { rows: 4, columns: 2 } });
+}, 120_000);
+
+test('refused before anything runs: parts exceljs cannot keep (a chart), a workbook open in Excel; merged cells fail their query', async () => {
+  const file = join(dir, 'charted.xlsx');
+  makeWorkbook(file, [savedQuery('stats-1', 'Counts', 'A1', { interface: 'v2', route: 'stats', body: STATS_BODY }, null)]);
+  const zip = await JSZip.loadAsync(readFileSync(file));
+  zip.file('xl/charts/chart1.xml', '<c:chartSpace xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart"/>');
+  writeFileSync(file, await zip.generateAsync({ type: 'nodebuffer' }));
+  const bytes = readFileSync(file);
+  const refused = run([file]);
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toContain('holds charts (xl/charts/chart1.xml), which orgindex refresh could not keep');
+  expect(readFileSync(file).equals(bytes)).toBe(true);
+
+  const merged = join(dir, 'merged.xlsx');
+  makeWorkbook(merged, [savedQuery('stats-1', 'Counts', 'A1', { interface: 'v2', route: 'stats', body: STATS_BODY }, null)]);
+  writeFileSync(join(dir, '~$merged.xlsx'), 'lock');
+  expect(run([merged]).stderr).toContain('is open in Excel');
+  rmSync(join(dir, '~$merged.xlsx'));
+  await edit(merged, (workbook) => {
+    workbook.getWorksheet('Counts')?.mergeCells('A3:B3');
+  });
+  const result = run([merged]);
+  expect(result.code).toBe(1);
+  expect(result.stdout).toMatch(/FAILED {2}'Counts'!A1 {2}The answer \(\d+ × 2 cells from A1\) would write into the merged cells at A3/);
 }, 120_000);

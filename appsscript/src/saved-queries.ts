@@ -1,10 +1,11 @@
 /// <reference types="google-apps-script" />
 /**
  * Saved queries in Sheets: answers written as values (not formulas) and refreshed later — from the menu,
- * the sidebar, or a time-driven trigger. Each query is one document property `orgindex.query.<id>`
- * holding the contract's SavedQuery as JSON (document properties hold 9 KB per value, so a query must
- * fit; search and stats requests always do), and the cells it owns are a named range `ORGINDEX_<id>`,
- * which Sheets moves when rows or columns are inserted or the sheet is renamed. A refresh:
+ * the sidebar, or a time-driven trigger — or from outside, by `orgindex refresh --google-sheet` through
+ * the Sheets API. So each query is developer metadata `orgindex.query.<id>` (document-visible: readable
+ * by the API, not only by this script) on its target sheet, holding the contract's SavedQuery as JSON,
+ * and the cells it owns are a named range `ORGINDEX_<id>`, which Sheets moves when rows or columns are
+ * inserted or the sheet is renamed. A refresh:
  *  - holds the document lock, so two runs (a trigger and a click) never write over each other;
  *  - runs only on the connection the query was saved with (never the sample in place of a service);
  *  - asks the service again (never the formulas' cache), oldest refresh first, so a run cut short by
@@ -17,7 +18,7 @@
  */
 import * as z from 'zod';
 import { RefreshScheduleSchema, SavedQuerySchema, type RefreshReport, type RefreshSchedule, type SavedQuery, type SavedQueryInput } from '../../src/contract/saved-query.js';
-import { columnNumber, describeSavedQuery, parseStoredQuery, refreshMessageOf, serviceName, serviceOf, summaryOf, targetOf, zodMessage, type SavedQuerySummary, type ScheduleView, type StoredQuery } from '../../src/sheet/saved-query.js';
+import { columnNumber, describeSavedQuery, ownedRangeName, parseStoredQuery, refreshMessageOf, serviceName, serviceOf, summaryOf, targetOf, zodMessage, type SavedQuerySummary, type ScheduleView, type StoredQuery } from '../../src/sheet/saved-query.js';
 import type { SyncSheetFunctions } from '../../src/sheet/sync-functions.js';
 import { createFunctions, currentConnection } from './runtime.js';
 import { activeCell, rectangle, writeValues, type Written } from './sheet-actions.js';
@@ -30,8 +31,11 @@ const MAILED_PROPERTY = 'orgindex.mailedFailures';
 export const REFRESH_HANDLER = 'orgindexScheduledRefresh';
 export const LOG_SHEET = 'OrgIndex log';
 const LOG_ROWS_KEPT = 1_000;
-/** Document properties: 9 KB per value (counted in UTF-8 bytes). */
-const MAX_PROPERTY_BYTES = 9 * 1024;
+/**
+ * Google keeps a bounded amount of developer metadata per location (a sheet): OrgIndex keeps each sheet's
+ * saved queries within 30,000 characters, so one more is refused up front rather than lost.
+ */
+const MAX_SHEET_METADATA_CHARS = 30_000;
 /** Apps Script ends an execution at 6 minutes: no query starts after this. */
 const RUN_BUDGET_MS = 5 * 60_000;
 /** How long a refresh waits for another one of the same document to finish. */
@@ -40,47 +44,60 @@ const LOCK_WAIT_MS = 20_000;
 type Range = GoogleAppsScript.Spreadsheet.Range;
 type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
 
-/** UTF-8 length without TextEncoder (Apps Script has none). */
-function utf8Bytes(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code >= 0xd800 && code < 0xdc00 ? (i++, 4) : 3;
-  }
-  return bytes;
-}
-
-
 const documentProperties = (): GoogleAppsScript.Properties.Properties => PropertiesService.getDocumentProperties();
 
-function storedQueries(): StoredQuery[] {
-  const all = documentProperties().getProperties();
-  return Object.keys(all)
-    .filter((key) => key.startsWith(QUERY_PREFIX))
-    .map((key) => parseStoredQuery(key.slice(QUERY_PREFIX.length), all[key] ?? ''));
+interface Entry {
+  stored: StoredQuery;
+  metadata: GoogleAppsScript.Spreadsheet.DeveloperMetadata;
+  sheet: Sheet;
 }
+
+/** Every saved query of the spreadsheet, with the metadata that holds it. */
+function entries(): Entry[] {
+  return SpreadsheetApp.getActiveSpreadsheet()
+    .getSheets()
+    .flatMap((sheet) =>
+      sheet
+        .getDeveloperMetadata()
+        .filter((metadata) => metadata.getKey().startsWith(QUERY_PREFIX))
+        .map((metadata) => ({ stored: parseStoredQuery(metadata.getKey().slice(QUERY_PREFIX.length), metadata.getValue() ?? ''), metadata, sheet })),
+    );
+}
+
+const storedQueries = (): StoredQuery[] => entries().map((entry) => entry.stored);
 
 /** A stored status is cut to this length, so a long failure message never makes a query too large to store. */
 const MAX_STATUS_CHARS = 500;
 
-/** Refuses a query that could not be stored after a refresh (its largest extent, stamp and status included). */
+/** Refuses a query its sheet could not keep after a refresh (its largest extent, stamp and status included). */
 function assertStorable(query: SavedQuery): void {
-  const largest = { ...query, extent: { rows: 9_999_999, columns: 99_999 }, last_refreshed: new Date().toISOString(), status: '\u2026'.repeat(MAX_STATUS_CHARS) };
-  const bytes = utf8Bytes(JSON.stringify(largest));
-  if (bytes > MAX_PROPERTY_BYTES) throw new Error(`This query is too large to save for refresh (${(bytes / 1024).toFixed(1)} KB; a spreadsheet keeps at most 9 KB per saved query). Use a formula instead.`);
+  const largest = JSON.stringify({ ...query, extent: { rows: 9_999_999, columns: 99_999 }, last_refreshed: new Date().toISOString(), status: '\u2026'.repeat(MAX_STATUS_CHARS) }).length;
+  const others = entries()
+    .filter((entry) => entry.sheet.getName() === query.sheet && entry.stored.id !== query.id)
+    .reduce((sum, entry) => sum + (entry.metadata.getValue() ?? '').length, 0);
+  if (largest + others > MAX_SHEET_METADATA_CHARS) {
+    throw new Error(`This query cannot be saved for refresh: the saved queries of the sheet "${query.sheet}" would take ${(largest + others).toLocaleString('en-US')} characters, and Google keeps ${MAX_SHEET_METADATA_CHARS.toLocaleString('en-US')} per sheet. Use a formula instead, or put it on another sheet.`);
+  }
 }
 
+/** Stores a query: its metadata updated, or added to its sheet (document-visible, for the Sheets API too). */
 function store(query: SavedQuery): void {
   const status = query.status && query.status.length > MAX_STATUS_CHARS ? `${query.status.slice(0, MAX_STATUS_CHARS - 1)}\u2026` : query.status;
-  documentProperties().setProperty(QUERY_PREFIX + query.id, JSON.stringify({ ...query, status }));
+  const json = JSON.stringify({ ...query, status });
+  const existing = entries().find((entry) => entry.stored.id === query.id);
+  if (existing) {
+    existing.metadata.setValue(json);
+    return;
+  }
+  const sheet = SpreadsheetApp.getActiveSpreadsheet().getSheetByName(query.sheet);
+  if (!sheet) throw new Error(`The sheet "${query.sheet}" no longer exists`);
+  sheet.addDeveloperMetadata(QUERY_PREFIX + query.id, json, SpreadsheetApp.DeveloperMetadataVisibility.DOCUMENT);
 }
 
-/** The named range of the cells a query owns (letters, digits and underscores only). */
-const rangeName = (id: string): string => `ORGINDEX_${id.replace(/[^A-Za-z0-9]/g, '_')}`;
 
 /** Where a query is now: its named range moves with inserted rows and columns and renamed sheets. */
 function located(query: SavedQuery): SavedQuery {
-  const owned = SpreadsheetApp.getActiveSpreadsheet().getRangeByName(rangeName(query.id));
+  const owned = SpreadsheetApp.getActiveSpreadsheet().getRangeByName(ownedRangeName(query.id));
   return owned ? { ...query, sheet: owned.getSheet().getName(), cell: owned.getCell(1, 1).getA1Notation() } : query;
 }
 
@@ -105,14 +122,14 @@ export function listSavedQueries(): SavedQuerySummary[] {
 /** Forgets a saved query (under the lock: a running refresh would store it again); its values stay in the sheet. */
 export function removeSavedQuery(id: string): void {
   const removed = withDocumentLock(() => {
-    const key = QUERY_PREFIX + id;
-    if (documentProperties().getProperty(key) === null) throw new Error('No such saved query (it may have been removed already)');
-    documentProperties().deleteProperty(key);
+    const entry = entries().find((candidate) => candidate.stored.id === id);
+    if (!entry) throw new Error('No such saved query (it may have been removed already)');
+    entry.metadata.remove();
     const spreadsheet = SpreadsheetApp.getActiveSpreadsheet();
-    const owned = spreadsheet.getRangeByName(rangeName(id));
+    const owned = spreadsheet.getRangeByName(ownedRangeName(id));
     if (owned) {
       owned.getCell(1, 1).setNote('');
-      spreadsheet.removeNamedRange(rangeName(id));
+      spreadsheet.removeNamedRange(ownedRangeName(id));
     }
     return true;
   });
@@ -158,7 +175,7 @@ function refreshOne(query: SavedQuery, functions: SyncSheetFunctions, now: Date)
     throw new Error(`This query was saved against ${serviceName(query.service)}; this refresh runs on ${serviceName(service)} (the connection of the account running it). Connect to ${serviceName(query.service)} under Connection, or remove the query and insert it again.`);
   }
   const spreadsheet = SpreadsheetApp.getActiveSpreadsheet();
-  const name = rangeName(query.id);
+  const name = ownedRangeName(query.id);
   const owned = spreadsheet.getRangeByName(name);
   const sheet = owned ? owned.getSheet() : spreadsheet.getSheetByName(query.sheet);
   if (!sheet) throw new Error(`The sheet "${query.sheet}" no longer exists: remove this saved query and insert it again`);

@@ -24,7 +24,7 @@ import { ResultCache } from '../sheet/cache.js';
 import { isErrorCell, type CellValue } from '../sheet/cells.js';
 import { clientOptionsOf, DEFAULT_CONNECTION } from '../sheet/connection.js';
 import { SheetFunctions } from '../sheet/functions.js';
-import { columnNumber, readSavedQueryRows, refreshMessageOf, SAVED_QUERY_HEADER, SAVED_QUERY_SHEET, savedQueryRow, serviceName, serviceOf, targetOf, type StoredQuery } from '../sheet/saved-query.js';
+import { columnNumber, ownedRangeName, readSavedQueryRows, refreshMessageOf, SAVED_QUERY_HEADER, SAVED_QUERY_SHEET, savedQueryRow, serviceName, serviceOf, targetOf, type StoredQuery } from '../sheet/saved-query.js';
 
 export interface RefreshOptions {
   /** The v2 base URL; without it, the embedded 50,000-organization sample answers. */
@@ -55,7 +55,6 @@ function backendOf(service: string | null, apiKey: string | undefined): SheetBac
 /** Empty as a refresh sees it: no value and no formula. */
 const isEmpty = (cell: ExcelJS.Cell): boolean => cell.value === null || cell.value === undefined || cell.value === '';
 
-const rangeName = (id: string): string => `ORGINDEX_${id.replace(/[^A-Za-z0-9]/g, '_')}`;
 const quoted = (sheet: string): string => `'${sheet.replace(/'/g, "''")}'`;
 
 interface Area {
@@ -87,7 +86,7 @@ function claim(workbook: ExcelJS.Workbook, name: string, sheet: ExcelJS.Workshee
 
 /** Writes one query's table where its defined name (else its sheet and cell) says; the query as it is to be stored after. */
 function writeQuery(workbook: ExcelJS.Workbook, query: SavedQuery, table: CellValue[][], at: string): SavedQuery {
-  const name = rangeName(query.id);
+  const name = ownedRangeName(query.id);
   const owned = areaOf(workbook, name);
   const sheet = workbook.getWorksheet(owned?.sheet ?? query.sheet);
   if (!sheet) throw new Error(`The sheet "${owned?.sheet ?? query.sheet}" does not exist in this workbook (renamed or deleted): remove the saved query and insert it again`);

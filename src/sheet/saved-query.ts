@@ -37,6 +37,12 @@ export function* savedQuerySteps(query: SavedQuery): SheetSteps<Table> {
   }
 }
 
+/**
+ * The name of the cells a saved query owns — a named range in Sheets, a defined name in Excel — which the
+ * spreadsheet moves with inserted rows and columns and renamed sheets (letters, digits, underscores).
+ */
+export const ownedRangeName = (id: string): string => `ORGINDEX_${id.replace(/[^A-Za-z0-9]/g, '_')}`;
+
 /** A column's number from its letters (A → 1, Z → 26, AA → 27). */
 export function columnNumber(letters: string): number {
   let column = 0;

@@ -37,19 +37,24 @@ function setup() {
   const sandbox = loadBundle(undefined, sheets.globals);
   sandbox.userProperties.setProperty('orgindex.connection', JSON.stringify({ backend: 'remote', serviceUrl: server.url, apiKey: server.key }));
   const sidebar = (op: string, payload: Record<string, unknown> = {}): Answer => JSON.parse(sandbox.call('orgindexSidebarCall', op, JSON.stringify(payload)) as string) as Answer;
-  const stored = (): StoredQuery[] =>
-    [...sandbox.documentProperties.values].filter(([key]) => key.startsWith('orgindex.query.')).map(([, json]) => JSON.parse(json) as StoredQuery);
-  const restore = (query: StoredQuery) => sandbox.documentProperties.setProperty(`orgindex.query.${query.id}`, JSON.stringify(query));
+  // Saved queries are developer metadata on their sheet (document-visible, so the Sheets API reads them too).
+  const metadata = () => sheets.sheet.metadata.filter((entry) => entry.key.startsWith('orgindex.query.'));
+  const stored = (): StoredQuery[] => metadata().map((entry) => JSON.parse(entry.value) as StoredQuery);
+  const restore = (query: StoredQuery) => {
+    const entry = metadata().find((candidate) => candidate.key === `orgindex.query.${query.id}`);
+    if (entry) entry.value = JSON.stringify(query);
+    else sheets.sheet.addDeveloperMetadata(`orgindex.query.${query.id}`, JSON.stringify(query), 'DOCUMENT');
+  };
   const grid = (row: number, col: number, rows: number, cols: number) => sheets.sheet.getRange(row, col, rows, cols).getValues();
-  return { ...sheets, sandbox, sidebar, stored, restore, grid };
+  return { ...sheets, sandbox, sidebar, stored, restore, grid, metadata };
 }
 
 const SEARCH_BODY = { filters: { country: ['Deutschland'] }, columns: ['domain', 'name'], size: 5 };
 const searchQuery = (rows = 5) => ({ request: { interface: 'v2', route: 'search', body: { ...SEARCH_BODY, size: rows }, rows }, output: { headers: true, layout: 'crosstab' } });
 const statsQuery = { request: { interface: 'v2', route: 'stats', body: { group_by: 'organization_type', filters: { country: ['Deutschland'] } } }, output: { headers: true, layout: 'crosstab' } };
 
-test('"Insert as refreshable values" writes the answer at the selected cell, saves the query in document properties and stamps the cell', () => {
-  const { sandbox, sidebar, sheet, state, stored, grid } = setup();
+test('"Insert as refreshable values" writes the answer at the selected cell, saves the query as document-visible metadata of its sheet and stamps the cell', () => {
+  const { sandbox, sidebar, sheet, state, stored, grid, metadata } = setup();
   state.active = sheet.getRange(2, 2);
   const answer = sidebar('insertRefreshable', searchQuery());
   expect(answer).toMatchObject({ ok: true, value: { target: "'Sheet1'!B2", description: 'search · 5 rows', status: 'ok' } });
@@ -60,6 +65,7 @@ test('"Insert as refreshable values" writes the answer at the selected cell, sav
   expect(sheet.cell(2, 2).note).toMatch(/^OrgIndex saved query: search · 5 rows\nLast refreshed \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
   const [query] = stored();
   expect(query).toMatchObject({ sheet: 'Sheet1', cell: 'B2', extent: { rows: 6, columns: 2 }, status: 'ok' });
+  expect(metadata().map((entry) => [entry.key, entry.visibility])).toEqual([[`orgindex.query.${query?.id ?? ''}`, 'DOCUMENT']]);
   expect(Date.parse(query?.last_refreshed ?? '')).toBeGreaterThan(Date.now() - 60_000);
   expect(sidebar('savedQueries').value).toEqual([{ id: query?.id, target: "'Sheet1'!B2", description: 'search · 5 rows', last_refreshed: query?.last_refreshed, status: 'ok' }]);
 
@@ -76,8 +82,8 @@ test('a first run that fails saves nothing and writes nothing; a query too large
   const bad = sidebar('insertRefreshable', { ...searchQuery(), request: { interface: 'v2', route: 'search', body: { filters: { contry: ['Deutschland'] } } } });
   expect(bad.ok).toBe(false);
   expect(bad.error?.message).toMatch(/contry/);
-  const tooLarge = sidebar('insertRefreshable', { request: { interface: 'v2', route: 'fetch', body: { domains: Array.from({ length: 800 }, (_, i) => `domain-${String(i)}.example`) } }, output: { headers: true } });
-  expect(tooLarge.error?.message).toMatch(/too large to save for refresh \(\d+\.\d KB; a spreadsheet keeps at most 9 KB per saved query\)/);
+  const tooLarge = sidebar('insertRefreshable', { request: { interface: 'v2', route: 'fetch', body: { domains: Array.from({ length: 2_000 }, (_, i) => `domain-${String(i)}.example`) } }, output: { headers: true } });
+  expect(tooLarge.error?.message).toMatch(/^This query cannot be saved for refresh: the saved queries of the sheet "Sheet1" would take [\d,]+ characters, and Google keeps 30,000 per sheet/);
   expect(stored()).toEqual([]);
   expect(sheet.getLastRow()).toBe(0);
 }, 60_000);
@@ -249,8 +255,8 @@ test('a refresh runs only on the connection the query was saved with; a sheet to
 }, 60_000);
 
 test('an unreadable stored entry is listed, reported by a refresh and removable', () => {
-  const { sandbox, sidebar } = setup();
-  sandbox.documentProperties.setProperty('orgindex.query.hand-edited', '{"id": "hand-edited", ');
+  const { sidebar, sheet } = setup();
+  sheet.addDeveloperMetadata('orgindex.query.hand-edited', '{"id": "hand-edited", ', 'DOCUMENT');
   expect(sidebar('savedQueries').value).toEqual([{ id: 'hand-edited', target: '?', description: 'unreadable', last_refreshed: null, status: 'The saved query is not valid JSON' }]);
   expect(sidebar('refreshSavedQueries').value).toMatchObject({ refreshed: 0, failed: [{ id: 'hand-edited', message: 'The saved query is not valid JSON' }] });
   expect(sidebar('removeSavedQuery', { id: 'hand-edited' })).toEqual({ ok: true, value: null, quota: null });

@@ -3,8 +3,8 @@
  * cells with values, number formats and formulas, the Range members the script calls, a menu and sidebar
  * recorder. Sheets itself cannot run here; this records what the script would do to a spreadsheet, with
  * Sheets' rule that a string written through setValues is read as typed input unless the cell is plain text,
- * a sheet's size (1,000 rows × 26 columns until grown; a range beyond it throws), and named ranges that
- * move and grow with inserted rows and follow a renamed sheet.
+ * a sheet's size (1,000 rows × 26 columns until grown; a range beyond it throws), named ranges that
+ * move and grow with inserted rows and follow a renamed sheet, and sheet-level developer metadata.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -35,6 +35,27 @@ export class StandInSheet {
   maxColumns = 26;
   /** The spreadsheet's named ranges (shared; set by the spreadsheet). */
   areas: NamedArea[] = [];
+  /** Developer metadata on this sheet (a sheet-level location). */
+  readonly metadata: { id: number; key: string; value: string; visibility: string }[] = [];
+  private static nextMetadataId = 1;
+  addDeveloperMetadata(key: string, value: string, visibility: string): this {
+    this.metadata.push({ id: StandInSheet.nextMetadataId++, key, value, visibility });
+    return this;
+  }
+  getDeveloperMetadata() {
+    return this.metadata.map((entry) => ({
+      getId: () => entry.id,
+      getKey: () => entry.key,
+      getValue: () => entry.value,
+      getVisibility: () => entry.visibility,
+      setValue: (value: string) => {
+        entry.value = value;
+      },
+      remove: () => {
+        this.metadata.splice(this.metadata.indexOf(entry), 1);
+      },
+    }));
+  }
   constructor(public name: string) {}
   setName(name: string): this {
     this.name = name;
@@ -288,6 +309,7 @@ export function spreadsheetStandIn() {
     toast: (message: string) => state.toasts.push(message),
   };
   const SpreadsheetApp = {
+    DeveloperMetadataVisibility: { DOCUMENT: 'DOCUMENT', PROJECT: 'PROJECT' },
     getActiveRange: () => state.active,
     getActiveSpreadsheet: () => spreadsheet,
     flush: () => undefined,

@@ -12,6 +12,7 @@ import { DateSchema } from '../contract/common.js';
 import { DEFAULT_DATASET, generateRecords } from '../engine/dataset/generate.js';
 import { serve } from './serve.js';
 import { refreshWorkbook, RefreshUsageError } from './refresh.js';
+import { refreshGoogleSheet } from './google-sheet.js';
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -102,12 +103,19 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     });
   program
     .command('refresh')
-    .argument('<workbook>', 'an .xlsx workbook with saved queries (inserted with "Insert as refreshable values")')
-    .description('re-run the saved queries of a workbook and write their values in place (atomically); exit 1 when any query failed')
+    .argument('[workbook]', 'an .xlsx workbook with saved queries (its hidden worksheet _orgindex)')
+    .description('re-run the saved queries of a workbook (written atomically) or of a Google Sheet, and write their values in place; exit 1 when any query failed')
+    .option('--google-sheet <id>', 'refresh this Google Sheet instead, through the Sheets API (with --credentials)')
+    .option('--credentials <file>', 'a Google service-account key file with edit access to the sheet')
     .option('--base-url <url>', 'the OrgIndex service (default: the embedded 50,000-organization sample)')
     .option('--key-file <file>', 'read the API key from this file (or set ORGINDEX_API_KEY)')
     .option('--key <key>', 'the API key (prefer ORGINDEX_API_KEY or --key-file: a command line is visible to other users)')
-    .action(async (workbook: string, options: { baseUrl?: string; key?: string; keyFile?: string }) => {
+    .action(async (workbook: string | undefined, options: { baseUrl?: string; key?: string; keyFile?: string; googleSheet?: string; credentials?: string }) => {
+      if ((workbook === undefined) === (options.googleSheet === undefined) || (options.googleSheet !== undefined && options.credentials === undefined)) {
+        io.stderr('orgindex refresh: give a workbook, or --google-sheet ID with --credentials FILE\n');
+        setExitCode(2);
+        return;
+      }
       let apiKey = options.key ?? process.env.ORGINDEX_API_KEY;
       if (options.keyFile !== undefined) {
         try {
@@ -120,10 +128,15 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
       }
       if (options.baseUrl !== undefined && !apiKey) io.stderr('orgindex refresh: no API key (set ORGINDEX_API_KEY or give --key-file); the service will likely refuse every query\n');
       try {
-        const outcomes = await refreshWorkbook(workbook, { ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}), ...(apiKey ? { apiKey } : {}) });
+        const common = { ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}), ...(apiKey ? { apiKey } : {}) };
+        const apiRoot = process.env.ORGINDEX_SHEETS_API_URL;
+        const outcomes =
+          options.googleSheet !== undefined
+            ? await refreshGoogleSheet(options.googleSheet, { ...common, credentials: options.credentials ?? '', ...(apiRoot ? { apiRoot } : {}), ...(process.env.ORGINDEX_SHEETS_RETRY_MS ? { retryDelayMs: Number(process.env.ORGINDEX_SHEETS_RETRY_MS) } : {}) })
+            : await refreshWorkbook(workbook ?? '', common);
         for (const outcome of outcomes) io.stdout(`${outcome.ok ? 'ok    ' : 'FAILED'}  ${outcome.target}  ${outcome.ok ? outcome.message.slice(3) : outcome.message}\n`);
         const failed = outcomes.filter((outcome) => !outcome.ok).length;
-        io.stderr(`${String(outcomes.length - failed)} of ${String(outcomes.length)} saved queries refreshed in ${workbook}${failed > 0 ? `; ${String(failed)} failed` : ''}\n`);
+        io.stderr(`${String(outcomes.length - failed)} of ${String(outcomes.length)} saved queries refreshed in ${workbook ?? `the Google Sheet ${options.googleSheet ?? ''}`}${failed > 0 ? `; ${String(failed)} failed` : ''}\n`);
         setExitCode(failed > 0 ? 1 : 0);
       } catch (error) {
         io.stderr(`orgindex refresh: ${(error as Error).message}\n`);

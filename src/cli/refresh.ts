@@ -52,6 +52,12 @@ function backendOf(service: string | null, apiKey: string | undefined): SheetBac
   return remoteBackend(createRemoteClient(clientOptionsOf({ ...DEFAULT_CONNECTION, backend: 'remote', serviceUrl: service, apiKey: apiKey ?? '' })));
 }
 
+/** The functions of one refresh run: the service (or the embedded sample, built only when asked), no cache across runs. */
+export function refreshFunctions(service: string | null, apiKey: string | undefined): SheetFunctions {
+  const backend = backendOf(service, apiKey);
+  return new SheetFunctions({ backend: () => backend, cache: new ResultCache({ now: () => Date.now() }), schedule: (run, ms) => setTimeout(run, ms) });
+}
+
 /** Empty as a refresh sees it: no value and no formula. */
 const isEmpty = (cell: ExcelJS.Cell): boolean => cell.value === null || cell.value === undefined || cell.value === '';
 
@@ -193,8 +199,7 @@ export async function refreshWorkbook(file: string, options: RefreshOptions = {}
   if (!sheet) throw new RefreshUsageError(`${file} has no saved queries (no worksheet "${SAVED_QUERY_SHEET}"; README: "orgindex refresh" describes its rows)`);
   const entries = readQueries(sheet);
   const service = serviceOf(options.baseUrl);
-  const backend = backendOf(service, options.apiKey);
-  const functions = new SheetFunctions({ backend: () => backend, cache: new ResultCache({ now: () => Date.now() }), schedule: (run, ms) => setTimeout(run, ms) });
+  const functions = refreshFunctions(service, options.apiKey);
   const now = options.now ?? (() => new Date());
   const outcomes: QueryOutcome[] = [];
   const after: { stored: StoredQuery; raw: ExcelJS.CellValue[] }[] = [];

@@ -1,0 +1,257 @@
+/**
+ * `orgindex refresh --google-sheet ID --credentials service-account.json`: the saved queries of a Google
+ * Sheet, refreshed without Sheets open, through the Sheets API v4 (googleapis' `@googleapis/sheets`).
+ * The Sheets project keeps each query as document-visible developer metadata on its sheet and the cells
+ * it owns as a named range `ORGINDEX_<id>` (appsscript/src/saved-queries.ts); this does what its refresher
+ * does, in a fixed number of API calls however many queries there are (Google limits requests per
+ * minute; 429 and 5xx answers are retried with exponential backoff):
+ *  1. spreadsheets.get — sheets, merges, developer metadata, named ranges;
+ *  2. values.batchGet — what is in the cells each answer will cover (a query never overwrites a cell it
+ *     does not own, nor writes into merged cells; it fails naming the cell);
+ *  3. spreadsheets.batchUpdate — sheets grown to fit, and the cells to be written claimed (named ranges
+ *     over old and new extents, status "writing"), so a run killed midway leaves queries that own them;
+ *  4. values.batchClear of the old extents, 5. values.batchUpdate of the new values (RAW: text stays text,
+ *     "=…" never becomes a formula);
+ *  6. spreadsheets.batchUpdate — named ranges to the new extents, each query's extent, time and status.
+ * The service account needs edit access to the spreadsheet (share it with the account's address). It signs
+ * its own access tokens (a JWT with the spreadsheets scope): no token endpoint is called.
+ */
+import { readFileSync } from 'node:fs';
+import { auth as googleAuth, sheets as sheetsApi, type sheets_v4 } from '@googleapis/sheets';
+import type { SavedQuery } from '../contract/saved-query.js';
+import { isErrorCell, type CellValue } from '../sheet/cells.js';
+import { columnNumber, ownedRangeName, parseStoredQuery, refreshMessageOf, serviceName, serviceOf, targetOf, type StoredQuery } from '../sheet/saved-query.js';
+import type { SheetFunctions } from '../sheet/functions.js';
+import { refreshFunctions, RefreshUsageError, type QueryOutcome, type RefreshOptions } from './refresh.js';
+
+const SCOPE = 'https://www.googleapis.com/auth/spreadsheets';
+const QUERY_PREFIX = 'orgindex.query.';
+const MAX_STATUS_CHARS = 500;
+
+export interface GoogleSheetOptions extends RefreshOptions {
+  /** A service-account key file (JSON). */
+  credentials: string;
+  /** Another root for the Sheets API (a proxy; the tests' loopback stand-in). */
+  apiRoot?: string;
+  /** First retry delay in ms (doubles each time); 1 s by default. */
+  retryDelayMs?: number;
+}
+
+type Written = string | number | boolean;
+const written = (cell: CellValue): Written => (isErrorCell(cell) ? `${cell.error} ${cell.message}` : (cell ?? ''));
+
+/** Column letters of a 1-based column number (1 → A, 27 → AA). */
+function columnLetters(column: number): string {
+  let letters = '';
+  for (let n = column; n > 0; n = Math.floor((n - 1) / 26)) letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
+  return letters;
+}
+
+const a1 = (title: string, top: number, left: number, rows: number, columns: number): string =>
+  `'${title.replace(/'/g, "''")}'!${columnLetters(left)}${String(top)}${rows > 1 || columns > 1 ? `:${columnLetters(left + columns - 1)}${String(top + rows - 1)}` : ''}`;
+
+/** A 0-based, end-exclusive grid range of 1-based top / left and a size. */
+const gridRange = (sheetId: number, top: number, left: number, rows: number, columns: number): sheets_v4.Schema$GridRange => ({
+  sheetId,
+  startRowIndex: top - 1,
+  endRowIndex: top - 1 + Math.max(rows, 1),
+  startColumnIndex: left - 1,
+  endColumnIndex: left - 1 + Math.max(columns, 1),
+});
+
+function clientOf(options: GoogleSheetOptions): sheets_v4.Sheets {
+  let key: { client_email?: string; private_key?: string; private_key_id?: string };
+  try {
+    key = JSON.parse(readFileSync(options.credentials, 'utf8')) as typeof key;
+  } catch (error) {
+    throw new RefreshUsageError(`${options.credentials} cannot be read as a service-account key file: ${(error as Error).message}`);
+  }
+  if (!key.client_email || !key.private_key) throw new RefreshUsageError(`${options.credentials} is not a service-account key file (no client_email / private_key)`);
+  const auth = new googleAuth.JWT({ email: key.client_email, key: key.private_key, ...(key.private_key_id ? { keyId: key.private_key_id } : {}), scopes: [SCOPE] });
+  // Self-signed access tokens carrying the scope: Google's APIs accept them from service accounts, and no token endpoint is called.
+  auth.useJWTAccessWithScope = true;
+  return sheetsApi({
+    version: 'v4',
+    auth,
+    ...(options.apiRoot ? { rootUrl: options.apiRoot.replace(/\/*$/, '/') } : {}),
+    retryConfig: {
+      retry: 5,
+      retryDelay: options.retryDelayMs ?? 1_000,
+      retryDelayMultiplier: 2,
+      statusCodesToRetry: [
+        [429, 429],
+        [500, 599],
+      ],
+      // Every call here is safe to repeat (reads, or writes of the same values).
+      httpMethodsToRetry: ['GET', 'POST', 'PUT'],
+    },
+  });
+}
+
+interface Placed {
+  query: SavedQuery;
+  metadataId: number;
+  sheet: sheets_v4.Schema$SheetProperties;
+  namedRangeId: string | null;
+  top: number;
+  left: number;
+  /** What the query owns now (its named range), or nothing. */
+  owned: { rows: number; columns: number };
+  values: Written[][];
+}
+
+/** Where each stored query writes, and what its named range owns. */
+function place(spreadsheet: sheets_v4.Schema$Spreadsheet, query: SavedQuery, metadataId: number, values: Written[][]): Placed {
+  const named = (spreadsheet.namedRanges ?? []).find((range) => range.name === ownedRangeName(query.id));
+  const byId = (id: number | null | undefined) => spreadsheet.sheets?.find((sheet) => sheet.properties?.sheetId === (id ?? 0))?.properties;
+  const sheet = named ? byId(named.range?.sheetId) : spreadsheet.sheets?.find((candidate) => candidate.properties?.title === query.sheet)?.properties;
+  if (!sheet) throw new Error(`The sheet "${query.sheet}" no longer exists: remove the saved query and insert it again`);
+  const cell = /^([A-Z]+)(\d+)$/.exec(query.cell);
+  const top = named ? (named.range?.startRowIndex ?? 0) + 1 : Number(cell?.[2] ?? 1);
+  const left = named ? (named.range?.startColumnIndex ?? 0) + 1 : columnNumber(cell?.[1] ?? 'A');
+  const owned =
+    named && query.extent && query.extent.rows > 0
+      ? { rows: (named.range?.endRowIndex ?? 0) - (named.range?.startRowIndex ?? 0), columns: (named.range?.endColumnIndex ?? 0) - (named.range?.startColumnIndex ?? 0) }
+      : { rows: 0, columns: 0 };
+  return { query, metadataId, sheet, namedRangeId: named?.namedRangeId ?? null, top, left, owned, values };
+}
+
+/** Fails the query when its answer would cover a cell it does not own, or merged cells. */
+function assertFree(placed: Placed, merges: sheets_v4.Schema$GridRange[], current: unknown[][]): void {
+  const rows = placed.values.length;
+  const columns = placed.values[0]?.length ?? 0;
+  const from = `${columnLetters(placed.left)}${String(placed.top)}`;
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < columns; c++) {
+      const row = placed.top - 1 + r;
+      const column = placed.left - 1 + c;
+      const name = `${columnLetters(column + 1)}${String(row + 1)}`;
+      if (merges.some((m) => row >= (m.startRowIndex ?? 0) && row < (m.endRowIndex ?? 0) && column >= (m.startColumnIndex ?? 0) && column < (m.endColumnIndex ?? 0))) {
+        throw new Error(`The answer (${String(rows)} × ${String(columns)} cells from ${from}) would write into the merged cells at ${name}: unmerge them, or move the saved query`);
+      }
+      const owned = r < placed.owned.rows && c < placed.owned.columns;
+      const value = current[r]?.[c];
+      if (!owned && value !== undefined && value !== '') throw new Error(`The answer (${String(rows)} × ${String(columns)} cells from ${from}) would overwrite ${name}: clear or move that cell, or move the saved query`);
+    }
+  }
+}
+
+const metadataUpdate = (metadataId: number, query: SavedQuery): sheets_v4.Schema$Request => {
+  const status = query.status && query.status.length > MAX_STATUS_CHARS ? `${query.status.slice(0, MAX_STATUS_CHARS - 1)}\u2026` : query.status;
+  return { updateDeveloperMetadata: { dataFilters: [{ developerMetadataLookup: { metadataId } }], developerMetadata: { metadataValue: JSON.stringify({ ...query, status }) }, fields: 'metadataValue' } };
+};
+
+const namedRangeRequest = (placed: Placed, rows: number, columns: number): sheets_v4.Schema$Request => {
+  const range = gridRange(placed.sheet.sheetId ?? 0, placed.top, placed.left, rows, columns);
+  return placed.namedRangeId
+    ? { updateNamedRange: { namedRange: { namedRangeId: placed.namedRangeId, name: ownedRangeName(placed.query.id), range }, fields: 'range' } }
+    : { addNamedRange: { namedRange: { name: ownedRangeName(placed.query.id), range } } };
+};
+
+/** Refreshes every saved query of the Google Sheet; one outcome per query. */
+export async function refreshGoogleSheet(spreadsheetId: string, options: GoogleSheetOptions): Promise<QueryOutcome[]> {
+  const api = clientOf(options);
+  const { data: spreadsheet } = await api.spreadsheets.get({
+    spreadsheetId,
+    fields: 'sheets(properties(sheetId,title,gridProperties(rowCount,columnCount)),merges,developerMetadata),namedRanges',
+  });
+  const stored: { stored: StoredQuery; metadataId: number }[] = (spreadsheet.sheets ?? []).flatMap((sheet) =>
+    (sheet.developerMetadata ?? [])
+      .filter((metadata) => metadata.metadataKey?.startsWith(QUERY_PREFIX))
+      .map((metadata) => ({ stored: parseStoredQuery((metadata.metadataKey ?? '').slice(QUERY_PREFIX.length), metadata.metadataValue ?? ''), metadataId: metadata.metadataId ?? 0 })),
+  );
+  if (stored.length === 0) throw new RefreshUsageError(`The Google Sheet ${spreadsheetId} has no saved queries (insert them from the OrgIndex sidebar: "Insert as refreshable values")`);
+
+  const service = serviceOf(options.baseUrl);
+  const functions: SheetFunctions = refreshFunctions(service, options.apiKey);
+  const outcomes = new Map<string, QueryOutcome>();
+  const fail = (query: SavedQuery, error: unknown): void => {
+    outcomes.set(query.id, { id: query.id, target: targetOf(query), ok: false, message: refreshMessageOf(error) });
+  };
+  const placed: Placed[] = [];
+  for (const { stored: entry, metadataId } of stored) {
+    const { query } = entry;
+    if (!query) {
+      outcomes.set(entry.id, { id: entry.id, target: '?', ok: false, message: entry.problem ?? 'unreadable' });
+      continue;
+    }
+    try {
+      if (query.service !== service) throw new Error(`This query was saved against ${serviceName(query.service)}; this run uses ${serviceName(service)}. Give --base-url ${query.service ?? '(none)'} or remove the query and insert it again.`);
+      const table = await functions.savedQuery(query);
+      const width = Math.max(0, ...table.map((row) => row.length));
+      placed.push(place(spreadsheet, query, metadataId, width === 0 ? [] : table.map((row) => Array.from({ length: width }, (_, c) => written(row[c] ?? null)))));
+    } catch (error) {
+      fail(query, error);
+    }
+  }
+
+  // 2. What the answers will cover, in one read.
+  const toCheck = placed.filter((p) => p.values.length > 0);
+  // Clipped to the grid: the API refuses a range past it, and cells beyond it are empty anyway.
+  const inGrid = (p: Placed): string => {
+    const grid = p.sheet.gridProperties;
+    const rows = Math.max(1, Math.min(p.values.length, (grid?.rowCount ?? 0) - p.top + 1));
+    const columns = Math.max(1, Math.min(p.values[0]?.length ?? 1, (grid?.columnCount ?? 0) - p.left + 1));
+    return a1(p.sheet.title ?? '', p.top, p.left, rows, columns);
+  };
+  const current = toCheck.length === 0 ? [] : ((await api.spreadsheets.values.batchGet({ spreadsheetId, ranges: toCheck.map(inGrid), valueRenderOption: 'FORMULA' })).data.valueRanges ?? []);
+  const writable = placed.filter((p) => {
+    const index = toCheck.indexOf(p);
+    try {
+      if (index >= 0) assertFree(p, spreadsheet.sheets?.find((s) => s.properties?.sheetId === p.sheet.sheetId)?.merges ?? [], (current[index]?.values ?? []) as unknown[][]);
+      return true;
+    } catch (error) {
+      fail(p.query, error);
+      return false;
+    }
+  });
+
+  // 3. Sheets grown to fit; the cells to be written claimed before any is written.
+  const growth = new Map<number, { rows: number; columns: number }>();
+  for (const p of writable) {
+    const needed = growth.get(p.sheet.sheetId ?? 0) ?? { rows: p.sheet.gridProperties?.rowCount ?? 0, columns: p.sheet.gridProperties?.columnCount ?? 0 };
+    growth.set(p.sheet.sheetId ?? 0, { rows: Math.max(needed.rows, p.top + p.values.length - 1), columns: Math.max(needed.columns, p.left + (p.values[0]?.length ?? 0) - 1) });
+  }
+  const grow: sheets_v4.Schema$Request[] = [...growth].flatMap(([sheetId, size]) => {
+    const sheet = spreadsheet.sheets?.find((s) => s.properties?.sheetId === sheetId)?.properties?.gridProperties;
+    return [
+      ...(size.rows > (sheet?.rowCount ?? 0) ? [{ appendDimension: { sheetId, dimension: 'ROWS', length: size.rows - (sheet?.rowCount ?? 0) } }] : []),
+      ...(size.columns > (sheet?.columnCount ?? 0) ? [{ appendDimension: { sheetId, dimension: 'COLUMNS', length: size.columns - (sheet?.columnCount ?? 0) } }] : []),
+    ];
+  });
+  const claims = writable.flatMap((p) => {
+    const rows = Math.max(p.values.length, p.owned.rows);
+    const columns = Math.max(p.values[0]?.length ?? 0, p.owned.columns);
+    return [namedRangeRequest(p, rows, columns), metadataUpdate(p.metadataId, { ...p.query, extent: { rows, columns }, status: 'writing' })];
+  });
+  if (writable.length > 0) {
+    const { data } = await api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests: [...grow, ...claims] } });
+    // A named range just added has an id now: the final update names it.
+    (data.replies ?? []).slice(grow.length).forEach((reply) => {
+      const added = reply.addNamedRange?.namedRange;
+      const owner = writable.find((p) => ownedRangeName(p.query.id) === added?.name);
+      if (owner && added?.namedRangeId) owner.namedRangeId = added.namedRangeId;
+    });
+    // 4–5. Old extents cleared, new values written.
+    const cleared = writable.filter((p) => p.owned.rows > 0).map((p) => a1(p.sheet.title ?? '', p.top, p.left, p.owned.rows, p.owned.columns));
+    if (cleared.length > 0) await api.spreadsheets.values.batchClear({ spreadsheetId, requestBody: { ranges: cleared } });
+    const data5 = writable.filter((p) => p.values.length > 0).map((p) => ({ range: a1(p.sheet.title ?? '', p.top, p.left, p.values.length, p.values[0]?.length ?? 1), values: p.values }));
+    if (data5.length > 0) await api.spreadsheets.values.batchUpdate({ spreadsheetId, requestBody: { valueInputOption: 'RAW', data: data5 } });
+  }
+
+  // 6. Named ranges to the new extents; every query's state stored.
+  const at = (options.now ?? (() => new Date()))().toISOString();
+  const finals: sheets_v4.Schema$Request[] = [];
+  for (const p of writable) {
+    const rows = p.values.length;
+    const columns = p.values[0]?.length ?? 0;
+    finals.push(namedRangeRequest(p, rows, columns), metadataUpdate(p.metadataId, { ...p.query, sheet: p.sheet.title ?? p.query.sheet, cell: `${columnLetters(p.left)}${String(p.top)}`, extent: { rows, columns }, last_refreshed: at, status: 'ok' }));
+    outcomes.set(p.query.id, { id: p.query.id, target: targetOf({ sheet: p.sheet.title ?? p.query.sheet, cell: `${columnLetters(p.left)}${String(p.top)}` }), ok: true, message: `ok (${String(rows)} × ${String(columns)})` });
+  }
+  for (const { stored: entry, metadataId } of stored) {
+    const outcome = outcomes.get(entry.id);
+    if (entry.query && outcome && !outcome.ok) finals.push(metadataUpdate(metadataId, { ...entry.query, status: outcome.message }));
+  }
+  if (finals.length > 0) await api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests: finals } });
+  return stored.map(({ stored: entry }) => outcomes.get(entry.id) ?? { id: entry.id, target: '?', ok: false, message: 'not refreshed' });
+}

@@ -8,7 +8,7 @@ import type { AddinRuntime } from './runtime.js';
 const written = (cell: CellValue): string | number | boolean => (isErrorCell(cell) ? `${cell.error} ${cell.message}` : (cell ?? ''));
 
 /** Rows padded to one width (Excel rejects ragged values arrays). */
-function rectangle(table: Table): (string | number | boolean)[][] {
+export function rectangle(table: Table): (string | number | boolean)[][] {
   const width = Math.max(1, ...table.map((row) => row.length));
   return table.map((row) => Array.from({ length: width }, (_, i) => written(row[i] ?? '')));
 }
@@ -18,7 +18,7 @@ function rectangle(table: Table): (string | number | boolean)[][] {
  * — "=HYPERLINK(…)" from a crawled name would become a live formula, NACE "38.10" the number 38.1,
  * "06635003" 6635003, "10.11" a date in some locales. Text cells get the text format "@" first.
  */
-function writeValues(range: Excel.Range, values: (string | number | boolean)[][], formats?: unknown[][]): void {
+export function writeValues(range: Excel.Range, values: (string | number | boolean)[][], formats?: unknown[][]): void {
   range.numberFormat = values.map((row, r) => row.map((value, c) => (typeof value === 'string' ? '@' : ((formats?.[r]?.[c] as string | undefined) ?? 'General'))));
   range.values = values;
 }

@@ -5,6 +5,7 @@
 import type { Host } from '../../src/ui/host.js';
 import type { AddinRuntime } from '../runtime.js';
 import * as excel from '../excel-actions.js';
+import { excelSavedQueries } from '../saved-queries.js';
 
 function common(runtime: AddinRuntime): Pick<Host, 'functionName' | 'connection' | 'saveConnection' | 'canShareConnection' | 'backend' | 'backendFor' | 'lastQuota' | 'onQuota'> {
   return {
@@ -34,8 +35,8 @@ export function excelHost(runtime: AddinRuntime): Host {
     insertChart: excel.insertChart,
     refresh: () => excel.refresh(runtime),
     pinSelection: excel.pinSelection,
-    // Saved queries in the workbook come with the automation connector (hidden sheet _orgindex).
-    savedQueries: null,
+    // The hidden sheet _orgindex and defined names: the format `orgindex refresh` reads from cron.
+    savedQueries: excelSavedQueries(runtime),
   };
 }
 

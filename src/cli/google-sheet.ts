@@ -20,7 +20,7 @@ import { readFileSync } from 'node:fs';
 import { auth as googleAuth, sheets as sheetsApi, type sheets_v4 } from '@googleapis/sheets';
 import type { SavedQuery } from '../contract/saved-query.js';
 import { isErrorCell, type CellValue } from '../sheet/cells.js';
-import { columnNumber, ownedRangeName, parseStoredQuery, refreshMessageOf, serviceName, serviceOf, targetOf, type StoredQuery } from '../sheet/saved-query.js';
+import { columnLetters, columnNumber, ownedRangeName, parseStoredQuery, refreshMessageOf, serviceName, serviceOf, targetOf, type StoredQuery } from '../sheet/saved-query.js';
 import type { SheetFunctions } from '../sheet/functions.js';
 import { refreshFunctions, RefreshUsageError, type QueryOutcome, type RefreshOptions } from './refresh.js';
 
@@ -39,13 +39,6 @@ export interface GoogleSheetOptions extends RefreshOptions {
 
 type Written = string | number | boolean;
 const written = (cell: CellValue): Written => (isErrorCell(cell) ? `${cell.error} ${cell.message}` : (cell ?? ''));
-
-/** Column letters of a 1-based column number (1 → A, 27 → AA). */
-function columnLetters(column: number): string {
-  let letters = '';
-  for (let n = column; n > 0; n = Math.floor((n - 1) / 26)) letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
-  return letters;
-}
 
 const a1 = (title: string, top: number, left: number, rows: number, columns: number): string =>
   `'${title.replace(/'/g, "''")}'!${columnLetters(left)}${String(top)}${rows > 1 || columns > 1 ? `:${columnLetters(left + columns - 1)}${String(top + rows - 1)}` : ''}`;

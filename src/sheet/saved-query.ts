@@ -50,6 +50,29 @@ export function columnNumber(letters: string): number {
   return column;
 }
 
+/** Column letters of a 1-based column number (1 → A, 27 → AA). */
+export function columnLetters(column: number): string {
+  let letters = '';
+  for (let n = column; n > 0; n = Math.floor((n - 1) / 26)) letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
+  return letters;
+}
+
+/**
+ * Why an answer of rows × columns written from the cell `from` may not be written: the first cell it
+ * would cover that the query does not own (its `owned` extent from `from`) and that is not empty — or null.
+ */
+export function answerConflict(answer: { rows: number; columns: number; from: string }, owned: { rows: number; columns: number }, isEmpty: (row: number, column: number) => boolean): string | null {
+  const [, letters = 'A', digits = '1'] = /^([A-Z]+)(\d+)$/.exec(answer.from) ?? [];
+  for (let r = 0; r < answer.rows; r++) {
+    for (let c = 0; c < answer.columns; c++) {
+      if ((r < owned.rows && c < owned.columns) || isEmpty(r, c)) continue;
+      const name = `${columnLetters(columnNumber(letters) + c)}${String(Number(digits) + r)}`;
+      return `The answer (${String(answer.rows)} × ${String(answer.columns)} cells from ${answer.from}) would overwrite ${name}: clear or move that cell, or move the saved query`;
+    }
+  }
+  return null;
+}
+
 /** Where a saved query writes, as a user reads it: 'Sheet 1'!B2. */
 export function targetOf(query: Pick<SavedQuery, 'sheet' | 'cell'>): string {
   return `'${query.sheet.replace(/'/g, "''")}'!${query.cell}`;

@@ -6,12 +6,8 @@
  */
 import { errorCell } from '../../src/sheet/cells.js';
 import { insertChart, insertFormula, insertValues, pinSelection, readSelectedColumn, writeBeside } from '../../addin/excel-actions.js';
+import { setLikeExcel, type Cell } from './workbook-stand-in.js';
 
-interface Cell {
-  value: unknown;
-  format: string;
-  formula?: string;
-}
 
 class StandInSheet {
   cells = new Map<string, Cell>();
@@ -103,17 +99,11 @@ class StandInRange {
     return this.grid((cell) => cell.value);
   }
   set values(values: unknown[][]) {
-    values.forEach((row, r) => { row.forEach((value, c) => {
-        const cell = this.sheet.cell(this.row + r, this.column + c);
-        // Excel's rule for text written through `values`: with format "@" it stays text; otherwise "=…" is a formula and numeric text a number.
-        if (typeof value === 'string' && cell.format !== '@' && value.startsWith('=')) cell.formula = value;
-        else if (typeof value === 'string' && cell.format !== '@' && value !== '' && Number.isFinite(Number(value))) cell.value = Number(value);
-        else {
-          cell.value = value;
-          delete cell.formula;
-        }
-      }); },
-    );
+    values.forEach((row, r) => {
+      row.forEach((value, c) => {
+        setLikeExcel(this.sheet.cell(this.row + r, this.column + c), value);
+      });
+    });
   }
   get numberFormat(): unknown[][] {
     return this.grid((cell) => cell.format);

@@ -162,7 +162,7 @@ describe('addin/manifest.xml', () => {
     expect(resource('bt:ShortStrings', attr(one('Namespace', customFunctions), 'resid'))).toBe('ORG');
   });
 
-  test('has a ribbon button for the task pane and the Refresh and Pin as values commands', () => {
+  test('has a ribbon button for the task pane and the Refresh, Refresh saved queries and Pin as values commands', () => {
     expect(all('OfficeTab', ribbon).length + all('CustomTab', ribbon).length).toBe(1);
     expect(actions('ShowTaskpane')).toHaveLength(1);
     const showTaskpane = actions('ShowTaskpane')[0]!;
@@ -172,7 +172,7 @@ describe('addin/manifest.xml', () => {
       const control = controls.find((candidate) => candidate.childNodes.includes(action))!;
       return [resource('bt:ShortStrings', attr(one('Label', control), 'resid')), one('FunctionName', action).text.trim()];
     });
-    expect(commands).toEqual([['Refresh', 'refreshResults'], ['Pin as values', 'pinAsValues']]);
+    expect(commands).toEqual([['Refresh', 'refreshResults'], ['Refresh saved queries', 'refreshSavedQueries'], ['Pin as values', 'pinAsValues']]);
     const ids = [...all('Group', ribbon), ...controls].map((element) => attr(element, 'id'));
     expect(new Set(ids).size).toBe(ids.length);
     for (const id of ids) expect(id.length).toBeGreaterThan(0);

@@ -4,12 +4,14 @@
  * The Sheets project keeps each query as document-visible developer metadata on its sheet and the cells
  * it owns as a named range `ORGINDEX_<id>` (appsscript/src/saved-queries.ts); this does what its refresher
  * does, in a fixed number of API calls however many queries there are (Google limits requests per
- * minute; 429 and 5xx answers are retried with exponential backoff):
+ * minute; a 429 is retried with exponential backoff, a read also after a 5xx; a failed write fails the run's
+ * queries with the reason, never the whole report):
  *  1. spreadsheets.get — sheets, merges, developer metadata, named ranges;
  *  2. values.batchGet — what is in the cells each answer will cover (a query never overwrites a cell it
  *     does not own, nor writes into merged cells; it fails naming the cell);
- *  3. spreadsheets.batchUpdate — sheets grown to fit, and the cells to be written claimed (named ranges
- *     over old and new extents, status "writing"), so a run killed midway leaves queries that own them;
+ *  3. spreadsheets.batchUpdate — sheets grown to fit (absolute sizes), and the cells to be written claimed
+ *     (named ranges over old and new extents, status "writing"), so a run killed midway leaves queries
+ *     that own them; answers overlapping each other or another query's cells fail before this;
  *  4. values.batchClear of the old extents, 5. values.batchUpdate of the new values (RAW: text stays text,
  *     "=…" never becomes a formula);
  *  6. spreadsheets.batchUpdate — named ranges to the new extents, each query's extent, time and status.
@@ -69,14 +71,21 @@ function clientOf(options: GoogleSheetOptions): sheets_v4.Sheets {
     ...(options.apiRoot ? { rootUrl: options.apiRoot.replace(/\/*$/, '/') } : {}),
     retryConfig: {
       retry: 5,
-      retryDelay: options.retryDelayMs ?? 1_000,
-      retryDelayMultiplier: 2,
-      statusCodesToRetry: [
-        [429, 429],
-        [500, 599],
-      ],
-      // Every call here is safe to repeat (reads, or writes of the same values).
-      httpMethodsToRetry: ['GET', 'POST', 'PUT'],
+      // 429 means the request was not applied: every call may repeat it. A read may also repeat after a
+      // 5xx or no answer; a write may not (it may have been applied), so that run fails and says so.
+      shouldRetry: (error) => {
+        const status = error.response?.status;
+        const attempt = error.config.retryConfig?.currentRetryAttempt ?? 0;
+        if (attempt >= 5) return false;
+        if (status === 429) return true;
+        return error.config.method === 'GET' && (status === undefined || status >= 500);
+      },
+      // 1, 2, 4, 8, 16 s (and a little jitter): Google's per-minute quotas refill within the minute.
+      retryBackoff: async (error) => {
+        const attempt = error.config.retryConfig?.currentRetryAttempt ?? 1;
+        const base = options.retryDelayMs ?? 1_000;
+        await new Promise((resolve) => setTimeout(resolve, base * 2 ** Math.max(0, attempt - 1) * (1 + Math.random() * 0.1)));
+      },
     },
   });
 }
@@ -188,10 +197,23 @@ export async function refreshGoogleSheet(spreadsheetId: string, options: GoogleS
     return a1(p.sheet.title ?? '', p.top, p.left, rows, columns);
   };
   const current = toCheck.length === 0 ? [] : ((await api.spreadsheets.values.batchGet({ spreadsheetId, ranges: toCheck.map(inGrid), valueRenderOption: 'FORMULA' })).data.valueRanges ?? []);
+  // Checked against the sheet as read, and against each other: two answers (or an answer and another
+  // query's cells) on the same cells would overwrite each other, both "ok". The later one fails.
+  const taken: { sheetId: number; top: number; left: number; rows: number; columns: number; id: string }[] = (spreadsheet.namedRanges ?? []).flatMap((named) => {
+    const owner = stored.find(({ stored: entry }) => ownedRangeName(entry.id) === named.name);
+    const range = named.range;
+    return owner && range ? [{ sheetId: range.sheetId ?? 0, top: (range.startRowIndex ?? 0) + 1, left: (range.startColumnIndex ?? 0) + 1, rows: (range.endRowIndex ?? 0) - (range.startRowIndex ?? 0), columns: (range.endColumnIndex ?? 0) - (range.startColumnIndex ?? 0), id: owner.stored.id }] : [];
+  });
+  const overlaps = (a: { sheetId: number; top: number; left: number; rows: number; columns: number }, b: typeof a): boolean =>
+    a.sheetId === b.sheetId && a.top < b.top + b.rows && b.top < a.top + a.rows && a.left < b.left + b.columns && b.left < a.left + a.columns;
   const writable = placed.filter((p) => {
     const index = toCheck.indexOf(p);
     try {
       if (index >= 0) assertFree(p, spreadsheet.sheets?.find((s) => s.properties?.sheetId === p.sheet.sheetId)?.merges ?? [], (current[index]?.values ?? []) as unknown[][]);
+      const area = { sheetId: p.sheet.sheetId ?? 0, top: p.top, left: p.left, rows: Math.max(p.values.length, 1), columns: Math.max(p.values[0]?.length ?? 0, 1), id: p.query.id };
+      const other = taken.find((candidate) => candidate.id !== p.query.id && overlaps(area, candidate));
+      if (other) throw new Error(`The answer would cover cells of the saved query ${other.id} (${a1(p.sheet.title ?? '', other.top, other.left, other.rows, other.columns)}): move one of the two queries`);
+      taken.push(area);
       return true;
     } catch (error) {
       fail(p.query, error);
@@ -205,19 +227,29 @@ export async function refreshGoogleSheet(spreadsheetId: string, options: GoogleS
     const needed = growth.get(p.sheet.sheetId ?? 0) ?? { rows: p.sheet.gridProperties?.rowCount ?? 0, columns: p.sheet.gridProperties?.columnCount ?? 0 };
     growth.set(p.sheet.sheetId ?? 0, { rows: Math.max(needed.rows, p.top + p.values.length - 1), columns: Math.max(needed.columns, p.left + (p.values[0]?.length ?? 0) - 1) });
   }
+  // Absolute sizes (not "append n rows"): the same request applied twice grows the sheet once.
   const grow: sheets_v4.Schema$Request[] = [...growth].flatMap(([sheetId, size]) => {
-    const sheet = spreadsheet.sheets?.find((s) => s.properties?.sheetId === sheetId)?.properties?.gridProperties;
-    return [
-      ...(size.rows > (sheet?.rowCount ?? 0) ? [{ appendDimension: { sheetId, dimension: 'ROWS', length: size.rows - (sheet?.rowCount ?? 0) } }] : []),
-      ...(size.columns > (sheet?.columnCount ?? 0) ? [{ appendDimension: { sheetId, dimension: 'COLUMNS', length: size.columns - (sheet?.columnCount ?? 0) } }] : []),
-    ];
+    const grid = spreadsheet.sheets?.find((s) => s.properties?.sheetId === sheetId)?.properties?.gridProperties;
+    if (size.rows <= (grid?.rowCount ?? 0) && size.columns <= (grid?.columnCount ?? 0)) return [];
+    return [{ updateSheetProperties: { properties: { sheetId, gridProperties: { rowCount: Math.max(size.rows, grid?.rowCount ?? 0), columnCount: Math.max(size.columns, grid?.columnCount ?? 0) } }, fields: 'gridProperties(rowCount,columnCount)' } }];
   });
   const claims = writable.flatMap((p) => {
     const rows = Math.max(p.values.length, p.owned.rows);
     const columns = Math.max(p.values[0]?.length ?? 0, p.owned.columns);
     return [namedRangeRequest(p, rows, columns), metadataUpdate(p.metadataId, { ...p.query, extent: { rows, columns }, status: 'writing' })];
   });
+  let completed = writable;
   if (writable.length > 0) {
+    try {
+      await claimAndWrite();
+    } catch (error) {
+      // Whatever was claimed stays claimed (the next run owns it); the queries say what failed.
+      const message = `The Sheets API failed during the write: ${(error as Error).message}. The cells stay claimed by their queries; run the refresh again.`;
+      for (const p of writable) outcomes.set(p.query.id, { id: p.query.id, target: targetOf(p.query), ok: false, message });
+      completed = [];
+    }
+  }
+  async function claimAndWrite(): Promise<void> {
     const { data } = await api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests: [...grow, ...claims] } });
     // A named range just added has an id now: the final update names it.
     (data.replies ?? []).slice(grow.length).forEach((reply) => {
@@ -235,7 +267,7 @@ export async function refreshGoogleSheet(spreadsheetId: string, options: GoogleS
   // 6. Named ranges to the new extents; every query's state stored.
   const at = (options.now ?? (() => new Date()))().toISOString();
   const finals: sheets_v4.Schema$Request[] = [];
-  for (const p of writable) {
+  for (const p of completed) {
     const rows = p.values.length;
     const columns = p.values[0]?.length ?? 0;
     finals.push(namedRangeRequest(p, rows, columns), metadataUpdate(p.metadataId, { ...p.query, sheet: p.sheet.title ?? p.query.sheet, cell: `${columnLetters(p.left)}${String(p.top)}`, extent: { rows, columns }, last_refreshed: at, status: 'ok' }));
@@ -245,6 +277,13 @@ export async function refreshGoogleSheet(spreadsheetId: string, options: GoogleS
     const outcome = outcomes.get(entry.id);
     if (entry.query && outcome && !outcome.ok) finals.push(metadataUpdate(metadataId, { ...entry.query, status: outcome.message }));
   }
-  if (finals.length > 0) await api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests: finals } });
+  if (finals.length > 0) {
+    try {
+      await api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests: finals } });
+    } catch (error) {
+      // The values are written; only the stamps are missing (the next run stamps them).
+      for (const outcome of outcomes.values()) if (outcome.ok) outcome.message = `${outcome.message}; not stamped: ${(error as Error).message}`;
+    }
+  }
   return stored.map(({ stored: entry }) => outcomes.get(entry.id) ?? { id: entry.id, target: '?', ok: false, message: 'not refreshed' });
 }

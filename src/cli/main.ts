@@ -130,9 +130,15 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
       try {
         const common = { ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}), ...(apiKey ? { apiKey } : {}) };
         const apiRoot = process.env.ORGINDEX_SHEETS_API_URL;
+        // The service account's token goes wherever this points: Google, or a loopback proxy / test stand-in.
+        if (apiRoot !== undefined && !/^(https:\/\/([a-z0-9-]+\.)*googleapis\.com|https?:\/\/(127\.0\.0\.1|localhost|\[::1\]))(:\d+)?(\/|$)/.test(apiRoot)) {
+          throw new RefreshUsageError('ORGINDEX_SHEETS_API_URL must be an https URL under googleapis.com, or a loopback address');
+        }
+        const retryMs = process.env.ORGINDEX_SHEETS_RETRY_MS;
+        if (retryMs !== undefined && !/^[1-9]\d{0,5}$/.test(retryMs)) throw new RefreshUsageError('ORGINDEX_SHEETS_RETRY_MS must be a whole number of milliseconds');
         const outcomes =
           options.googleSheet !== undefined
-            ? await refreshGoogleSheet(options.googleSheet, { ...common, credentials: options.credentials ?? '', ...(apiRoot ? { apiRoot } : {}), ...(process.env.ORGINDEX_SHEETS_RETRY_MS ? { retryDelayMs: Number(process.env.ORGINDEX_SHEETS_RETRY_MS) } : {}) })
+            ? await refreshGoogleSheet(options.googleSheet, { ...common, credentials: options.credentials ?? '', ...(apiRoot ? { apiRoot } : {}), ...(retryMs ? { retryDelayMs: Number(retryMs) } : {}) })
             : await refreshWorkbook(workbook ?? '', common);
         for (const outcome of outcomes) io.stdout(`${outcome.ok ? 'ok    ' : 'FAILED'}  ${outcome.target}  ${outcome.ok ? outcome.message.slice(3) : outcome.message}\n`);
         const failed = outcomes.filter((outcome) => !outcome.ok).length;

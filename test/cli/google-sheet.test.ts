@@ -63,10 +63,10 @@ function spreadsheet(): StandInSheet[] {
   ];
 }
 
-async function refresh(standIn: SheetsApiStandIn) {
+async function refresh(standIn: SheetsApiStandIn, env: Record<string, string> = {}) {
   try {
     const { stdout, stderr } = await run(process.execPath, [BIN, 'refresh', '--google-sheet', standIn.spreadsheetId, '--credentials', credentials, '--base-url', server.url], {
-      env: { ...process.env, ORGINDEX_API_KEY: server.key, ORGINDEX_SHEETS_API_URL: standIn.url, ORGINDEX_SHEETS_RETRY_MS: '20' },
+      env: { ...process.env, ORGINDEX_API_KEY: server.key, ORGINDEX_SHEETS_API_URL: standIn.url, ORGINDEX_SHEETS_RETRY_MS: '20', ...env },
       timeout: 120_000,
     });
     return { code: 0, stdout, stderr };
@@ -114,7 +114,7 @@ test('the saved queries of a Google Sheet refreshed through the Sheets API: the 
     const statsRows = stats.data.length + 1;
     expect(batchGet?.query).toEqual({ ranges: ["'Leads'!B3:C8", "'Leads'!E1:F6", `'Leads'!J1:K${String(statsRows)}`, "'Counts'!A1:B3"], valueRenderOption: ['FORMULA'] });
     expect((claim?.body as { requests: unknown[] }).requests).toEqual([
-      { appendDimension: { sheetId: 7, dimension: 'ROWS', length: statsRows - 3 } },
+      { updateSheetProperties: { properties: { sheetId: 7, gridProperties: { rowCount: statsRows, columnCount: 2 } }, fields: 'gridProperties(rowCount,columnCount)' } },
       { addNamedRange: { namedRange: { name: 'ORGINDEX_search_1', range: { sheetId: 0, startRowIndex: 2, endRowIndex: 8, startColumnIndex: 1, endColumnIndex: 3 } } } },
       { updateDeveloperMetadata: { dataFilters: [{ developerMetadataLookup: { metadataId: 11 } }], developerMetadata: { metadataValue: expect.stringContaining('"status":"writing"') as unknown }, fields: 'metadataValue' } },
       { addNamedRange: { namedRange: { name: 'ORGINDEX_stats_1', range: { sheetId: 7, startRowIndex: 0, endRowIndex: statsRows, startColumnIndex: 0, endColumnIndex: 2 } } } },
@@ -195,3 +195,33 @@ test('usage errors exit 2: a key file that is not a service account, a sheet wit
     await standIn.close();
   }
 }, 60_000);
+
+test('answers that would overlap each other fail before any write; a failed write fails its queries, with the reason, and the claim stays', async () => {
+  const sheets = spreadsheet();
+  const leads = sheets[0] as StandInSheet;
+  leads.metadata = [
+    { metadataId: 11, metadataKey: 'orgindex.query.a', metadataValue: query('a', 'Leads', 'B3', { interface: 'v2', route: 'search', body: SEARCH_BODY, rows: 5 }) },
+    { metadataId: 12, metadataKey: 'orgindex.query.b', metadataValue: query('b', 'Leads', 'B6', { interface: 'v2', route: 'search', body: SEARCH_BODY, rows: 2 }) },
+  ];
+  const standIn = new SheetsApiStandIn('overlap', sheets.slice(0, 1));
+  await standIn.start();
+  try {
+    const first = await refresh(standIn);
+    expect(first.stdout.split('\n').filter(Boolean)).toEqual(["ok      'Leads'!B3  (6 × 2)", "FAILED  'Leads'!B6  The answer would cover cells of the saved query a ('Leads'!B3:C8): move one of the two queries"]);
+
+    // The values call fails (500 on a write is not retried: it may have been applied).
+    standIn.failNext = '/values:batchUpdate';
+    const failed = await refresh(standIn);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toContain("FAILED  'Leads'!B3  The Sheets API failed during the write:");
+    expect(standIn.requests.filter((request) => request.path.endsWith('/values:batchUpdate'))).toHaveLength(2);
+    expect(stamp(standIn, 'Leads', 'a').status).toMatch(/^The Sheets API failed during the write/);
+    expect(standIn.namedRanges.map((range) => range.name)).toEqual(['ORGINDEX_a']);
+    // The next run refreshes it.
+    expect((await refresh(standIn)).stdout).toContain("ok      'Leads'!B3  (6 × 2)");
+    const proxy = await refresh(standIn, { ORGINDEX_SHEETS_API_URL: 'http://sheets.example.com' });
+    expect([proxy.code, proxy.stderr]).toEqual([2, expect.stringContaining('must be an https URL under googleapis.com, or a loopback address') as unknown]);
+  } finally {
+    await standIn.close();
+  }
+}, 120_000);

@@ -1,7 +1,8 @@
 /**
  * STAND-IN for the Google Sheets API v4 on a loopback port (Google cannot be reached here): the five calls
  * `orgindex refresh --google-sheet` makes — spreadsheets.get, values.batchGet, spreadsheets.batchUpdate
- * (appendDimension, addNamedRange, updateNamedRange, updateDeveloperMetadata), values.batchClear and
+ * (updateSheetProperties, addNamedRange, updateNamedRange, updateDeveloperMetadata; all or nothing, as
+ * Google applies a batch), values.batchClear and
  * values.batchUpdate — over an in-memory spreadsheet, recording every request as it arrived. It answers
  * as the API documents: 0-based end-exclusive grid ranges, trailing empty cells left out of value ranges.
  */
@@ -46,6 +47,8 @@ export class SheetsApiStandIn {
   readonly namedRanges: { namedRangeId: string; name: string; range: GridRange }[] = [];
   /** Answer the next requests with 429 (rate limit), as Google does under load. */
   rateLimitNext = 0;
+  /** Fail the next request to this path (e.g. "/values:batchUpdate") with a 500, once. */
+  failNext: string | null = null;
   private server: Server | null = null;
   private nextNamedRangeId = 1;
   url = '';
@@ -62,7 +65,15 @@ export class SheetsApiStandIn {
         const query: Record<string, string[]> = {};
         for (const [key, value] of url.searchParams) (query[key] ??= []).push(value);
         this.requests.push({ method: request.method ?? '', path: decodeURIComponent(url.pathname), query, body, authorization: request.headers.authorization });
-        const answer = this.rateLimitNext > 0 ? ((this.rateLimitNext -= 1), { status: 429, json: { error: { code: 429, message: 'Quota exceeded', status: 'RESOURCE_EXHAUSTED' } } }) : this.answer(request.method ?? '', decodeURIComponent(url.pathname), query, body);
+        const path = decodeURIComponent(url.pathname);
+        let answer: { status: number; json: unknown };
+        if (this.rateLimitNext > 0) {
+          this.rateLimitNext -= 1;
+          answer = { status: 429, json: { error: { code: 429, message: 'Quota exceeded', status: 'RESOURCE_EXHAUSTED' } } };
+        } else if (this.failNext !== null && path.endsWith(this.failNext)) {
+          this.failNext = null;
+          answer = { status: 500, json: { error: { code: 500, message: 'Internal error encountered.', status: 'INTERNAL' } } };
+        } else answer = this.answer(request.method ?? '', path, query, body);
         response.writeHead(answer.status, { 'content-type': 'application/json' });
         response.end(JSON.stringify(answer.json));
       });
@@ -123,7 +134,18 @@ export class SheetsApiStandIn {
       if (method === 'GET' && path === `${base}/values:batchGet`) {
         return { status: 200, json: { spreadsheetId: this.spreadsheetId, valueRanges: (query.ranges ?? []).map((a1) => ({ range: a1, majorDimension: 'ROWS', values: this.read(a1) })) } };
       }
-      if (method === 'POST' && path === `${base}:batchUpdate`) return { status: 200, json: { spreadsheetId: this.spreadsheetId, replies: (body as { requests: Record<string, unknown>[] }).requests.map((request) => this.apply(request)) } };
+      if (method === 'POST' && path === `${base}:batchUpdate`) {
+        // All or nothing, as Google applies a batch: a failing request leaves the spreadsheet as it was.
+        const before = JSON.stringify({ sheets: this.sheets.map(({ cells: _cells, ...sheet }) => sheet), named: this.namedRanges });
+        try {
+          return { status: 200, json: { spreadsheetId: this.spreadsheetId, replies: (body as { requests: Record<string, unknown>[] }).requests.map((request) => this.apply(request)) } };
+        } catch (error) {
+          const saved = JSON.parse(before) as { sheets: Omit<StandInSheet, 'cells'>[]; named: SheetsApiStandIn['namedRanges'] };
+          saved.sheets.forEach((sheet, i) => Object.assign(this.sheets[i] as StandInSheet, sheet));
+          this.namedRanges.splice(0, this.namedRanges.length, ...saved.named);
+          throw error;
+        }
+      }
       if (method === 'POST' && path === `${base}/values:batchClear`) {
         for (const a1 of (body as { ranges: string[] }).ranges) this.write(a1, null);
         return { status: 200, json: { spreadsheetId: this.spreadsheetId, clearedRanges: (body as { ranges: string[] }).ranges } };
@@ -172,11 +194,12 @@ export class SheetsApiStandIn {
   private apply(request: Record<string, unknown>): unknown {
     const [kind, detail] = Object.entries(request)[0] as [string, Record<string, unknown>];
     switch (kind) {
-      case 'appendDimension': {
-        const sheet = this.sheets.find((candidate) => candidate.sheetId === detail.sheetId);
-        if (!sheet) throw new Error('No grid with id');
-        if (detail.dimension === 'ROWS') sheet.rowCount += Number(detail.length);
-        else sheet.columnCount += Number(detail.length);
+      case 'updateSheetProperties': {
+        const properties = detail.properties as { sheetId: number; gridProperties: { rowCount: number; columnCount: number } };
+        const sheet = this.sheets.find((candidate) => candidate.sheetId === properties.sheetId);
+        if (!sheet || detail.fields !== 'gridProperties(rowCount,columnCount)') throw new Error('No grid with id, or another fields mask');
+        sheet.rowCount = properties.gridProperties.rowCount;
+        sheet.columnCount = properties.gridProperties.columnCount;
         return {};
       }
       case 'addNamedRange': {

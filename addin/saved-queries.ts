@@ -75,7 +75,7 @@ async function refreshOne(context: Excel.RequestContext, runtime: AddinRuntime, 
   const columns = table[0]?.length ?? 0;
   const previous = !owned.isNullObject && query.extent && query.extent.rows > 0 ? { rows: owned.rowCount, columns: owned.columnCount } : { rows: 0, columns: 0 };
   const target = rows > 0 ? anchor.getResizedRange(rows - 1, columns - 1) : null;
-  const merged = target?.getMergedAreasOrNullObject() ?? null;
+  const merged = target && canReadMerges() ? target.getMergedAreasOrNullObject() : null;
   target?.load(['values', 'formulas']);
   merged?.load('address');
   await context.sync();
@@ -85,16 +85,52 @@ async function refreshOne(context: Excel.RequestContext, runtime: AddinRuntime, 
     const conflict = answerConflict({ rows, columns, from: cell }, previous, (r, c) => target.values[r]?.[c] === '' && !String(target.formulas[r]?.[c] ?? '').startsWith('='));
     if (conflict) throw new Error(conflict);
   }
+  // Claimed before anything is cleared or written: a batch that fails midway leaves a name over every cell it may have touched.
+  const union = anchor.getResizedRange(Math.max(rows, previous.rows, 1) - 1, Math.max(columns, previous.columns, 1) - 1);
+  if (!named.isNullObject) named.delete();
+  context.workbook.names.add(name, union);
+  await context.sync();
   if (previous.rows > 0 && !owned.isNullObject) {
     owned.clear(Excel.ClearApplyTo.contents);
     // Cells the answer no longer uses must not stay text-formatted.
     owned.numberFormat = Array.from({ length: previous.rows }, () => Array.from({ length: previous.columns }, () => 'General'));
   }
   if (target) writeValues(target, table);
-  if (!named.isNullObject) named.delete();
+  context.workbook.names.getItem(name).delete();
   context.workbook.names.add(name, target ?? anchor);
   await context.sync();
   return { ...query, sheet: sheetName, cell, extent: { rows, columns }, last_refreshed: at, status: 'ok' };
+}
+
+/**
+ * One saved-query operation at a time: each reads the whole store, waits on the service, then rewrites
+ * it — a refresh from the ribbon and an insert from the task pane must not write over each other.
+ */
+let queue: Promise<unknown> = Promise.resolve();
+function serialized<T>(work: () => Promise<T>): Promise<T> {
+  const next = queue.then(work, work);
+  queue = next.catch(() => undefined);
+  return next;
+}
+
+/** An id for a new query (crypto.randomUUID is missing from older Office webviews). */
+function newId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/** Merged areas can be read from ExcelApi 1.13; an older Excel skips that check (writing into them then fails the query). */
+const canReadMerges = (): boolean => typeof Office === 'undefined' || Office.context.requirements.isSetSupported('ExcelApi', '1.13');
+
+/** Each row's query's top-left cell now, from its defined name ([sheet, cell]), or null without one. */
+async function anchorsOf(context: Excel.RequestContext, rows: readonly Row[]): Promise<([string, string] | null)[]> {
+  const ranges = rows.map((row) => {
+    const range = context.workbook.names.getItemOrNullObject(ownedRangeName(row.stored.id)).getRangeOrNullObject();
+    range.load('address');
+    return range;
+  });
+  await context.sync();
+  return ranges.map((range) => (range.isNullObject ? null : split(range.address)));
 }
 
 /** A fresh set of functions: a refresh asks the service again, never the formulas' cache. */
@@ -103,27 +139,39 @@ const freshFunctions = (runtime: AddinRuntime): SheetFunctions => new SheetFunct
 export function excelSavedQueries(runtime: AddinRuntime): SavedQueriesHost {
   return {
     insert: (request: SavedQueryRequest, output: SavedQueryOutput) =>
-      Excel.run(async (context) => {
-        await runtime.ready;
-        const selected = context.workbook.getSelectedRange().getCell(0, 0);
-        selected.load('address');
-        await context.sync();
-        const [sheet, cell] = split(selected.address);
-        const rows = await readStore(context);
-        const existing = rows.find((row) => row.stored.query?.sheet === sheet && row.stored.query.cell === cell);
-        const parsed = SavedQuerySchema.safeParse({ request, output, id: existing?.stored.id ?? crypto.randomUUID(), sheet, cell, service: serviceOfRuntime(runtime), extent: existing?.stored.query?.extent ?? null });
-        if (!parsed.success) throw new Error(`The query cannot be saved: ${zodMessage(parsed.error)}`);
-        const refreshed = await refreshOne(context, runtime, freshFunctions(runtime), parsed.data, new Date().toISOString());
-        const entry: Row = { stored: { id: refreshed.id, query: refreshed, problem: null, row: -1 }, raw: [] };
-        await writeStore(context, existing ? rows.map((row) => (row === existing ? entry : row)) : [...rows, entry]);
-        return summaryOf(refreshed);
-      }),
-    list: () =>
-      Excel.run(async (context) =>
-        (await readStore(context)).map(({ stored }) => (stored.query ? summaryOf(stored.query) : { id: stored.id, target: '?', description: 'unreadable', last_refreshed: null, status: stored.problem })),
+      serialized(() =>
+        Excel.run(async (context) => {
+          await runtime.ready;
+          const selected = context.workbook.getSelectedRange().getCell(0, 0);
+          selected.load('address');
+          await context.sync();
+          const [sheet, cell] = split(selected.address);
+          if (sheet === SAVED_QUERY_SHEET) throw new Error(`Select a cell on another sheet: "${SAVED_QUERY_SHEET}" keeps the saved queries themselves`);
+          const rows = await readStore(context);
+          // A query already anchored at this cell (where its defined name is now, not where it was saved) is replaced.
+          const anchors = await anchorsOf(context, rows);
+          const existing = rows.find((_, i) => anchors[i]?.[0] === sheet && anchors[i][1] === cell);
+          const parsed = SavedQuerySchema.safeParse({ request, output, id: existing?.stored.id ?? newId(), sheet, cell, service: serviceOfRuntime(runtime), extent: existing?.stored.query?.extent ?? null });
+          if (!parsed.success) throw new Error(`The query cannot be saved: ${zodMessage(parsed.error)}`);
+          const refreshed = await refreshOne(context, runtime, freshFunctions(runtime), parsed.data, new Date().toISOString());
+          const entry: Row = { stored: { id: refreshed.id, query: refreshed, problem: null, row: -1 }, raw: [] };
+          await writeStore(context, existing ? rows.map((row) => (row === existing ? entry : row)) : [...rows, entry]);
+          return summaryOf(refreshed);
+        }),
       ),
-    remove: (id: string) =>
+    list: () =>
       Excel.run(async (context) => {
+        const rows = await readStore(context);
+        const anchors = await anchorsOf(context, rows);
+        return rows.map(({ stored }, i) => {
+          if (!stored.query) return { id: stored.id, target: '?', description: 'unreadable', last_refreshed: null, status: stored.problem };
+          // Where the query is now: its defined name moves with inserted rows and renamed sheets.
+          const [sheet, cell] = anchors[i] ?? [stored.query.sheet, stored.query.cell];
+          return summaryOf({ ...stored.query, sheet, cell });
+        });
+      }),
+    remove: (id: string) =>
+      serialized(() => Excel.run(async (context) => {
         const rows = await readStore(context);
         if (!rows.some((row) => row.stored.id === id)) throw new Error('No such saved query (it may have been removed already)');
         context.workbook.names.getItemOrNullObject(ownedRangeName(id)).delete();
@@ -131,14 +179,18 @@ export function excelSavedQueries(runtime: AddinRuntime): SavedQueriesHost {
           context,
           rows.filter((row) => row.stored.id !== id),
         );
-      }),
+      })),
     refreshAll: () => refreshSavedQueries(runtime),
     schedule: null,
   };
 }
 
 /** Refreshes every saved query of the workbook (the task pane's "Refresh all now", the ribbon's command). */
-export async function refreshSavedQueries(runtime: AddinRuntime): Promise<RefreshReport> {
+export function refreshSavedQueries(runtime: AddinRuntime): Promise<RefreshReport> {
+  return serialized(() => refreshAll(runtime));
+}
+
+async function refreshAll(runtime: AddinRuntime): Promise<RefreshReport> {
   await runtime.ready;
   const at = new Date().toISOString();
   const report: RefreshReport = { at, refreshed: 0, failed: [], postponed: 0, skipped: null };

@@ -95,3 +95,26 @@ test('a query saved on another connection is not refreshed on this one', async (
   const report = await refreshSavedQueries(addinRuntime());
   expect(report.failed[0]?.message).toBe(`This query was saved against https://orgindex.example; the add-in is connected to ${serviceOf(server.url) ?? ''}. Connect to https://orgindex.example under Connection, or remove the query and insert it again.`);
 });
+
+test('a new insert where a query used to be (it moved with inserted rows) is a new query; the store sheet is refused; operations run one at a time', async () => {
+  const { workbook, leads, saved } = setup();
+  workbook.selection = leads.getRange('B3');
+  await saved.insert(searchRequest(2), OUTPUT);
+  leads.insertRowsAbove(0, 5);
+  workbook.selection = leads.getRange('B3');
+  await saved.insert(searchRequest(2), OUTPUT);
+  // The list shows where each query is now.
+  expect((await saved.list()).map((query) => query.target).sort()).toEqual(["'Leads'!B3", "'Leads'!B8"]);
+  expect(stored(workbook).map((entry) => entry.query?.id).filter((id, i, ids) => ids.indexOf(id) === i)).toHaveLength(2);
+  expect(leads.getRange('B8').values).toEqual([['domain']]);
+
+  workbook.selection = workbook.sheet('_orgindex').getRange('A10');
+  await expect(saved.insert(searchRequest(2), OUTPUT)).rejects.toThrow('Select a cell on another sheet: "_orgindex" keeps the saved queries themselves');
+
+  // A refresh and an insert started together: both land in the store.
+  workbook.selection = workbook.sheet('Notes').getRange('D4');
+  const [report] = await Promise.all([refreshSavedQueries(addinRuntime()), saved.insert(searchRequest(2), OUTPUT)]);
+  expect(report.refreshed).toBe(2);
+  expect(stored(workbook)).toHaveLength(3);
+  expect(stored(workbook).every((entry) => entry.query?.status === 'ok')).toBe(true);
+});

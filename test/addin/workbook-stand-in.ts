@@ -199,6 +199,10 @@ export class StandInWorkbook {
               delete: () => this.definedNames.delete(name),
             };
           },
+          getItem: (name: string) => {
+            if (!this.definedNames.has(name)) throw new Error(`ItemNotFound: ${name}`);
+            return { delete: () => this.definedNames.delete(name) };
+          },
           add: (name: string, range: WorkbookRange) => {
             if (this.definedNames.has(name)) throw new Error(`The name ${name} already exists`);
             this.definedNames.set(name, { sheet: range.sheet, row: range.row, column: range.column, rows: range.rowCount, columns: range.columnCount });

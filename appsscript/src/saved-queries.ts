@@ -18,7 +18,7 @@
  */
 import * as z from 'zod';
 import { RefreshScheduleSchema, SavedQuerySchema, type RefreshReport, type RefreshSchedule, type SavedQuery, type SavedQueryInput } from '../../src/contract/saved-query.js';
-import { columnNumber, describeSavedQuery, ownedRangeName, parseStoredQuery, refreshMessageOf, serviceName, serviceOf, summaryOf, targetOf, zodMessage, type SavedQuerySummary, type ScheduleView, type StoredQuery } from '../../src/sheet/saved-query.js';
+import { answerConflict, columnNumber, describeSavedQuery, ownedRangeName, parseStoredQuery, refreshMessageOf, serviceName, serviceOf, summaryOf, targetOf, zodMessage, type SavedQuerySummary, type ScheduleView, type StoredQuery } from '../../src/sheet/saved-query.js';
 import type { SyncSheetFunctions } from '../../src/sheet/sync-functions.js';
 import { createFunctions, currentConnection } from './runtime.js';
 import { activeCell, rectangle, writeValues, type Written } from './sheet-actions.js';
@@ -136,20 +136,12 @@ export function removeSavedQuery(id: string): void {
   if (!removed) throw new Error(BUSY);
 }
 
-const cellName = (range: Range, row: number, column: number): string => range.getCell(row, column).getA1Notation();
-
 /** Cells outside what the query wrote last time must be empty: a refresh that grows never eats a user's data. */
 function assertFree(target: Range, previous: SavedQuery['extent']): void {
   const values = target.getValues();
   const formulas = target.getFormulas();
-  for (let r = 0; r < values.length; r++) {
-    for (let c = 0; c < (values[r]?.length ?? 0); c++) {
-      if (previous && r < previous.rows && c < previous.columns) continue;
-      if (values[r]?.[c] !== '' || formulas[r]?.[c] !== '') {
-        throw new Error(`The answer (${target.getNumRows()} × ${target.getNumColumns()} cells from ${cellName(target, 1, 1)}) would overwrite ${cellName(target, r + 1, c + 1)}: clear or move that cell, or remove this saved query and insert it elsewhere`);
-      }
-    }
-  }
+  const conflict = answerConflict({ rows: target.getNumRows(), columns: target.getNumColumns(), from: target.getCell(1, 1).getA1Notation() }, previous ?? { rows: 0, columns: 0 }, (r, c) => values[r]?.[c] === '' && formulas[r]?.[c] === '');
+  if (conflict) throw new Error(conflict);
 }
 
 /** The v2 base URL of the current connection, or null for the embedded sample (as SavedQuery.service). */

@@ -22,7 +22,7 @@ import { readFileSync } from 'node:fs';
 import { auth as googleAuth, sheets as sheetsApi, type sheets_v4 } from '@googleapis/sheets';
 import type { SavedQuery } from '../contract/saved-query.js';
 import { isErrorCell, type CellValue } from '../sheet/cells.js';
-import { columnLetters, columnNumber, ownedRangeName, parseStoredQuery, refreshMessageOf, serviceName, serviceOf, targetOf, type StoredQuery } from '../sheet/saved-query.js';
+import { answerConflict, columnLetters, columnNumber, ownedRangeName, parseStoredQuery, refreshMessageOf, serviceName, serviceOf, targetOf, type StoredQuery } from '../sheet/saved-query.js';
 import type { SheetFunctions } from '../sheet/functions.js';
 import { refreshFunctions, RefreshUsageError, type QueryOutcome, type RefreshOptions } from './refresh.js';
 
@@ -123,19 +123,12 @@ function assertFree(placed: Placed, merges: sheets_v4.Schema$GridRange[], curren
   const rows = placed.values.length;
   const columns = placed.values[0]?.length ?? 0;
   const from = `${columnLetters(placed.left)}${String(placed.top)}`;
-  for (let r = 0; r < rows; r++) {
-    for (let c = 0; c < columns; c++) {
-      const row = placed.top - 1 + r;
-      const column = placed.left - 1 + c;
-      const name = `${columnLetters(column + 1)}${String(row + 1)}`;
-      if (merges.some((m) => row >= (m.startRowIndex ?? 0) && row < (m.endRowIndex ?? 0) && column >= (m.startColumnIndex ?? 0) && column < (m.endColumnIndex ?? 0))) {
-        throw new Error(`The answer (${String(rows)} × ${String(columns)} cells from ${from}) would write into the merged cells at ${name}: unmerge them, or move the saved query`);
-      }
-      const owned = r < placed.owned.rows && c < placed.owned.columns;
-      const value = current[r]?.[c];
-      if (!owned && value !== undefined && value !== '') throw new Error(`The answer (${String(rows)} × ${String(columns)} cells from ${from}) would overwrite ${name}: clear or move that cell, or move the saved query`);
-    }
-  }
+  const top = placed.top - 1;
+  const left = placed.left - 1;
+  const merge = merges.find((m) => (m.startRowIndex ?? 0) < top + rows && (m.endRowIndex ?? 0) > top && (m.startColumnIndex ?? 0) < left + columns && (m.endColumnIndex ?? 0) > left);
+  if (merge) throw new Error(`The answer (${String(rows)} × ${String(columns)} cells from ${from}) would write into the merged cells at ${columnLetters(Math.max(merge.startColumnIndex ?? 0, left) + 1)}${String(Math.max(merge.startRowIndex ?? 0, top) + 1)}: unmerge them, or move the saved query`);
+  const conflict = answerConflict({ rows, columns, from }, placed.owned, (r, c) => { const value = current[r]?.[c]; return value === undefined || value === ''; });
+  if (conflict) throw new Error(conflict);
 }
 
 const metadataUpdate = (metadataId: number, query: SavedQuery): sheets_v4.Schema$Request => {

@@ -24,7 +24,7 @@ import { ResultCache } from '../sheet/cache.js';
 import { isErrorCell, type CellValue } from '../sheet/cells.js';
 import { clientOptionsOf, DEFAULT_CONNECTION } from '../sheet/connection.js';
 import { SheetFunctions } from '../sheet/functions.js';
-import { columnNumber, ownedRangeName, readSavedQueryRows, refreshMessageOf, SAVED_QUERY_HEADER, SAVED_QUERY_SHEET, savedQueryRow, serviceName, serviceOf, targetOf, type StoredQuery } from '../sheet/saved-query.js';
+import { answerConflict, columnNumber, ownedRangeName, readSavedQueryRows, refreshMessageOf, SAVED_QUERY_HEADER, SAVED_QUERY_SHEET, savedQueryRow, serviceName, serviceOf, targetOf, type StoredQuery } from '../sheet/saved-query.js';
 
 export interface RefreshOptions {
   /** The v2 base URL; without it, the embedded 50,000-organization sample answers. */
@@ -103,16 +103,14 @@ function writeQuery(workbook: ExcelJS.Workbook, query: SavedQuery, table: CellVa
   const rows = width === 0 ? 0 : table.length;
   // What the query owns: its defined name's cells when it wrote something last time; else nothing.
   const previous = owned && query.extent && query.extent.rows > 0 ? { rows: owned.rows, columns: owned.columns } : { rows: 0, columns: 0 };
-  for (let r = 0; r < Math.max(rows, previous.rows); r++) {
-    for (let c = 0; c < Math.max(width, previous.columns); c++) {
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < width; c++) {
       const cell = sheet.getCell(top + r, left + c);
-      const inAnswer = r < rows && c < width;
-      if (inAnswer && cell.isMerged) throw new Error(`The answer (${String(rows)} × ${String(width)} cells from ${anchor.address}) would write into the merged cells at ${cell.address}: unmerge them, or move the saved query`);
-      if (inAnswer && !(r < previous.rows && c < previous.columns) && !isEmpty(cell)) {
-        throw new Error(`The answer (${String(rows)} × ${String(width)} cells from ${anchor.address}) would overwrite ${cell.address}: clear or move that cell, or move the saved query`);
-      }
+      if (cell.isMerged) throw new Error(`The answer (${String(rows)} × ${String(width)} cells from ${anchor.address}) would write into the merged cells at ${cell.address}: unmerge them, or move the saved query`);
     }
   }
+  const conflict = answerConflict({ rows, columns: width, from: anchor.address }, previous, (r, c) => isEmpty(sheet.getCell(top + r, left + c)));
+  if (conflict) throw new Error(conflict);
   // Cleared value by value: the cells keep their styles.
   for (let r = 0; r < previous.rows; r++) for (let c = 0; c < previous.columns; c++) sheet.getCell(top + r, left + c).value = null;
   table.forEach((row, r) => {

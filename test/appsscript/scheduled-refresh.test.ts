@@ -169,7 +169,7 @@ test('a refresh never overwrites a cell it did not write, and a run while anothe
 
   const report = sidebar('refreshSavedQueries').value as { refreshed: number; failed: { message: string }[] };
   expect(report.refreshed).toBe(0);
-  expect(report.failed[0]?.message).toBe('The answer (9 × 2 cells from B2) would overwrite C7: clear or move that cell, or remove this saved query and insert it elsewhere');
+  expect(report.failed[0]?.message).toBe('The answer (9 × 2 cells from B2) would overwrite C7: clear or move that cell, or move the saved query');
   expect(sheet.cell(7, 3).value).toBe('my notes');
   expect(grid(2, 2, 4, 2)).toEqual(before);
 

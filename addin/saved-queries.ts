@@ -11,7 +11,7 @@ import type { RefreshReport, SavedQuery, SavedQueryOutput, SavedQueryRequest } f
 import { SavedQuerySchema } from '../src/contract/saved-query.js';
 import { ResultCache } from '../src/sheet/cache.js';
 import { SheetFunctions } from '../src/sheet/functions.js';
-import { answerConflict, ownedRangeName, readSavedQueryRows, refreshMessageOf, SAVED_QUERY_HEADER, SAVED_QUERY_SHEET, savedQueryRow, serviceName, serviceOf, summaryOf, targetOf, zodMessage, type StoredQuery } from '../src/sheet/saved-query.js';
+import { answerConflict, mergedConflict, ownedRangeName, readSavedQueryRows, refreshMessageOf, SAVED_QUERY_HEADER, SAVED_QUERY_SHEET, savedQueryRow, serviceName, serviceOf, summaryOf, targetOf, zodMessage, type StoredQuery } from '../src/sheet/saved-query.js';
 import type { SavedQueriesHost } from '../src/ui/host.js';
 import { rectangle, writeValues } from './excel-actions.js';
 import type { AddinRuntime } from './runtime.js';
@@ -80,7 +80,7 @@ async function refreshOne(context: Excel.RequestContext, runtime: AddinRuntime, 
   merged?.load('address');
   await context.sync();
   const [sheetName, cell] = split(anchor.address);
-  if (merged && !merged.isNullObject) throw new Error(`The answer (${String(rows)} × ${String(columns)} cells from ${cell}) would write into the merged cells at ${split(merged.address.split(',')[0] ?? '')[1]}: unmerge them, or move the saved query`);
+  if (merged && !merged.isNullObject) throw new Error(mergedConflict({ rows, columns, from: cell }, split(merged.address.split(',')[0] ?? '')[1]));
   if (target) {
     const conflict = answerConflict({ rows, columns, from: cell }, previous, (r, c) => target.values[r]?.[c] === '' && !String(target.formulas[r]?.[c] ?? '').startsWith('='));
     if (conflict) throw new Error(conflict);

@@ -18,7 +18,7 @@
  */
 import * as z from 'zod';
 import { RefreshScheduleSchema, SavedQuerySchema, type RefreshReport, type RefreshSchedule, type SavedQuery, type SavedQueryInput } from '../../src/contract/saved-query.js';
-import { answerConflict, columnNumber, describeSavedQuery, ownedRangeName, parseStoredQuery, refreshMessageOf, serviceName, serviceOf, summaryOf, targetOf, zodMessage, type SavedQuerySummary, type ScheduleView, type StoredQuery } from '../../src/sheet/saved-query.js';
+import { answerConflict, columnNumber, MAX_STATUS_CHARS, storedForm, describeSavedQuery, ownedRangeName, parseStoredQuery, refreshMessageOf, serviceName, serviceOf, summaryOf, targetOf, zodMessage, type SavedQuerySummary, type ScheduleView, type StoredQuery } from '../../src/sheet/saved-query.js';
 import type { SyncSheetFunctions } from '../../src/sheet/sync-functions.js';
 import { createFunctions, currentConnection } from './runtime.js';
 import { activeCell, rectangle, writeValues, type Written } from './sheet-actions.js';
@@ -66,8 +66,6 @@ function entries(): Entry[] {
 
 const storedQueries = (): StoredQuery[] => entries().map((entry) => entry.stored);
 
-/** A stored status is cut to this length, so a long failure message never makes a query too large to store. */
-const MAX_STATUS_CHARS = 500;
 
 /** Refuses a query its sheet could not keep after a refresh (its largest extent, stamp and status included). */
 function assertStorable(query: SavedQuery): void {
@@ -82,8 +80,7 @@ function assertStorable(query: SavedQuery): void {
 
 /** Stores a query: its metadata updated, or added to its sheet (document-visible, for the Sheets API too). */
 function store(query: SavedQuery): void {
-  const status = query.status && query.status.length > MAX_STATUS_CHARS ? `${query.status.slice(0, MAX_STATUS_CHARS - 1)}\u2026` : query.status;
-  const json = JSON.stringify({ ...query, status });
+  const json = JSON.stringify(storedForm(query));
   const existing = entries().find((entry) => entry.stored.id === query.id);
   if (existing) {
     existing.metadata.setValue(json);

@@ -22,13 +22,12 @@ import { readFileSync } from 'node:fs';
 import { auth as googleAuth, sheets as sheetsApi, type sheets_v4 } from '@googleapis/sheets';
 import type { SavedQuery } from '../contract/saved-query.js';
 import { isErrorCell, type CellValue } from '../sheet/cells.js';
-import { answerConflict, columnLetters, columnNumber, ownedRangeName, parseStoredQuery, refreshMessageOf, serviceName, serviceOf, targetOf, type StoredQuery } from '../sheet/saved-query.js';
+import { answerConflict, columnLetters, columnNumber, mergedConflict, storedForm, ownedRangeName, parseStoredQuery, refreshMessageOf, serviceName, serviceOf, targetOf, type StoredQuery } from '../sheet/saved-query.js';
 import type { SheetFunctions } from '../sheet/functions.js';
 import { refreshFunctions, RefreshUsageError, type QueryOutcome, type RefreshOptions } from './refresh.js';
 
 const SCOPE = 'https://www.googleapis.com/auth/spreadsheets';
 const QUERY_PREFIX = 'orgindex.query.';
-const MAX_STATUS_CHARS = 500;
 
 export interface GoogleSheetOptions extends RefreshOptions {
   /** A service-account key file (JSON). */
@@ -126,14 +125,13 @@ function assertFree(placed: Placed, merges: sheets_v4.Schema$GridRange[], curren
   const top = placed.top - 1;
   const left = placed.left - 1;
   const merge = merges.find((m) => (m.startRowIndex ?? 0) < top + rows && (m.endRowIndex ?? 0) > top && (m.startColumnIndex ?? 0) < left + columns && (m.endColumnIndex ?? 0) > left);
-  if (merge) throw new Error(`The answer (${String(rows)} × ${String(columns)} cells from ${from}) would write into the merged cells at ${columnLetters(Math.max(merge.startColumnIndex ?? 0, left) + 1)}${String(Math.max(merge.startRowIndex ?? 0, top) + 1)}: unmerge them, or move the saved query`);
+  if (merge) throw new Error(mergedConflict({ rows, columns, from }, `${columnLetters(Math.max(merge.startColumnIndex ?? 0, left) + 1)}${String(Math.max(merge.startRowIndex ?? 0, top) + 1)}`));
   const conflict = answerConflict({ rows, columns, from }, placed.owned, (r, c) => { const value = current[r]?.[c]; return value === undefined || value === ''; });
   if (conflict) throw new Error(conflict);
 }
 
 const metadataUpdate = (metadataId: number, query: SavedQuery): sheets_v4.Schema$Request => {
-  const status = query.status && query.status.length > MAX_STATUS_CHARS ? `${query.status.slice(0, MAX_STATUS_CHARS - 1)}\u2026` : query.status;
-  return { updateDeveloperMetadata: { dataFilters: [{ developerMetadataLookup: { metadataId } }], developerMetadata: { metadataValue: JSON.stringify({ ...query, status }) }, fields: 'metadataValue' } };
+  return { updateDeveloperMetadata: { dataFilters: [{ developerMetadataLookup: { metadataId } }], developerMetadata: { metadataValue: JSON.stringify(storedForm(query)) }, fields: 'metadataValue' } };
 };
 
 const namedRangeRequest = (placed: Placed, rows: number, columns: number): sheets_v4.Schema$Request => {

@@ -24,7 +24,7 @@ import { ResultCache } from '../sheet/cache.js';
 import { isErrorCell, type CellValue } from '../sheet/cells.js';
 import { clientOptionsOf, DEFAULT_CONNECTION } from '../sheet/connection.js';
 import { SheetFunctions } from '../sheet/functions.js';
-import { answerConflict, columnNumber, ownedRangeName, readSavedQueryRows, refreshMessageOf, SAVED_QUERY_HEADER, SAVED_QUERY_SHEET, savedQueryRow, serviceName, serviceOf, targetOf, type StoredQuery } from '../sheet/saved-query.js';
+import { answerConflict, columnNumber, mergedConflict, ownedRangeName, readSavedQueryRows, refreshMessageOf, SAVED_QUERY_HEADER, SAVED_QUERY_SHEET, savedQueryRow, serviceName, serviceOf, targetOf, type StoredQuery } from '../sheet/saved-query.js';
 
 export interface RefreshOptions {
   /** The v2 base URL; without it, the embedded 50,000-organization sample answers. */
@@ -106,7 +106,7 @@ function writeQuery(workbook: ExcelJS.Workbook, query: SavedQuery, table: CellVa
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < width; c++) {
       const cell = sheet.getCell(top + r, left + c);
-      if (cell.isMerged) throw new Error(`The answer (${String(rows)} × ${String(width)} cells from ${anchor.address}) would write into the merged cells at ${cell.address}: unmerge them, or move the saved query`);
+      if (cell.isMerged) throw new Error(mergedConflict({ rows, columns: width, from: anchor.address }, cell.address));
     }
   }
   const conflict = answerConflict({ rows, columns: width, from: anchor.address }, previous, (r, c) => isEmpty(sheet.getCell(top + r, left + c)));

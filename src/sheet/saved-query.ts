@@ -73,6 +73,19 @@ export function answerConflict(answer: { rows: number; columns: number; from: st
   return null;
 }
 
+/** Why an answer may not be written into merged cells (one wording for every refresher). */
+export const mergedConflict = (answer: { rows: number; columns: number; from: string }, at: string): string =>
+  `The answer (${String(answer.rows)} × ${String(answer.columns)} cells from ${answer.from}) would write into the merged cells at ${at}: unmerge them, or move the saved query`;
+
+/** A stored status is cut to this length, so a long failure message never makes a query too large to store. */
+export const MAX_STATUS_CHARS = 500;
+
+/** The query as stored: its status cut to MAX_STATUS_CHARS. */
+export function storedForm(query: SavedQuery): SavedQuery {
+  const status = query.status && query.status.length > MAX_STATUS_CHARS ? `${query.status.slice(0, MAX_STATUS_CHARS - 1)}\u2026` : query.status;
+  return { ...query, status };
+}
+
 /** Where a saved query writes, as a user reads it: 'Sheet 1'!B2. */
 export function targetOf(query: Pick<SavedQuery, 'sheet' | 'cell'>): string {
   return `'${query.sheet.replace(/'/g, "''")}'!${query.cell}`;
@@ -145,7 +158,8 @@ export const SAVED_QUERY_HEADER = ['id', 'where', 'last refreshed (UTC)', 'statu
 const JSON_COLUMN = 4;
 const CELL_CHARS = 32_000;
 
-export function savedQueryRow(query: SavedQuery): string[] {
+export function savedQueryRow(saved: SavedQuery): string[] {
+  const query = storedForm(saved);
   const json = JSON.stringify(query);
   const parts: string[] = [];
   for (let i = 0; i < json.length; i += CELL_CHARS) parts.push(json.slice(i, i + CELL_CHARS));

@@ -60,7 +60,7 @@ function split(address: string): [string, string] {
 /** Runs one query and writes its values where its defined name (else its sheet and cell) says. */
 async function refreshOne(context: Excel.RequestContext, runtime: AddinRuntime, functions: SheetFunctions, query: SavedQuery, at: string): Promise<SavedQuery> {
   const service = serviceOfRuntime(runtime);
-  if (query.service !== service) throw new Error(`This query was saved against ${serviceName(query.service)}; the add-in is connected to ${serviceName(service)}. Connect to ${serviceName(query.service)} under Connection, or remove the query and insert it again.`);
+  if (query.service !== service) throw new Error(`This query was saved against ${serviceName(query.service)}; the add-in is connected to ${serviceName(service)}. Connect to ${serviceName(query.service)} under Connection only if you trust that service with your API key, or remove the query and insert it again.`);
   const name = ownedRangeName(query.id);
   const named = context.workbook.names.getItemOrNullObject(name);
   const owned = named.getRangeOrNullObject();

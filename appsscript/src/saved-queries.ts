@@ -161,7 +161,7 @@ function ensureSize(sheet: Sheet, lastRow: number, lastColumn: number): void {
 function refreshOne(query: SavedQuery, functions: SyncSheetFunctions, now: Date): SavedQuery {
   const service = currentService();
   if (query.service !== service) {
-    throw new Error(`This query was saved against ${serviceName(query.service)}; this refresh runs on ${serviceName(service)} (the connection of the account running it). Connect to ${serviceName(query.service)} under Connection, or remove the query and insert it again.`);
+    throw new Error(`This query was saved against ${serviceName(query.service)}; this refresh runs on ${serviceName(service)} (the connection of the account running it). Connect to ${serviceName(query.service)} under Connection only if you trust that service with your API key, or remove the query and insert it again.`);
   }
   const spreadsheet = SpreadsheetApp.getActiveSpreadsheet();
   const name = ownedRangeName(query.id);

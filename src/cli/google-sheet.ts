@@ -25,6 +25,7 @@ import { isErrorCell, type CellValue } from '../sheet/cells.js';
 import { answerConflict, columnLetters, columnNumber, mergedConflict, storedForm, ownedRangeName, parseStoredQuery, refreshMessageOf, serviceName, serviceOf, targetOf, type StoredQuery } from '../sheet/saved-query.js';
 import type { SheetFunctions } from '../sheet/functions.js';
 import { refreshFunctions, RefreshUsageError, type QueryOutcome, type RefreshOptions } from './refresh.js';
+import { sameService, serviceMismatch } from './services.js';
 
 const SCOPE = 'https://www.googleapis.com/auth/spreadsheets';
 const QUERY_PREFIX = 'orgindex.query.';
@@ -169,7 +170,7 @@ export async function refreshGoogleSheet(spreadsheetId: string, options: GoogleS
       continue;
     }
     try {
-      if (query.service !== service) throw new Error(`This query was saved against ${serviceName(query.service)}; this run uses ${serviceName(service)}. Give --base-url ${query.service ?? '(none)'} or remove the query and insert it again.`);
+      if (!sameService(query.service, service)) throw new Error(serviceMismatch(query.service, service));
       const table = await functions.savedQuery(query);
       const width = Math.max(0, ...table.map((row) => row.length));
       placed.push(place(spreadsheet, query, metadataId, width === 0 ? [] : table.map((row) => Array.from({ length: width }, (_, c) => written(row[c] ?? null)))));

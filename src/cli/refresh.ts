@@ -3,19 +3,20 @@
  * `_orgindex`, see src/sheet/saved-query.ts) and writes its values in place, without Excel — for cron
  * and CI schedulers. exceljs reads and writes the workbook (it keeps the other cells, formulas, styles and
  * sheets; SheetJS's community edition drops styles) — and a workbook holding parts exceljs cannot write
- * back (charts, pivot tables, macros …) is refused before anything runs. Per query, as the Sheets
- * refresher does: the same table as the functions; the cells a query owns are a defined name
- * `ORGINDEX_<id>`, which Excel moves with inserted rows and renamed sheets; a query fails — and nothing of
- * it changes — rather than overwrite a cell it does not own, write into merged cells, or run on another
- * service than the one it was saved against. The workbook is written to a temporary file beside it
- * (same mode, synced to disk) and renamed over it, unless it changed meanwhile: a crash never leaves half
- * a workbook, and an edit saved during the run is never overwritten.
+ * back (charts, pivot tables, macros …), or that exceljs would expand cell by cell past the bounds of
+ * workbook-guard.ts, is refused before anything runs; defined names are kept away from exceljs and
+ * written back as they were. Per query, as the Sheets refresher does: the same table as the functions;
+ * the cells a query owns are a defined name `ORGINDEX_<id>`, which Excel moves with inserted rows and
+ * renamed sheets; a query fails — and nothing of it changes — rather than overwrite a cell it does not
+ * own, write into merged cells or outside Excel's grid, or run on another service than the one it was
+ * saved against. The workbook is written to a temporary file beside it (same mode, synced to disk) and
+ * renamed over it, unless it changed meanwhile: a crash never leaves half a workbook, and an edit saved
+ * during the run is never overwritten.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, fsyncSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fsyncSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import ExcelJS from 'exceljs';
-import JSZip from 'jszip';
 import { createRemoteClient } from '../client/transports/ky.js';
 import type { SavedQuery } from '../contract/saved-query.js';
 import { createDefaultLocalIndex } from '../engine/local-index.js';
@@ -24,7 +25,11 @@ import { ResultCache } from '../sheet/cache.js';
 import { isErrorCell, type CellValue } from '../sheet/cells.js';
 import { clientOptionsOf, DEFAULT_CONNECTION } from '../sheet/connection.js';
 import { SheetFunctions } from '../sheet/functions.js';
-import { answerConflict, columnNumber, mergedConflict, ownedRangeName, readSavedQueryRows, refreshMessageOf, SAVED_QUERY_HEADER, SAVED_QUERY_SHEET, savedQueryRow, serviceName, serviceOf, targetOf, type StoredQuery } from '../sheet/saved-query.js';
+import { answerConflict, columnLetters, columnNumber, mergedConflict, ownedRangeName, readSavedQueryRows, refreshMessageOf, SAVED_QUERY_HEADER, SAVED_QUERY_SHEET, savedQueryRow, serviceOf, targetOf, type StoredQuery } from '../sheet/saved-query.js';
+import { sameService, serviceMismatch } from './services.js';
+import { GRID, LIMITS, prepareWorkbook, printable, RefreshUsageError, withDefinedNames, type DefinedNames } from './workbook-guard.js';
+
+export { RefreshUsageError } from './workbook-guard.js';
 
 export interface RefreshOptions {
   /** The v2 base URL; without it, the embedded 50,000-organization sample answers. */
@@ -41,8 +46,6 @@ export interface QueryOutcome {
   message: string;
 }
 
-export class RefreshUsageError extends Error {}
-
 type Written = string | number | boolean | null;
 
 const written = (cell: CellValue): Written => (isErrorCell(cell) ? `${cell.error} ${cell.message}` : cell);
@@ -58,10 +61,17 @@ export function refreshFunctions(service: string | null, apiKey: string | undefi
   return new SheetFunctions({ backend: () => backend, cache: new ResultCache({ now: () => Date.now() }), schedule: (run, ms) => setTimeout(run, ms) });
 }
 
-/** Empty as a refresh sees it: no value and no formula. */
-const isEmpty = (cell: ExcelJS.Cell): boolean => cell.value === null || cell.value === undefined || cell.value === '';
+/** Empty as a refresh sees it: no cell, no value and no formula. */
+const isEmpty = (cell: ExcelJS.Cell | undefined): boolean => cell === undefined || cell.value === null || cell.value === undefined || cell.value === '';
+
+/** A cell if it exists: looking never creates one (nor its row), so a failed query leaves nothing behind. */
+const existing = (sheet: ExcelJS.Worksheet, row: number, column: number): ExcelJS.Cell | undefined => sheet.findRow(row)?.findCell(column);
 
 const quoted = (sheet: string): string => `'${sheet.replace(/'/g, "''")}'`;
+
+const addressOf = (row: number, column: number): string => `${columnLetters(column)}${String(row)}`;
+
+const inGrid = (row: number, column: number): boolean => row >= 1 && row <= GRID.rows && column >= 1 && column <= GRID.columns;
 
 interface Area {
   sheet: string;
@@ -71,53 +81,66 @@ interface Area {
   columns: number;
 }
 
-/** The area of a defined name ("'My sheet'!$B$2:$C$4" or "Leads!$B$2"), or null. */
-function areaOf(workbook: ExcelJS.Workbook, name: string): Area | null {
-  const [range] = workbook.definedNames.getRanges(name).ranges;
-  const match = range ? /^(?:'((?:[^']|'')+)'|([^!]+))!\$?([A-Z]+)\$?(\d+)(?::\$?([A-Z]+)\$?(\d+))?$/.exec(range) : null;
+/** The area of a defined name's formula ("'My sheet'!$B$2:$C$4" or "Leads!$B$2"), or null for anything else. */
+function areaOf(text: string | null): Area | null {
+  const match = text === null ? null : /^(?:'((?:[^']|'')+)'|([^!]+))!\$?([A-Z]+)\$?(\d+)(?::\$?([A-Z]+)\$?(\d+))?$/.exec(text);
   if (!match) return null;
   const [, quotedName, plainName, fromColumn = 'A', fromRow = '1', toColumn = fromColumn, toRow = fromRow] = match;
-  const left = columnNumber(fromColumn);
-  const top = Number(fromRow);
-  return { sheet: quotedName?.replace(/''/g, "'") ?? plainName ?? '', top, left, rows: Number(toRow) - top + 1, columns: columnNumber(toColumn) - left + 1 };
+  const [top, bottom] = [Number(fromRow), Number(toRow)].sort((a, b) => a - b) as [number, number];
+  const [left, right] = [columnNumber(fromColumn), columnNumber(toColumn)].sort((a, b) => a - b) as [number, number];
+  return { sheet: quotedName?.replace(/''/g, "'") ?? plainName ?? '', top, left, rows: bottom - top + 1, columns: right - left + 1 };
 }
 
-function claim(workbook: ExcelJS.Workbook, name: string, sheet: ExcelJS.Worksheet, top: number, left: number, rows: number, columns: number): void {
-  for (const range of workbook.definedNames.getRanges(name).ranges) workbook.definedNames.remove(range, name);
-  const from = sheet.getCell(top, left).address;
-  const to = sheet.getCell(top + Math.max(rows, 1) - 1, left + Math.max(columns, 1) - 1).address;
-  const absolute = (address: string): string => address.replace(/^([A-Z]+)(\d+)$/, '$$$1$$$2');
-  workbook.definedNames.add(`${quoted(sheet.name)}!${absolute(from)}${from === to ? '' : `:${absolute(to)}`}`, name);
+function claim(names: DefinedNames, name: string, sheet: ExcelJS.Worksheet, top: number, left: number, rows: number, columns: number): void {
+  const from = `$${columnLetters(left)}$${String(top)}`;
+  const to = `$${columnLetters(left + Math.max(columns, 1) - 1)}$${String(top + Math.max(rows, 1) - 1)}`;
+  names.set(name, `${quoted(sheet.name)}!${from}${from === to ? '' : `:${to}`}`);
 }
 
 /** Writes one query's table where its defined name (else its sheet and cell) says; the query as it is to be stored after. */
-function writeQuery(workbook: ExcelJS.Workbook, query: SavedQuery, table: CellValue[][], at: string): SavedQuery {
+function writeQuery(workbook: ExcelJS.Workbook, names: DefinedNames, query: SavedQuery, table: CellValue[][], at: string): SavedQuery {
   const name = ownedRangeName(query.id);
-  const owned = areaOf(workbook, name);
+  const text = names.text(name);
+  const owned = areaOf(text);
+  // What the refresher walks to clear it: bounded, whatever the name was made to cover.
+  if (owned && owned.rows * owned.columns > LIMITS.ownedCells) {
+    throw new Error(`Its defined name ${name} covers ${printable(text ?? '')} (${(owned.rows * owned.columns).toLocaleString('en-US')} cells), more than a saved query writes (at most ${LIMITS.ownedCells.toLocaleString('en-US')} cells): delete that name (Formulas › Name Manager) to write the query at its cell again`);
+  }
   const sheet = workbook.getWorksheet(owned?.sheet ?? query.sheet);
   if (!sheet) throw new Error(`The sheet "${owned?.sheet ?? query.sheet}" does not exist in this workbook (renamed or deleted): remove the saved query and insert it again`);
-  const anchor = owned ? sheet.getCell(owned.top, owned.left) : sheet.getCell(query.cell);
-  const top = Number(anchor.row);
-  const left = Number(anchor.col);
+  const [, letters = 'A', digits = '1'] = /^([A-Z]+)(\d+)$/.exec(query.cell) ?? [];
+  const top = owned ? owned.top : Number(digits);
+  const left = owned ? owned.left : columnNumber(letters);
+  const from = addressOf(top, left);
+  if (!inGrid(top, left)) throw new Error(`The saved query's cell ${from} is outside Excel's grid (${GRID.range}): remove the saved query and insert it again inside the sheet`);
   const width = Math.max(0, ...table.map((row) => row.length));
   const rows = width === 0 ? 0 : table.length;
+  const answer = { rows, columns: width, from };
+  // Checked before any cell is touched: nothing of a failed query is written.
+  const [lastRow, lastColumn] = [top + Math.max(rows, 1) - 1, left + Math.max(width, 1) - 1];
+  if (!inGrid(lastRow, lastColumn)) throw new Error(`The answer (${String(rows)} × ${String(width)} cells from ${from}) would end at ${addressOf(lastRow, lastColumn)}, outside Excel's grid (${GRID.range}): move the saved query`);
   // What the query owns: its defined name's cells when it wrote something last time; else nothing.
   const previous = owned && query.extent && query.extent.rows > 0 ? { rows: owned.rows, columns: owned.columns } : { rows: 0, columns: 0 };
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < width; c++) {
-      const cell = sheet.getCell(top + r, left + c);
-      if (cell.isMerged) throw new Error(mergedConflict({ rows, columns: width, from: anchor.address }, cell.address));
+      if (existing(sheet, top + r, left + c)?.isMerged) throw new Error(mergedConflict(answer, addressOf(top + r, left + c)));
     }
   }
-  const conflict = answerConflict({ rows, columns: width, from: anchor.address }, previous, (r, c) => isEmpty(sheet.getCell(top + r, left + c)));
+  const conflict = answerConflict(answer, previous, (r, c) => isEmpty(existing(sheet, top + r, left + c)));
   if (conflict) throw new Error(conflict);
   // Cleared value by value: the cells keep their styles.
-  for (let r = 0; r < previous.rows; r++) for (let c = 0; c < previous.columns; c++) sheet.getCell(top + r, left + c).value = null;
+  for (let r = 0; r < previous.rows; r++) {
+    const row = sheet.findRow(top + r);
+    for (let c = 0; row && c < previous.columns; c++) {
+      const cell = row.findCell(left + c);
+      if (cell) cell.value = null;
+    }
+  }
   table.forEach((row, r) => {
     for (let c = 0; c < width; c++) sheet.getCell(top + r, left + c).value = written(row[c] ?? null);
   });
-  claim(workbook, name, sheet, top, left, rows, width);
-  return { ...query, sheet: sheet.name, cell: anchor.address, extent: { rows, columns: width }, last_refreshed: at, status: 'ok' };
+  claim(names, name, sheet, top, left, rows, width);
+  return { ...query, sheet: sheet.name, cell: from, extent: { rows, columns: width }, last_refreshed: at, status: 'ok' };
 }
 
 /** The stored queries, each with its row as read (an unreadable row is written back as it was). */
@@ -137,44 +160,19 @@ function readQueries(sheet: ExcelJS.Worksheet): { stored: StoredQuery; raw: Exce
 
 function writeQueries(sheet: ExcelJS.Worksheet, entries: readonly { stored: StoredQuery; raw: ExcelJS.CellValue[] }[]): void {
   const lines: ExcelJS.CellValue[][] = [SAVED_QUERY_HEADER, ...entries.map(({ stored, raw }) => (stored.query ? savedQueryRow(stored.query) : raw))];
-  const last = Math.max(sheet.rowCount, lines.length);
-  for (let r = 1; r <= last; r++) {
-    const row = sheet.getRow(r);
-    const line = lines[r - 1] ?? [];
+  // Only the rows holding values are visited past the lines: the sheet may reach row 1,048,576.
+  sheet.eachRow({ includeEmpty: false }, (row, r) => {
+    if (r > lines.length) {
+      row.eachCell((cell) => {
+        cell.value = null;
+      });
+    }
+  });
+  lines.forEach((line, index) => {
+    const row = sheet.getRow(index + 1);
     const width = Math.max(row.cellCount, line.length);
     for (let c = 1; c <= width; c++) row.getCell(c).value = line[c - 1] ?? null;
-  }
-}
-
-/** Parts of an .xlsx that exceljs does not write back: a refresh would silently drop them. */
-const UNKEPT_PARTS: [RegExp, string][] = [
-  [/^xl\/charts\//, 'charts'],
-  [/^xl\/chartsheets\//, 'chart sheets'],
-  [/^xl\/pivot(Tables|Cache)\//, 'pivot tables'],
-  [/^xl\/(slicers|slicerCaches|timelines|timelineCaches)\//, 'slicers or timelines'],
-  [/^xl\/externalLinks\//, 'links to other workbooks'],
-  [/^xl\/vbaProject\.bin$/, 'macros'],
-  [/^xl\/(activeX|ctrlProps|embeddings)\//, 'controls or embedded objects'],
-  [/^xl\/(webextensions|threadedComments|persons|model|customData)\//, 'add-in data, threaded comments or a data model'],
-  [/^xl\/(queryTables\/|connections\.xml$)/, 'data connections'],
-  [/^(customXml\/|docProps\/custom\.xml$)/, 'custom properties (sensitivity labels)'],
-];
-
-/** Refuses a workbook the rewrite would damage: the parts above, legacy sheet passwords, sheet-scoped names. */
-async function assertKeepable(bytes: Buffer, file: string): Promise<void> {
-  const zip = await JSZip.loadAsync(bytes);
-  const names = Object.values(zip.files).filter((entry) => !entry.dir).map((entry) => entry.name);
-  const found = new Map<string, string>();
-  for (const name of names) for (const [pattern, what] of UNKEPT_PARTS) if (pattern.test(name) && !found.has(what)) found.set(what, name);
-  const workbookXml = (await zip.file('xl/workbook.xml')?.async('string')) ?? '';
-  if (/<definedName\b[^>]*\blocalSheetId=/.test(workbookXml)) found.set('names scoped to one sheet', 'xl/workbook.xml');
-  if (/<workbookProtection\b/.test(workbookXml)) found.set('workbook protection', 'xl/workbook.xml');
-  for (const name of names.filter((entry) => /^xl\/worksheets\/sheet\d+\.xml$/.test(entry))) {
-    if (/<sheetProtection\b[^>]*\bpassword=/.test((await zip.file(name)?.async('string')) ?? '')) found.set('sheet protection with a legacy password', name);
-  }
-  if (found.size > 0) {
-    throw new RefreshUsageError(`${file} holds ${[...found].map(([what, part]) => `${what} (${part})`).join(', ')}, which orgindex refresh could not keep: it rewrites the workbook with exceljs. Keep these in another workbook that links to this one, or refresh from Excel.`);
-  }
+  });
 }
 
 /** Refreshes every saved query of the workbook and writes it back atomically; one outcome per query. */
@@ -186,9 +184,11 @@ export async function refreshWorkbook(file: string, options: RefreshOptions = {}
   const before = statSync(path);
   const bytes = readFileSync(path);
   const workbook = new ExcelJS.Workbook();
+  let names: DefinedNames;
   try {
-    await assertKeepable(bytes, file);
-    await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
+    const prepared = await prepareWorkbook(bytes, file);
+    names = prepared.names;
+    await workbook.xlsx.load(prepared.readable as unknown as ArrayBuffer);
   } catch (error) {
     if (error instanceof RefreshUsageError) throw error;
     throw new RefreshUsageError(`${file} cannot be read as an .xlsx workbook: ${(error as Error).message}`);
@@ -204,23 +204,24 @@ export async function refreshWorkbook(file: string, options: RefreshOptions = {}
   for (const entry of entries) {
     const { query } = entry.stored;
     if (!query) {
-      outcomes.push({ id: entry.stored.id, target: '?', ok: false, message: entry.stored.problem ?? 'unreadable' });
+      outcomes.push({ id: entry.stored.id, target: '?', ok: false, message: printable(entry.stored.problem ?? 'unreadable') });
       after.push(entry);
       continue;
     }
     try {
-      if (query.service !== service) throw new Error(`This query was saved against ${serviceName(query.service)}; this run uses ${serviceName(service)}. Give --base-url ${query.service ?? '(none)'} or remove the query and insert it again.`);
-      const refreshed = writeQuery(workbook, query, await functions.savedQuery(query), now().toISOString());
-      outcomes.push({ id: query.id, target: targetOf(refreshed), ok: true, message: `ok (${String(refreshed.extent?.rows ?? 0)} × ${String(refreshed.extent?.columns ?? 0)})` });
+      if (!sameService(query.service, service)) throw new Error(serviceMismatch(query.service, service));
+      const refreshed = writeQuery(workbook, names, query, await functions.savedQuery(query), now().toISOString());
+      outcomes.push({ id: query.id, target: printable(targetOf(refreshed)), ok: true, message: `ok (${String(refreshed.extent?.rows ?? 0)} × ${String(refreshed.extent?.columns ?? 0)})` });
       after.push({ ...entry, stored: { ...entry.stored, query: refreshed } });
     } catch (error) {
-      const message = refreshMessageOf(error);
-      outcomes.push({ id: query.id, target: targetOf(query), ok: false, message });
+      // Printed as well as stored: nothing the workbook holds reaches a terminal as control characters.
+      const message = printable(refreshMessageOf(error));
+      outcomes.push({ id: query.id, target: printable(targetOf(query)), ok: false, message });
       after.push({ ...entry, stored: { ...entry.stored, query: { ...query, status: message } } });
     }
   }
   writeQueries(sheet, after);
-  await writeAtomically(path, workbook, before, file);
+  writeAtomically(path, await withDefinedNames(Buffer.from(await workbook.xlsx.writeBuffer()), names), before, file);
   return outcomes;
 }
 
@@ -228,10 +229,10 @@ export async function refreshWorkbook(file: string, options: RefreshOptions = {}
  * Beside the workbook (same file system, so the rename is atomic), with its mode, synced to disk, then
  * renamed over it — unless the workbook changed since it was read (saved from Excel during the run).
  */
-async function writeAtomically(path: string, workbook: ExcelJS.Workbook, before: { mtimeMs: number; size: number; mode: number }, file: string): Promise<void> {
+function writeAtomically(path: string, bytes: Buffer, before: { mtimeMs: number; size: number; mode: number }, file: string): void {
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    await workbook.xlsx.writeFile(temporary);
+    writeFileSync(temporary, bytes, { flag: 'wx', mode: 0o600 });
     chmodSync(temporary, before.mode & 0o7777);
     const handle = openSync(temporary, 'r');
     fsyncSync(handle);

@@ -93,7 +93,7 @@ test('a query saved on another connection is not refreshed on this one', async (
   const cell = workbook.sheet('_orgindex').cell(1, 4);
   cell.value = String(cell.value).replace(/"service":"[^"]*"/, '"service":"https://orgindex.example"');
   const report = await refreshSavedQueries(addinRuntime());
-  expect(report.failed[0]?.message).toBe(`This query was saved against https://orgindex.example; the add-in is connected to ${serviceOf(server.url) ?? ''}. Connect to https://orgindex.example under Connection, or remove the query and insert it again.`);
+  expect(report.failed[0]?.message).toBe(`This query was saved against https://orgindex.example; the add-in is connected to ${serviceOf(server.url) ?? ''}. Connect to https://orgindex.example under Connection only if you trust that service with your API key, or remove the query and insert it again.`);
 });
 
 test('a new insert where a query used to be (it moved with inserted rows) is a new query; the store sheet is refused; operations run one at a time', async () => {

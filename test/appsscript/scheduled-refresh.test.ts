@@ -250,7 +250,7 @@ test('a refresh runs only on the connection the query was saved with; a sheet to
   sandbox.userProperties.deleteProperty('orgindex.connection');
   const report = sidebar('refreshSavedQueries').value as { refreshed: number; failed: { message: string }[] };
   expect(report.refreshed).toBe(0);
-  expect(report.failed[0]?.message).toBe(`This query was saved against ${server.url}; this refresh runs on the built-in sample (the connection of the account running it). Connect to ${server.url} under Connection, or remove the query and insert it again.`);
+  expect(report.failed[0]?.message).toBe(`This query was saved against ${server.url}; this refresh runs on the built-in sample (the connection of the account running it). Connect to ${server.url} under Connection only if you trust that service with your API key, or remove the query and insert it again.`);
   expect(grid(2, 1, 7, 2)).toEqual(table);
 }, 60_000);
 

@@ -145,7 +145,7 @@ test('a query never overwrites a cell it did not write, nor runs on another serv
   const result = run([file]);
   expect(result.stdout.split('\n').filter(Boolean)).toEqual([
     "FAILED  'Leads'!B1  The answer (6 × 3 cells from B1) would overwrite D1: clear or move that cell, or move the saved query",
-    "FAILED  'Notes'!D1  This query was saved against https://orgindex.example; this run uses the built-in sample. Give --base-url https://orgindex.example or remove the query and insert it again.",
+    "FAILED  'Notes'!D1  This query was saved against https://orgindex.example (as stored with the query); this run uses the built-in sample. Refresh with --base-url https://orgindex.example only if you trust orgindex.example with your API key; otherwise remove the query and insert it again.",
     expect.stringMatching(/^ok {6}'Counts'!A1 {2}\(\d+ × 2\)$/),
   ]);
   const after = XLSX.readFile(file);
@@ -154,6 +154,21 @@ test('a query never overwrites a cell it did not write, nor runs on another serv
   // The embedded default: 50,000 organizations counted.
   expect(counts.slice(1).reduce((sum, row) => sum + (typeof row[1] === 'number' ? row[1] : 0), 0)).toBe(50_000);
   expect(run([join(dir, 'missing.xlsx')]).code).toBe(2);
+}, 120_000);
+
+test('another service named by the workbook is shown with its host and a warning, never proposed as it is; a saved "/v2" is the same service', () => {
+  const file = join(dir, 'services.xlsx');
+  makeWorkbook(file, [
+    savedQuery('stranger', 'Notes', 'D1', { interface: 'v2', route: 'stats', body: STATS_BODY }, 'https://keys.evil.example/v2'),
+    savedQuery('with-v2', 'Counts', 'A1', { interface: 'v2', route: 'stats', body: STATS_BODY }, `${server.url}/v2`),
+    savedQuery('with-slash', 'Leads', 'B6', { interface: 'v2', route: 'search', body: SEARCH_BODY, rows: 5 }, `${server.url}/`),
+  ]);
+  const result = run([file, '--base-url', `${server.url}/v2/`], { ORGINDEX_API_KEY: server.key });
+  const lines = result.stdout.split('\n').filter(Boolean);
+  expect(lines[0]).toBe(
+    `FAILED  'Notes'!D1  This query was saved against https://keys.evil.example (as stored with the query); this run uses ${server.url}. Refresh with --base-url https://keys.evil.example only if you trust keys.evil.example with your API key; otherwise remove the query and insert it again.`,
+  );
+  expect(lines.slice(1)).toEqual([expect.stringMatching(/^ok {6}'Counts'!A1 {2}\(\d+ × 2\)$/), "ok      'Leads'!B6  (6 × 2)"]);
 }, 120_000);
 
 /** Edits a workbook as a user (or Excel) would between refreshes. */

@@ -10,7 +10,8 @@ import { ENDPOINTS, type EndpointId } from '../contract/endpoints.js';
 import { validate, type InputLocation } from '../contract/validation.js';
 import { DateSchema } from '../contract/common.js';
 import { DEFAULT_DATASET, generateRecords } from '../engine/dataset/generate.js';
-import { serve } from './serve.js';
+import { serve, ServeUsageError, timeoutsFromFlags, type TimeoutFlags } from './serve.js';
+import { DEFAULT_TIMEOUTS } from '../server/timeouts.js';
 import { refreshWorkbook, RefreshUsageError } from './refresh.js';
 import { refreshGoogleSheet } from './google-sheet.js';
 
@@ -165,7 +166,11 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     .option('--allow-private-fetch', '/v1/qna may fetch loopback and private addresses (tests, intranets); refused by default')
     .option('--language-groups <group...>', 'only tokens with one of these idp:groups may use the language routes (default: any valid token)')
     .option('--durability <level>', 'quota journal: "fsync" (every answer on disk first) or "write" (survives any process crash; disk sync every 100 ms)', 'fsync')
-    .action(async (options: { host: string; port: string; data?: string; count?: string; keys?: string; stateDir: string; corsOrigin?: string[]; logLevel: string; durability: string; jwtSecret?: string; jwks?: string; languageGroups?: string[]; allowPrivateFetch?: boolean }) => {
+    .option('--request-timeout <seconds>', `time a client has to send a whole request, headers and body; then 408 (default: ${DEFAULT_TIMEOUTS.requestTimeout / 1000})`)
+    .option('--headers-timeout <seconds>', `time a client has to send the request headers (default: ${DEFAULT_TIMEOUTS.headersTimeout / 1000}, at most --request-timeout)`)
+    .option('--keep-alive-timeout <seconds>', `how long an idle connection stays open between requests; behind a proxy, set it above the proxy's idle timeout (default: ${DEFAULT_TIMEOUTS.keepAliveTimeout / 1000})`)
+    .option('--connection-timeout <seconds>', `a connection without any traffic either way is closed (default: ${DEFAULT_TIMEOUTS.connectionTimeout / 1000})`)
+    .action(async (options: { host: string; port: string; data?: string; count?: string; keys?: string; stateDir: string; corsOrigin?: string[]; logLevel: string; durability: string; jwtSecret?: string; jwks?: string; languageGroups?: string[]; allowPrivateFetch?: boolean } & TimeoutFlags) => {
       const port = Number(options.port);
       const count = options.count === undefined ? undefined : Number(options.count);
       if (!Number.isInteger(port) || port < 0 || port > 65535 || (count !== undefined && (!Number.isInteger(count) || count < 1))) {
@@ -179,6 +184,21 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
         return;
       }
       const jwtSecret = options.jwtSecret ?? process.env.ORGINDEX_JWT_SECRET;
+      // An empty secret would make every bearer request fail: refuse it here rather than serve 500s.
+      if (jwtSecret !== undefined && jwtSecret.trim() === '') {
+        const flag = options.jwtSecret !== undefined;
+        io.stderr(`orgindex serve: ${flag ? '--jwt-secret is' : 'ORGINDEX_JWT_SECRET is set but'} ${jwtSecret === '' ? 'empty' : 'blank'}; give a secret of at least 32 random bytes (e.g. openssl rand -base64 32), or ${flag ? 'leave it out' : 'unset it'} to accept no bearer tokens\n`);
+        setExitCode(2);
+        return;
+      }
+      let timeouts: ReturnType<typeof timeoutsFromFlags>;
+      try {
+        timeouts = timeoutsFromFlags(options);
+      } catch (error) {
+        io.stderr(`orgindex serve: ${(error as Error).message}\n`);
+        setExitCode(2);
+        return;
+      }
       if (jwtSecret !== undefined && options.jwks !== undefined) {
         io.stderr('give --jwt-secret or --jwks, not both\n');
         setExitCode(2);
@@ -197,6 +217,7 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
             stateDir: options.stateDir,
             logLevel: options.logLevel,
             durability: options.durability,
+            timeouts,
             ...(jwtSecret !== undefined ? { jwtSecret } : {}),
             ...(options.jwks !== undefined ? { jwks: options.jwks } : {}),
             ...(options.languageGroups ? { languageGroups: options.languageGroups } : {}),
@@ -224,7 +245,7 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
         process.once('SIGTERM', stop);
       } catch (error) {
         io.stderr(`${(error as Error).message}\n`);
-        setExitCode(1);
+        setExitCode(error instanceof ServeUsageError ? 2 : 1);
       }
     });
 

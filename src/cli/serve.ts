@@ -5,6 +5,10 @@
  *
  * Without `--keys` it uses `<state dir>/keys.json`, creating it with one tier_2 development key on the
  * first run, and prints that key. SIGINT / SIGTERM close the server and flush the quota journal.
+ *
+ * One process per state directory: the directory is locked (state-lock.ts) before anything in it is read
+ * or written, and unlocked when the server closes. A second start on the same directory stops at once,
+ * naming the process that holds it. No other command writes the state directory.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -15,9 +19,11 @@ import { readDataFile } from '../engine/dataset/read.js';
 import { createDefaultLocalIndex, createLocalIndex, type LocalIndex } from '../engine/local-index.js';
 import { warmRelevance } from '../engine/relevance/rankers.js';
 import { createServer } from '../server/app.js';
-import { bearerVerifier, loadJwks } from '../server/bearer.js';
+import { bearerVerifier, checkHs256Secret, loadJwks } from '../server/bearer.js';
 import { DEVELOPMENT_KEY_NAME, KeyRing, writeDevelopmentKeysFile, type KeysFile } from '../server/keys.js';
 import { QuotaLedger, type Durability } from '../server/quota-ledger.js';
+import { lockStateDirectory, StateDirectoryInUse, type StateLock } from '../server/state-lock.js';
+import { DEFAULT_TIMEOUTS, type ServerTimeouts } from '../server/timeouts.js';
 
 export interface ServeOptions {
   host: string;
@@ -38,6 +44,8 @@ export interface ServeOptions {
   languageGroups?: string[];
   /** /v1/qna may fetch loopback and private addresses. */
   allowPrivateFetch?: boolean;
+  /** How long the server waits on clients (ms; default DEFAULT_TIMEOUTS). */
+  timeouts?: Partial<ServerTimeouts>;
 }
 
 export interface RunningServer {
@@ -47,6 +55,42 @@ export interface RunningServer {
 }
 
 export class ServeError extends Error {}
+
+/** A bad option value: the command exits 2 (like commander's own errors). */
+export class ServeUsageError extends Error {}
+
+/** The timeout flags, in seconds as typed. */
+export interface TimeoutFlags {
+  requestTimeout?: string;
+  headersTimeout?: string;
+  keepAliveTimeout?: string;
+  connectionTimeout?: string;
+}
+
+const TIMEOUT_FLAGS: Record<keyof TimeoutFlags, string> = {
+  requestTimeout: '--request-timeout',
+  headersTimeout: '--headers-timeout',
+  keepAliveTimeout: '--keep-alive-timeout',
+  connectionTimeout: '--connection-timeout',
+};
+
+/** The timeout flags given (seconds) as server timeouts (ms); a bad value is a ServeUsageError naming its flag. */
+export function timeoutsFromFlags(flags: TimeoutFlags): Partial<ServerTimeouts> {
+  const timeouts: Partial<ServerTimeouts> = {};
+  for (const [name, flag] of Object.entries(TIMEOUT_FLAGS) as [keyof TimeoutFlags, string][]) {
+    const text = flags[name];
+    if (text === undefined) continue;
+    const seconds = Number(text);
+    // Up to a day: anything longer is no limit at all.
+    if (text.trim() === '' || !Number.isFinite(seconds) || seconds <= 0 || seconds > 86_400) throw new ServeUsageError(`${flag} must be a number of seconds > 0 (at most 86400), e.g. 30 or 0.5; not "${text}"`);
+    timeouts[name] = Math.max(1, Math.round(seconds * 1000));
+  }
+  const request = timeouts.requestTimeout ?? DEFAULT_TIMEOUTS.requestTimeout;
+  if (timeouts.headersTimeout !== undefined && timeouts.headersTimeout > request) {
+    throw new ServeUsageError(`--headers-timeout (${timeouts.headersTimeout / 1000} s) may not exceed --request-timeout (${request / 1000} s): the headers are part of the request`);
+  }
+  return timeouts;
+}
 
 function buildIndex(options: ServeOptions): LocalIndex {
   const clock = { now: () => performance.now() };
@@ -82,50 +126,88 @@ function loadKeys(options: ServeOptions): { keys: KeyRing; developmentKey: strin
 
 export async function serve(options: ServeOptions, print: (line: string) => void): Promise<RunningServer> {
   const started = performance.now();
-  const { keys, developmentKey, source } = loadKeys(options);
-  const index = buildIndex(options);
-  const ledger = await QuotaLedger.open(resolve(options.stateDir), { durability: options.durability ?? 'fsync' });
-  const corsOrigins = options.corsOrigins?.includes('*') ? true : options.corsOrigins;
-  const app = await createServer({
-    engine: { index, error: null },
-    keys,
-    ledger,
-    ...(corsOrigins ? { corsOrigins } : {}),
-    logger: { level: options.logLevel },
-    filesDir: join(resolve(options.stateDir), 'files'),
-    ...(options.languageGroups ? { languageGroups: options.languageGroups } : {}),
-    allowPrivateFetch: options.allowPrivateFetch ?? false,
-    bearer: bearerVerifier({
-      ...(options.jwtSecret !== undefined ? { secret: options.jwtSecret } : {}),
-      ...(options.jwks !== undefined ? { jwks: loadJwks(resolve(options.jwks)) } : {}),
-    }),
-  });
-  let address: string;
-  try {
-    address = await app.listen({ host: options.host, port: options.port });
-  } catch (error) {
-    await ledger.close();
-    throw new ServeError(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
+  if (options.jwtSecret !== undefined) {
+    let warning: string | null;
+    try {
+      warning = checkHs256Secret(options.jwtSecret);
+    } catch (error) {
+      throw new ServeUsageError(`orgindex serve: ${(error as Error).message}; give a secret of at least 32 random bytes (e.g. openssl rand -base64 32)`);
+    }
+    if (warning !== null) print(`orgindex serve: warning: ${warning}`);
   }
-  const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  print(`OrgIndex v2 ready at ${address}/v2 — ${index.store.size.toLocaleString('en')} organizations, started in ${seconds} s (legacy v1 and language routes under ${address}/v1)`);
-  print(`  keys: ${source}${developmentKey ? `\n  development key (tier_2): ${developmentKey}` : ` (${keys.size} key(s))`}`);
-  print(`  OpenAPI: ${address}/openapi.json; quota journal: ${resolve(options.stateDir)}`);
-  // Ready for every route now; the keyword index and the vectors (about 1 s at 50,000) are built next, so
-  // that the first scored search does not pay for them (one arriving meanwhile waits for them).
-  setImmediate(() => {
-    const warming = performance.now();
-    warmRelevance(index.store);
-    print(`  relevance structures built in ${((performance.now() - warming) / 1000).toFixed(1)} s`);
-  });
-  print(`  try: curl -s -H "x-api-key: ${developmentKey ?? '<key>'}" -H "content-type: application/json" -d '{"keywords":{"must_all":["solar"]},"size":3}' ${address}/v2/search`);
-  let closing: Promise<void> | null = null;
-  const close = (): Promise<void> => {
-    closing ??= (async () => {
-      await app.close();
-      await ledger.close();
-    })();
-    return closing;
+  const stateDir = resolve(options.stateDir);
+  let lock: StateLock;
+  try {
+    lock = lockStateDirectory(stateDir);
+  } catch (error) {
+    if (error instanceof StateDirectoryInUse) throw new ServeError(`orgindex serve: ${error.message}`);
+    throw new ServeError(`orgindex serve: cannot lock the state directory ${stateDir}: ${(error as Error).message}`);
+  }
+  // Any exit that runs 'exit' handlers (an uncaught error too) frees the directory; after a kill -9 the next
+  // start finds the holder gone and takes the lock over.
+  const releaseOnExit = (): void => {
+    lock.release();
   };
-  return { app, url: address, close };
+  process.once('exit', releaseOnExit);
+  let ledger: QuotaLedger | null = null;
+  try {
+    const { keys, developmentKey, source } = loadKeys(options);
+    const index = buildIndex(options);
+    const openedLedger = await QuotaLedger.open(stateDir, { durability: options.durability ?? 'fsync' });
+    ledger = openedLedger;
+    const corsOrigins = options.corsOrigins?.includes('*') ? true : options.corsOrigins;
+    const app = await createServer({
+      engine: { index, error: null },
+      keys,
+      ledger: openedLedger,
+      ...(corsOrigins ? { corsOrigins } : {}),
+      logger: { level: options.logLevel },
+      filesDir: join(stateDir, 'files'),
+      ...(options.languageGroups ? { languageGroups: options.languageGroups } : {}),
+      allowPrivateFetch: options.allowPrivateFetch ?? false,
+      ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+      bearer: bearerVerifier({
+        ...(options.jwtSecret !== undefined ? { secret: options.jwtSecret } : {}),
+        ...(options.jwks !== undefined ? { jwks: loadJwks(resolve(options.jwks)) } : {}),
+      }),
+    });
+    let address: string;
+    try {
+      address = await app.listen({ host: options.host, port: options.port });
+    } catch (error) {
+      await app.close();
+      throw new ServeError(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
+    }
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    print(`OrgIndex v2 ready at ${address}/v2 — ${index.store.size.toLocaleString('en')} organizations, started in ${seconds} s (legacy v1 and language routes under ${address}/v1)`);
+    print(`  keys: ${source}${developmentKey ? `\n  development key (tier_2): ${developmentKey}` : ` (${keys.size} key(s))`}`);
+    print(`  OpenAPI: ${address}/openapi.json; state directory (quota journal, locked by this process): ${stateDir}`);
+    // Ready for every route now; the keyword index and the vectors (about 1 s at 50,000) are built next, so
+    // that the first scored search does not pay for them (one arriving meanwhile waits for them).
+    setImmediate(() => {
+      const warming = performance.now();
+      warmRelevance(index.store);
+      print(`  relevance structures built in ${((performance.now() - warming) / 1000).toFixed(1)} s`);
+    });
+    print(`  try: curl -s -H "x-api-key: ${developmentKey ?? '<key>'}" -H "content-type: application/json" -d '{"keywords":{"must_all":["solar"]},"size":3}' ${address}/v2/search`);
+    let closing: Promise<void> | null = null;
+    const close = (): Promise<void> => {
+      closing ??= (async () => {
+        try {
+          await app.close();
+          await openedLedger.close();
+        } finally {
+          lock.release();
+          process.removeListener('exit', releaseOnExit);
+        }
+      })();
+      return closing;
+    };
+    return { app, url: address, close };
+  } catch (error) {
+    await ledger?.close();
+    lock.release();
+    process.removeListener('exit', releaseOnExit);
+    throw error;
+  }
 }

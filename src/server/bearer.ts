@@ -4,6 +4,10 @@
  * the asymmetric algorithms jose supports). Required claims: `sub`, `idp:username` or `username`,
  * `idp:groups` (an array of strings), and `exp` — a token that never expires is refused; `nbf` is
  * honoured when present.
+ *
+ * The HS256 secret is checked when the verifier is made: an empty (or blank) one is refused — WebCrypto
+ * cannot use an empty key, so every request would fail — and one under 32 bytes draws a warning
+ * (RFC 7518 §3.2: an HMAC key as long as the hash output, 256 bits).
  */
 import { readFileSync } from 'node:fs';
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
@@ -23,6 +27,18 @@ export interface BearerConfig {
 
 /** Why a token was refused: the route answers with it (403 on v1, 401 on the language interface). */
 export class BearerError extends Error {}
+
+/** RFC 7518 §3.2: an HS256 key has at least as many bits as the hash output. */
+export const MIN_HS256_SECRET_BYTES = 32;
+
+/** Throws for an unusable HS256 secret (empty or blank); returns a warning for a short one, else null. */
+export function checkHs256Secret(secret: string): string | null {
+  if (secret === '') throw new Error('the JWT secret is empty');
+  if (secret.trim() === '') throw new Error('the JWT secret is blank (only whitespace)');
+  const bytes = new TextEncoder().encode(secret).length;
+  if (bytes >= MIN_HS256_SECRET_BYTES) return null;
+  return `the JWT secret is ${bytes} bytes; HS256 wants at least ${MIN_HS256_SECRET_BYTES} (RFC 7518 §3.2): use a random one, e.g. openssl rand -base64 32`;
+}
 
 export type BearerVerifier = (token: string) => Promise<BearerUser>;
 
@@ -46,6 +62,7 @@ function userOf(payload: JWTPayload): BearerUser {
 /** A verifier for the configured key(s), or null when the server accepts no bearer tokens. */
 export function bearerVerifier(config: BearerConfig): BearerVerifier | null {
   if (config.secret !== undefined) {
+    checkHs256Secret(config.secret);
     const secret = new TextEncoder().encode(config.secret);
     return (token) => verify(() => jwtVerify(token, secret, { algorithms: ['HS256'], requiredClaims: ['exp'] }));
   }

@@ -18,6 +18,10 @@
  * file, synced, renamed, directory synced) and the old logs are deleted. A crash between any two of these
  * steps double-counts nothing: start-up reads the snapshot and replays only the logs above its generation.
  *
+ * One ledger per directory, in one process: two would each admit the full quota, and one's compaction
+ * would delete the other's journal. `orgindex serve` locks the state directory (state-lock.ts) before it
+ * opens the ledger; serving one quota from several processes is for a shared database, not shared files.
+ *
  * Why not an embedded database: Node 20 has none built in, and the well-kept SQLite bindings ship native
  * binaries that npm would have to download from outside the registry. A journal of this size is the
  * write-ahead log such a database would keep anyway.

@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { hs256Token } from './support.js';
 
 const bin = resolve(__dirname, '../../bin/orgindex.js');
 let dir: string;
@@ -19,9 +20,9 @@ interface Run {
 }
 
 /** Runs the command until it prints the ready line (then calls `whileReady`, then SIGTERM) or exits. */
-function serve(args: string[], whileReady?: (url: string, stderr: string) => Promise<void>): Promise<Run> {
+function serve(args: string[], whileReady?: (url: string, stderr: string) => Promise<void>, env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--log-level', 'silent', ...args], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--log-level', 'silent', ...args], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
     let stderr = '';
     let ready = false;
     child.stderr.on('data', (chunk: Buffer) => {
@@ -89,3 +90,32 @@ test('bad options exit 2 with a message; a broken keys file exits 1 naming the p
   expect(broken.stderr).toMatch(/keys file: keys\.0\.key: .*16 characters.*keys\.0\.tier/);
   expect(existsSync(join(dir, '.orgindex', 'keys.json'))).toBe(false);
 }, 30_000);
+
+describe('the JWT secret', () => {
+  test('an empty one is refused at start with exit 2, from --jwt-secret or from ORGINDEX_JWT_SECRET', async () => {
+    const flag = await serve(['--count', '10', '--jwt-secret', '']);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toMatch(/orgindex serve: --jwt-secret is empty; give a secret of at least 32 random bytes/);
+    const environment = await serve(['--count', '10'], undefined, { ORGINDEX_JWT_SECRET: '' });
+    expect(environment.code).toBe(2);
+    expect(environment.stderr).toMatch(/orgindex serve: ORGINDEX_JWT_SECRET is set but empty; give a secret of at least 32 random bytes .*or unset it/);
+    const blank = await serve(['--count', '10', '--jwt-secret', '   ']);
+    expect(blank.code).toBe(2);
+    expect(existsSync(join(dir, '.orgindex'))).toBe(false); // refused before anything was written
+  }, 30_000);
+
+  test('a short one starts with one warning; bearer requests are answered, never a 500', async () => {
+    const secret = 'short-secret';
+    const run = await serve(['--count', '200', '--jwt-secret', secret], async (url) => {
+      const sublocations = (authorization: string) =>
+        fetch(`${url}/v1/sublocations`, { method: 'POST', headers: { 'content-type': 'application/json', authorization }, body: '{"parent_level":"all","parent_value":""}' });
+      expect((await sublocations(`Bearer ${await hs256Token(secret)}`)).status).toBe(200);
+      for (const token of ['not.a.jwt', 'x', '..', `${(await hs256Token(secret)).slice(0, -4)}AAAA`, await hs256Token('another-secret-0000000000000000000')]) {
+        expect((await sublocations(`Bearer ${token}`)).status).toBe(403);
+      }
+    });
+    expect(run.code).toBe(0);
+    const warnings = run.stderr.match(/warning: the JWT secret is 12 bytes; HS256 wants at least 32 \(RFC 7518 §3\.2\)/g) ?? [];
+    expect(warnings).toHaveLength(1);
+  }, 30_000);
+});

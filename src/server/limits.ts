@@ -64,3 +64,44 @@ export function quotaReset(now: number): Date {
   const date = new Date(now);
   return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1));
 }
+
+/**
+ * How long a caller refused because requests in flight hold the rest of a quota should wait: those
+ * requests end within moments, and each either counts or gives its place back.
+ */
+export const IN_FLIGHT_RETRY_SECONDS = 1;
+
+/** One monthly quota of one key: its limit, the usage counted so far, and what requests in flight hold. */
+export interface QuotaUse {
+  limit: number;
+  counted: number;
+  held: number;
+}
+
+/**
+ * Whether `wanted` more units of a quota (a request: 1; a fetch: a row per domain) can be taken now:
+ * - available: counted usage and what requests in flight hold leave room;
+ * - held: counted usage alone would leave room — only reservations of requests still in flight stand in
+ *   the way, so a retry in a moment may succeed;
+ * - exhausted: counted usage alone leaves too little until the quota resets.
+ */
+export type QuotaStanding = 'available' | 'held' | 'exhausted';
+
+export function quotaStanding(use: QuotaUse, wanted = 1): QuotaStanding {
+  if (use.counted + wanted > use.limit) return 'exhausted';
+  return use.counted + use.held + wanted > use.limit ? 'held' : 'available';
+}
+
+/**
+ * What the X-RateLimit-*-Remaining headers say: the units a new request can take now — the limit less
+ * counted usage and what requests in flight hold. It is 0 exactly when a new request would be refused.
+ */
+export function quotaRemaining(use: QuotaUse): number {
+  return Math.max(0, use.limit - use.counted - use.held);
+}
+
+/** Retry-After (whole seconds, at least 1) of a quota refusal at `now`: a moment when held, the reset when exhausted. */
+export function quotaRetryAfterSeconds(standing: Exclude<QuotaStanding, 'available'>, now: number): number {
+  if (standing === 'held') return IN_FLIGHT_RETRY_SECONDS;
+  return Math.max(1, Math.ceil((quotaReset(now).getTime() - now) / 1000));
+}

@@ -51,9 +51,9 @@ const errorResponse = (description: string): JsonSchema => ({
 
 const RATE_LIMIT_HEADERS: Record<string, JsonSchema> = {
   'X-RateLimit-Requests-Limit': { description: 'Monthly request quota of the key', schema: { type: 'integer' } },
-  'X-RateLimit-Requests-Remaining': { description: 'Requests left this month', schema: { type: 'integer' } },
+  'X-RateLimit-Requests-Remaining': { description: 'Requests a new request can use now: the monthly quota less the requests counted and those in flight (0: the next request is refused)', schema: { type: 'integer' } },
   'X-RateLimit-Results-Limit': { description: 'Monthly quota of rows from /search and /fetch', schema: { type: 'integer' } },
-  'X-RateLimit-Results-Remaining': { description: 'Rows left this month', schema: { type: 'integer' } },
+  'X-RateLimit-Results-Remaining': { description: 'Rows available now: the monthly quota less the rows counted and those held by requests in flight', schema: { type: 'integer' } },
   'X-RateLimit-Reset': { description: 'When the monthly quotas reset (ISO 8601, UTC)', schema: { type: 'string', format: 'date-time' } },
 };
 
@@ -77,6 +77,7 @@ function errorResponses(id: string, endpoint: Endpoint): JsonSchema {
       ...(body ? { '413': errorResponse('The body is too large'), '415': errorResponse('The body is not UTF-8 JSON') } : {}),
       ...(endpoint.api === 'v1' ? { '429': errorResponse('Rate limit or monthly quota of the API key exceeded') } : {}),
       '500': errorResponse('Unexpected server error'),
+      ...(id === 'v1.search' ? { '503': { ...errorResponse('Every point-in-time context the service keeps is live; Retry-After says when one expires'), headers: { 'Retry-After': { schema: { type: 'integer' } } } } } : {}),
     };
   }
   return {

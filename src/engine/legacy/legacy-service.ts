@@ -16,7 +16,8 @@
  * same query with `pit_id` and `search_after` for the next page; a PIT lives 5 minutes after its last use
  * (keep-alive extended by every page), belongs to the caller that opened it, and `close_pit` frees it.
  * An expired, closed or foreign PIT is a 400 naming it. A caller holds at most 50 PITs (one more closes
- * its own least recently used); the service at most 1,000.
+ * its own least recently used); the service at most 1,000, and refuses a new one when all are live
+ * (PitCapacityError) rather than close another caller's (pit-registry.ts).
  */
 import { ValidationError } from '../../client/errors.js';
 import type { SelectableColumn } from '../../contract/common.js';
@@ -38,6 +39,9 @@ import {
 } from '../../contract/v1.js';
 import { validate, type ValidationErrorItem } from '../../contract/validation.js';
 import type { LocalIndex } from '../local-index.js';
+import { PitRegistry } from './pit-registry.js';
+
+export { MAX_OPEN_PITS, MAX_PITS_PER_CALLER, PIT_KEEP_ALIVE_MS, PitCapacityError } from './pit-registry.js';
 
 /** A v1 error: the route answers 400 with `{"detail": message}` (auth failures are the server's 403). */
 export class LegacyError extends Error {
@@ -49,10 +53,6 @@ export class LegacyError extends Error {
 
 /** The one index this service holds, and how v1 names it. */
 export const LEGACY_INDEX = 'organizations-local';
-export const PIT_KEEP_ALIVE_MS = 5 * 60_000;
-export const MAX_OPEN_PITS = 1_000;
-/** One caller may hold this many PITs; opening one more closes its own least recently used. */
-export const MAX_PITS_PER_CALLER = 50;
 
 const QUERY_TYPES: Record<SearchMode, string> = { filter: 'filter', fulltext: 'keyword', semantic: 'semantic', vector_similarity: 'similarity', hybrid: 'hybrid' };
 
@@ -63,6 +63,7 @@ export interface LegacyOptions {
   newId: () => string;
   keepAliveMs?: number;
   maxOpenPits?: number;
+  maxPitsPerCaller?: number;
 }
 
 /** Who calls: PITs belong to their opener; `index` is the engine as this caller may see it. */
@@ -73,14 +74,12 @@ export interface LegacyCaller {
 
 interface Pit {
   id: string;
-  owner: string;
   /** The index as it was when the PIT opened (immutable: later data lives in another LocalIndex). */
   index: LocalIndex;
   fingerprint: string;
   rows: Uint32Array;
   total: number;
   mode: SearchMode;
-  expiresAt: number;
 }
 
 /** Turns validation failures into one readable v1 message: "keywords.must_one.0: String should …". */
@@ -135,7 +134,8 @@ function filtersOf(request: V1SearchRequest): Filters | null {
     const values = request.locations?.[level] ?? [];
     if (values.length === 0) continue;
     const existing = filters[level] as string[] | undefined;
-    filters[level] = existing ? values.filter((value) => existing.includes(value)) : values;
+    const kept = existing ? new Set(existing) : null;
+    filters[level] = kept ? values.filter((value) => kept.has(value)) : values;
     // An empty intersection must match nothing, not lift the condition: keep an impossible value.
     if ((filters[level] as string[]).length === 0) filters[level] = ['\u0000no such place'];
   }
@@ -222,49 +222,39 @@ function v1Rows(index: LocalIndex, rows: ArrayLike<number>, columns: readonly V1
 }
 
 export class LegacyService {
-  private readonly pits = new Map<string, Pit>();
-  private readonly keepAliveMs: number;
-  private readonly maxOpenPits: number;
+  private readonly pits: PitRegistry<Pit>;
 
   constructor(private readonly options: LegacyOptions) {
-    this.keepAliveMs = options.keepAliveMs ?? PIT_KEEP_ALIVE_MS;
-    this.maxOpenPits = options.maxOpenPits ?? MAX_OPEN_PITS;
+    this.pits = new PitRegistry<Pit>({
+      now: options.now,
+      newId: options.newId,
+      ...(options.keepAliveMs !== undefined ? { keepAliveMs: options.keepAliveMs } : {}),
+      ...(options.maxOpenPits !== undefined ? { maxOpen: options.maxOpenPits } : {}),
+      ...(options.maxPitsPerCaller !== undefined ? { maxPerCaller: options.maxPitsPerCaller } : {}),
+    });
   }
 
   /** Open PITs (after dropping expired ones). */
   get openPits(): number {
-    this.sweep();
     return this.pits.size;
   }
 
-  private sweep(): void {
-    const now = this.options.now();
-    for (const [id, pit] of this.pits) if (pit.expiresAt <= now) this.pits.delete(id);
+  /** Drops expired PITs (and with them any index only they kept alive); returns how many. */
+  sweepPits(): number {
+    return this.pits.sweep();
   }
 
   /** A live PIT of this caller, its keep-alive extended (and moved to most recently used). */
   private usePit(id: string, caller: LegacyCaller): Pit {
-    this.sweep();
-    const pit = this.pits.get(id);
-    if (!pit || pit.owner !== caller.id) throw new LegacyError(`pit_id ${id} has expired or was closed (or was never opened by this caller); start again without pit_id`);
-    pit.expiresAt = this.options.now() + this.keepAliveMs;
-    this.pits.delete(id);
-    this.pits.set(id, pit);
+    const pit = this.pits.use(id, caller.id);
+    if (!pit) throw new LegacyError(`pit_id ${id} has expired or was closed (or was never opened by this caller); start again without pit_id`);
     return pit;
   }
 
-  private openPit(pit: Omit<Pit, 'id' | 'expiresAt'>): Pit {
-    this.sweep();
-    // A caller's own PITs go first: nobody can push out another caller's live walk.
-    const own = [...this.pits.values()].filter((open) => open.owner === pit.owner);
-    for (const oldest of own.slice(0, Math.max(0, own.length - MAX_PITS_PER_CALLER + 1))) this.pits.delete(oldest.id);
-    while (this.pits.size >= this.maxOpenPits) {
-      const oldest = this.pits.keys().next().value;
-      if (oldest === undefined) break;
-      this.pits.delete(oldest);
-    }
-    const opened: Pit = { ...pit, id: this.options.newId(), expiresAt: this.options.now() + this.keepAliveMs };
-    this.pits.set(opened.id, opened);
+  /** Throws PitCapacityError when the service is full of live PITs (see pit-registry.ts). */
+  private openPit(owner: string, pit: Omit<Pit, 'id'>): Pit {
+    const opened: Pit = { ...pit, id: '' };
+    opened.id = this.pits.open(owner, opened);
     return opened;
   }
 
@@ -290,7 +280,7 @@ export class LegacyService {
       const ranking = caller.index.rankAll(v2, SEARCH_LIMITS.scoredDepthCap);
       ({ rows, mode } = ranking);
       total = ranking.total ?? ranking.rows.length;
-      if (rows.length > request.size) pit = this.openPit({ owner: caller.id, index, fingerprint, rows, total, mode });
+      if (rows.length > request.size) pit = this.openPit(caller.id, { index, fingerprint, rows, total, mode });
     }
     const end = Math.min(rows.length, start + request.size);
     const page = rows.subarray(start, end);
@@ -329,11 +319,7 @@ export class LegacyService {
 
   closePit(input: unknown, caller: LegacyCaller): { succeeded: boolean } {
     const { pit_id: id } = parsed(validate(V1ClosePitRequestSchema, input, 'query'));
-    this.sweep();
-    const pit = this.pits.get(id);
-    if (!pit || pit.owner !== caller.id) return { succeeded: false };
-    this.pits.delete(id);
-    return { succeeded: true };
+    return { succeeded: this.pits.close(id, caller.id) };
   }
 
   /** The distinct child-level names under a parent location (the next level that has any). */

@@ -1,10 +1,11 @@
 /** Small schemas shared by the three interfaces: domains, dates, columns, cursors. */
 import * as z from 'zod';
 import { normalizeDomain } from './domain.js';
-import { addIssue, integer } from './validation.js';
+import { TEXT_LIMITS } from './limits.js';
+import { addIssue, documentedAs, integer } from './validation.js';
 
 /** A domain, URL or e-mail address, normalised to the index key (see domain.ts). */
-export const DomainSchema = z.string().transform((raw, ctx) => {
+export const DomainSchema = z.string().max(TEXT_LIMITS.domainLength, { abort: true }).transform((raw, ctx) => {
   const result = normalizeDomain(raw);
   if (result.ok) return result.domain;
   addIssue(ctx, result.reason, [], { type: 'domain_parsing', ctx: { reason: result.reason } });
@@ -18,7 +19,7 @@ export const DomainListSchema = z.array(DomainSchema);
  * an http(s) URL. Its host must be a valid domain; the address itself is kept as given (trimmed), so a
  * path such as `/careers` is not lost.
  */
-export const PageAddressSchema = z.string().transform((raw, ctx) => {
+export const PageAddressSchema = z.string().max(TEXT_LIMITS.domainLength, { abort: true }).transform((raw, ctx) => {
   const address = raw.trim();
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(address);
   const result = normalizeDomain(address);
@@ -107,10 +108,38 @@ export const ColumnsSchema = z
 
 /**
  * A `search_after` cursor: opaque JSON values copied unchanged from the previous response. Request and
- * response accept the same shape, so whatever a server hands out can be sent back.
+ * response accept the same values, so whatever a server hands out can be sent back; a request's cursor
+ * holds at most TEXT_LIMITS.cursorValues values nested at most TEXT_LIMITS.cursorDepth levels.
  */
 export const CursorValueSchema = z.json();
-export const CursorSchema = z.array(CursorValueSchema).nullable().optional();
+
+/** Whether a value nests arrays and objects at most `depth` levels (walked without recursion). */
+function nestedWithin(value: unknown, depth: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const [item, level] = top;
+    if (item === null || typeof item !== 'object') continue;
+    if (level >= depth) return false;
+    for (const inner of Object.values(item)) stack.push([inner, level + 1]);
+  }
+  return true;
+}
+
+/** Any JSON value, as documents show it (zod's own rendering of JSON refers to itself). */
+const ANY_JSON = {
+  anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }, { type: 'array', items: {} }, { type: 'object', additionalProperties: {} }],
+};
+
+const CursorRequestValueSchema = documentedAs(
+  z
+    .custom<z.core.util.JSONType>((value) => nestedWithin(value, TEXT_LIMITS.cursorDepth), {
+      error: `search_after values may nest at most ${TEXT_LIMITS.cursorDepth} levels: send metadata.search_after of the previous page unchanged`,
+      params: { ctx: { max_depth: TEXT_LIMITS.cursorDepth } },
+    })
+    .pipe(CursorValueSchema),
+  ANY_JSON,
+);
+export const CursorSchema = z.array(CursorRequestValueSchema).max(TEXT_LIMITS.cursorValues).nullable().optional();
 
 export const GEO_LEVELS = ['country', 'state', 'region', 'district', 'municipality'] as const;
 export type GeoLevel = (typeof GEO_LEVELS)[number];

@@ -16,6 +16,9 @@ const IDEOGRAPHIC_FULL_STOPS = /[\u3002\uFF0E\uFF61]/g;
 // Characters IDNA maps to nothing: soft hyphen, zero-width spaces and joiners, word joiner, BOM. They
 // ride along invisibly when a domain is copied out of a web page or a PDF.
 const INVISIBLE = /[\u00AD\u200B-\u200D\u2060\uFEFF]/g;
+// Half of a UTF-16 surrogate pair without its other half: not a character. Punycode would encode it as if
+// it were one, and NFKC keeps it, so such input is refused. (Code units, no `u` flag: portable.)
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Removes scheme, user info, path, query, fragment and port, leaving the host part of a URL-ish input. */
 function hostPart(input: string): string {
@@ -33,6 +36,18 @@ function hostPart(input: string): string {
   return rest;
 }
 
+function codePointCount(text: string): number {
+  let count = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xdc00 && unit <= 0xdfff && i > 0) {
+      const before = text.charCodeAt(i - 1);
+      if (before >= 0xd800 && before <= 0xdbff) count--;
+    }
+  }
+  return count;
+}
+
 /** Already a normalised key: lower-case ASCII labels, no `www.` prefix, non-numeric TLD (the common case). */
 const NORMALISED = /^(?!www\.)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.(?:[a-z][a-z0-9-]{0,61}[a-z0-9]|xn--[a-z0-9-]+)$/;
 
@@ -43,6 +58,9 @@ const NORMALISED = /^(?!www\.)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](
 export function normalizeDomain(raw: string): DomainResult {
   // Fast path: bulk fetches send thousands of keys that are already normalised.
   if (raw.length <= MAX_HOSTNAME_LENGTH && NORMALISED.test(raw)) return { ok: true, domain: raw };
+  if (LONE_SURROGATE.test(raw)) {
+    return { ok: false, reason: `"${raw}" is not well-formed Unicode (it holds a lone surrogate); expected a domain such as example.com` };
+  }
   const trimmed = raw.replace(INVISIBLE, '').trim().replace(/^mailto:/i, '');
   if (trimmed === '') return { ok: false, reason: 'domain is empty' };
   if (/\s/.test(trimmed)) return { ok: false, reason: `"${raw}" contains whitespace; expected a domain such as example.com` };
@@ -53,6 +71,14 @@ export function normalizeDomain(raw: string): DomainResult {
   if (host === '') return { ok: false, reason: `"${raw}" has no host name; expected a domain such as example.com` };
   if (host.startsWith('[') || IPV4.test(host)) {
     return { ok: false, reason: `"${raw}" is an IP address; an organization is identified by its domain name` };
+  }
+
+  // Each character is at least one character of the encoded name, and encoding takes time quadratic in
+  // a label's length: a host longer than a whole name (and a `www.`), even counted in code points, is
+  // refused unencoded.
+  const longest = MAX_HOSTNAME_LENGTH + 'www.'.length;
+  if (host.length > longest && codePointCount(host) > longest) {
+    return { ok: false, reason: `"${raw}" is longer than ${MAX_HOSTNAME_LENGTH} characters` };
   }
 
   let ascii: string;

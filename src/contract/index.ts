@@ -2,6 +2,7 @@
 export * from './validation.js';
 export * from './domain.js';
 export * from './common.js';
+export * from './limits.js';
 export * from './nace.js';
 export * from './v2/filters.js';
 export * from './v2/rows.js';

@@ -1,10 +1,13 @@
 /** Language-processing interface (paths under /v1 on the language base URL; Bearer token). */
 import * as z from 'zod';
-import { PageAddressSchema, TermSchema } from './common.js';
+import { PageAddressSchema } from './common.js';
+import { boundedTerm, TEXT_LIMITS } from './limits.js';
 import { integer } from './validation.js';
 
 /** At most 50 keywords of at most 100 characters: related terms of more would take seconds to compute. */
-export const KeywordRequestSchema = z.strictObject({ keywords: z.array(TermSchema.pipe(z.string().max(100))).min(1).max(50) });
+export const KeywordRequestSchema = z.strictObject({
+  keywords: z.array(boundedTerm(TEXT_LIMITS.generateKeywordLength)).min(1).max(TEXT_LIMITS.generateKeywords),
+});
 export type KeywordRequestInput = z.input<typeof KeywordRequestSchema>;
 
 export const BatchKeywordSchema = z.looseObject({
@@ -17,7 +20,7 @@ export type BatchKeyword = z.infer<typeof BatchKeywordSchema>;
 export const QNA_MAX_PAGES = 10;
 
 export const QnaRequestSchema = z.strictObject({
-  question: TermSchema,
+  question: boundedTerm(TEXT_LIMITS.questionLength),
   domain: PageAddressSchema,
   max_pages: integer().min(1).max(QNA_MAX_PAGES).default(1),
 });
@@ -59,7 +62,10 @@ export type QnaResponse = z.infer<typeof QnaResponseSchema>;
 export const QnaResultSchema = z.union([QnaAnsweredSchema, QnaCannotAnswerSchema]);
 export type QnaResult = z.infer<typeof QnaResultSchema>;
 
-export const QueryRequestSchema = z.strictObject({ user_query: TermSchema, search_id: z.string().min(1) });
+export const QueryRequestSchema = z.strictObject({
+  user_query: boundedTerm(TEXT_LIMITS.userQueryLength, TEXT_LIMITS.userQueryWords),
+  search_id: z.string().min(1).max(TEXT_LIMITS.idLength),
+});
 export type QueryRequestInput = z.input<typeof QueryRequestSchema>;
 
 const stringList = z.array(z.string());

@@ -11,9 +11,11 @@
  * the 400 `{"detail": "message"}` the v1 document specifies (src/engine/legacy/legacy-service.ts).
  */
 import * as z from 'zod';
-import { CursorSchema, CursorValueSchema, DomainSchema, GEO_LEVELS, SELECTABLE_COLUMNS, TermSchema, UuidSchema, type GeoLevel } from './common.js';
+import { CursorSchema, CursorValueSchema, DomainSchema, GEO_LEVELS, SELECTABLE_COLUMNS, UuidSchema, type GeoLevel } from './common.js';
+import { boundedString, KeywordTermListSchema, TEXT_LIMITS } from './limits.js';
 import { addIssue, integer, WHEN_FIELDS_VALID } from './validation.js';
 import { FiltersSchema } from './v2/filters.js';
+import { DescribeSchema } from './v2/search.js';
 
 export const V1_DEFAULT_INDEX = 'organizations-*';
 export const V1_EXTRA_COLUMNS = ['description', 'main_contact_mail', 'main_contact_number'] as const;
@@ -21,8 +23,8 @@ export const V1_COLUMNS = [...SELECTABLE_COLUMNS, ...V1_EXTRA_COLUMNS] as const;
 export type V1Column = (typeof V1_COLUMNS)[number];
 export const V1_LIMITS = { searchSizeDefault: 25, searchSizeMax: 500, downloadSizeDefault: 10, downloadSizeMax: 10 } as const;
 
-const termList = z.array(TermSchema).default([]);
-const stringList = z.array(z.string()).default([]);
+const termList = KeywordTermListSchema.default([]);
+const stringList = z.array(boundedString(TEXT_LIMITS.filterValueLength)).max(TEXT_LIMITS.filterValues).default([]);
 
 export const V1KeywordsSchema = z.strictObject({ must_one: termList, must_all: termList, must_not: termList });
 export type V1Keywords = z.output<typeof V1KeywordsSchema>;
@@ -45,17 +47,17 @@ const IndexSchema = z.string().min(1).default(V1_DEFAULT_INDEX);
 
 export const V1SearchRequestSchema = z.strictObject({
   search_id: UuidSchema,
-  domains: z.array(DomainSchema).default([]),
-  excludes: z.array(DomainSchema).default([]),
+  domains: z.array(DomainSchema).max(TEXT_LIMITS.referenceDomains).default([]),
+  excludes: z.array(DomainSchema).max(TEXT_LIMITS.excludes).default([]),
   keywords: V1KeywordsSchema.optional(),
   locations: V1LocationsSchema.optional(),
   custom_filters: FiltersSchema.nullable().optional().transform((f) => f ?? null),
   index: IndexSchema,
   size: integer().min(1).max(V1_LIMITS.searchSizeMax).default(V1_LIMITS.searchSizeDefault),
   columns: V1ColumnsSchema,
-  pit_id: z.string().nullable().optional().transform((p) => p ?? null),
+  pit_id: z.string().max(TEXT_LIMITS.idLength).nullable().optional().transform((p) => p ?? null),
   search_after: CursorSchema.transform((c) => c ?? null),
-  semantic_input: z.string().nullable().optional().transform((s) => (s?.trim() ? s.trim() : null)),
+  semantic_input: DescribeSchema,
 });
 export type V1SearchRequestInput = z.input<typeof V1SearchRequestSchema>;
 export type V1SearchRequest = z.output<typeof V1SearchRequestSchema>;
@@ -81,7 +83,7 @@ export const V1_PARENT_LEVELS = ['all', ...GEO_LEVELS] as const;
 
 export const V1SublocationsRequestSchema = z.strictObject({
   parent_level: z.enum(V1_PARENT_LEVELS),
-  parent_value: z.string(),
+  parent_value: boundedString(TEXT_LIMITS.locationQueryLength),
   index: IndexSchema,
 });
 export type V1SublocationsRequestInput = z.input<typeof V1SublocationsRequestSchema>;
@@ -153,7 +155,7 @@ export const V1DownloadResponseSchema = z.looseObject({
 });
 export type V1DownloadResponse = z.infer<typeof V1DownloadResponseSchema>;
 
-export const V1ClosePitRequestSchema = z.strictObject({ pit_id: z.string().min(1) });
+export const V1ClosePitRequestSchema = z.strictObject({ pit_id: z.string().min(1).max(TEXT_LIMITS.idLength) });
 export const V1ClosePitResponseSchema = z.looseObject({ succeeded: z.boolean() });
 export type V1ClosePitResponse = z.infer<typeof V1ClosePitResponseSchema>;
 

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { connectorDefinition, connectorProperties } from '../../src/server/connector.js';
 import { ENDPOINTS } from '../../src/contract/endpoints.js';
+import { TEXT_LIMITS } from '../../src/contract/limits.js';
 
 type Json = Record<string, unknown>;
 const definition = connectorDefinition() as Json & { paths: Record<string, Record<string, Json>>; definitions: Record<string, Json> };
@@ -56,7 +57,7 @@ test('no oneOf / anyOf / allOf or other keywords OpenAPI 2.0 lacks; unions flatt
   const body = ((definition.paths['/search']?.post?.parameters as Json[])[0]?.schema as Json).properties as Record<string, Json>;
   const similar = body.similar_to as Json;
   expect(similar.type).toBe('array');
-  expect(((similar.items as Json).properties as Json).domain).toEqual({ type: 'string' });
+  expect(((similar.items as Json).properties as Json).domain).toEqual({ type: 'string', maxLength: TEXT_LIMITS.domainLength });
   // The description does not promise what the connector cannot send.
   expect(String((similar.items as Json).description)).toContain('The service also takes a string here; this connector sends the object form.');
   // A cursor (any JSON value) passes through untyped, so a search_after from one answer can be sent back.

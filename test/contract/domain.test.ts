@@ -36,6 +36,7 @@ describe('normalizeDomain: accepted forms', () => {
     ['\u00AD\u200Bexample.com', 'example.com'],
     ['exam\u00ADple.com\uFEFF', 'example.com'],
     ['www.co.uk', 'co.uk'],
+    ['\uD83D\uDE00.example', 'xn--e28h.example'],
     ['sub.my-company.example', 'sub.my-company.example'],
     ['123.example.com', '123.example.com'],
     // only a leading "www." label of a longer name is dropped: www.com is a domain of its own
@@ -67,6 +68,12 @@ describe('normalizeDomain: rejections with a reason', () => {
     ['.com', '".com" has an empty label (two dots in a row)'],
     ['example.com..', '"example.com.." has an empty label (two dots in a row)'],
     ['example.123', '"example.123" has a numeric top-level domain'],
+    // Lone surrogates (half of a UTF-16 pair) are not characters: refused, not punycoded.
+    ['a\uD800b.com', '"a\uD800b.com" is not well-formed Unicode (it holds a lone surrogate); expected a domain such as example.com'],
+    ['ab\uDC00.com', '"ab\uDC00.com" is not well-formed Unicode (it holds a lone surrogate); expected a domain such as example.com'],
+    ['ab.com\uD83D', '"ab.com\uD83D" is not well-formed Unicode (it holds a lone surrogate); expected a domain such as example.com'],
+    ['\uDE00\uD83Dx.com', '"\uDE00\uD83Dx.com" is not well-formed Unicode (it holds a lone surrogate); expected a domain such as example.com'],
+    ['https://example.com/\uD800', '"https://example.com/\uD800" is not well-formed Unicode (it holds a lone surrogate); expected a domain such as example.com'],
   ])('%j → %s', (raw, reason) => {
     expect(normalizeDomain(raw)).toEqual({ ok: false, reason });
   });

@@ -1,10 +1,11 @@
 /** v2 `keywords` object and `filters` object (spec: "Filters object", "Keywords object"). */
 import * as z from 'zod';
-import { DateSchema, TermSchema } from '../common.js';
+import { DateSchema } from '../common.js';
+import { boundedString, KeywordTermListSchema, TEXT_LIMITS } from '../limits.js';
 import { normalizeNaceCode } from '../nace.js';
 import { addIssue, quoteAlternatives, WHEN_FIELDS_VALID } from '../validation.js';
 
-const TermListSchema = z.array(TermSchema).nullable().optional();
+const TermListSchema = KeywordTermListSchema.nullable().optional();
 
 /** Rule 3 as a pure function: must_not is valid only together with must_all or must_any. */
 export function mustNotRuleViolation(kw: {
@@ -67,26 +68,28 @@ function canonicalChoiceList<const T extends readonly string[]>(allowed: T) {
   const expected = quoteAlternatives(allowed);
   return z
     .array(
-      z.string().transform((raw, ctx) => {
+      boundedString(TEXT_LIMITS.filterValueLength).transform((raw, ctx) => {
         const value = byKey.get(raw.trim().toLowerCase());
         if (value !== undefined) return value;
         addIssue(ctx, `Input should be ${expected}`, [], { type: 'literal_error', ctx: { expected } });
         return z.NEVER;
       }),
     )
+    .max(TEXT_LIMITS.filterValues)
     .nullable()
     .optional();
 }
 
 const NaceListSchema = z
   .array(
-    z.string().transform((raw, ctx) => {
+    boundedString(TEXT_LIMITS.filterValueLength).transform((raw, ctx) => {
       const result = normalizeNaceCode(raw);
       if (result.ok) return result.value;
       addIssue(ctx, result.reason, [], { type: 'nace_code', ctx: { reason: result.reason } });
       return z.NEVER;
     }),
   )
+  .max(TEXT_LIMITS.filterValues)
   .nullable()
   .optional();
 
@@ -94,14 +97,15 @@ const NaceListSchema = z
 export const SOURCE_PATTERN = /^(register|cache|request|dataset_(0[1-9]|1[0-2])_\d{4})$/;
 const SourceListSchema = z
   .array(
-    z.string().regex(SOURCE_PATTERN, {
+    boundedString(TEXT_LIMITS.filterValueLength).regex(SOURCE_PATTERN, {
       error: "Input should be 'register', 'cache', 'request' or 'dataset_MM_YYYY' (for example 'dataset_03_2025')",
     }),
   )
+  .max(TEXT_LIMITS.filterValues)
   .nullable()
   .optional();
 
-const StringListSchema = z.array(z.string()).nullable().optional();
+const StringListSchema = z.array(boundedString(TEXT_LIMITS.filterValueLength)).max(TEXT_LIMITS.filterValues).nullable().optional();
 
 const filterShape = {
   country: StringListSchema,

@@ -8,6 +8,7 @@
  * query parameters are ignored, as FastAPI does (a cache-buster `_=…` must not fail a request).
  */
 import * as z from 'zod';
+import { boundedString, TEXT_LIMITS } from '../limits.js';
 import { addIssue, documentedAs, INT_TYPE_MESSAGE, integer } from '../validation.js';
 
 export const LOCATION_TYPES = ['continent', 'country', 'state', 'region', 'district', 'municipality'] as const;
@@ -45,15 +46,19 @@ function queryInt(min: number, max: number, fallback: number) {
     { type: 'integer', minimum: min, maximum: max, default: fallback },
   );
 }
-const optionalText = z
+const optionalId = z
   .string()
+  .max(TEXT_LIMITS.idLength)
   .optional()
   .transform((s) => (s?.trim() ? s.trim() : null));
 
 export const LocationSearchQuerySchema = z.object({
-  q: z.string().transform((s) => s.trim()).pipe(z.string().min(1, 'q must not be blank')),
+  q: z
+    .string()
+    .transform((s) => s.trim())
+    .pipe(boundedString(TEXT_LIMITS.locationQueryLength, undefined, z.string().min(1, 'q must not be blank'))),
   location_type: z.enum(LOCATION_TYPES).optional().transform((t) => t ?? null),
-  parent_id: optionalText,
+  parent_id: optionalId,
   limit: queryInt(1, LOCATION_LIMITS.searchLimitMax, LOCATION_LIMITS.searchLimitDefault),
 });
 export type LocationSearchQueryInput = z.input<typeof LocationSearchQuerySchema>;
@@ -61,7 +66,7 @@ export type LocationSearchQuery = z.output<typeof LocationSearchQuerySchema>;
 
 export const LocationListQuerySchema = z
   .object({
-    parent_id: optionalText,
+    parent_id: optionalId,
     location_type: z.enum(LOCATION_TYPES).optional().transform((t) => t ?? null),
     limit: queryInt(1, LOCATION_LIMITS.listLimitMax, LOCATION_LIMITS.listLimitDefault),
     offset: queryInt(0, Number.MAX_SAFE_INTEGER, 0),
@@ -69,7 +74,7 @@ export const LocationListQuerySchema = z
 export type LocationListQueryInput = z.input<typeof LocationListQuerySchema>;
 export type LocationListQuery = z.output<typeof LocationListQuerySchema>;
 
-export const LocationPathParamsSchema = z.object({ location_id: z.string().min(1) });
+export const LocationPathParamsSchema = z.object({ location_id: z.string().min(1).max(TEXT_LIMITS.idLength) });
 
 /** Search and listing answer the same shape; `count` is the number of items in this response. */
 export const LocationListResponseSchema = z.looseObject({

@@ -1,6 +1,7 @@
 /** v2 POST /search: request (with rules 1–3), mode inference (rule 4) and response. */
 import * as z from 'zod';
-import { boundedInt, boundedNumber, ColumnsSchema, CursorSchema, CursorValueSchema, DomainSchema, TermSchema } from '../common.js';
+import { boundedInt, boundedNumber, ColumnsSchema, CursorSchema, CursorValueSchema, DomainSchema } from '../common.js';
+import { boundedString, KeywordTermSchema, TEXT_LIMITS } from '../limits.js';
 import { addIssue, documentedAs, WHEN_FIELDS_VALID, type LocSegment } from '../validation.js';
 import { FiltersSchema, hasKeywordTerms, KeywordsSchema, type Filters, type Keywords } from './filters.js';
 import { OrganizationRowSchema } from './rows.js';
@@ -50,7 +51,7 @@ const WeightSchema = documentedAs(z.custom<number | SimilarityWeightName>(() => 
   default: 'normal',
 });
 
-const ConceptTermsSchema = z.array(TermSchema).max(SEARCH_LIMITS.conceptTerms).default([]);
+const ConceptTermsSchema = z.array(KeywordTermSchema).max(SEARCH_LIMITS.conceptTerms).default([]);
 
 const SimilarToObjectSchema = z
   .strictObject({
@@ -78,15 +79,16 @@ const SimilarToEntrySchema = z.union([DomainSchema, SimilarToObjectSchema], {
     : entry,
 );
 
-/** A trimmed description; blank means "not supplied". */
-const DescribeSchema = z
+/** A trimmed description (at most TEXT_LIMITS.describeLength characters); blank means "not supplied". */
+export const DescribeSchema = z
   .string()
   .nullable()
   .optional()
   .transform((s) => {
     const trimmed = s?.trim();
     return trimmed ? trimmed : null;
-  });
+  })
+  .pipe(boundedString(TEXT_LIMITS.describeLength).nullable());
 
 export const SEARCH_MODES = ['filter', 'fulltext', 'semantic', 'vector_similarity', 'hybrid'] as const;
 export type SearchMode = (typeof SEARCH_MODES)[number];
@@ -148,7 +150,7 @@ export const SearchRequestSchema = z
     describe: DescribeSchema,
     keywords: KeywordsSchema.nullable().optional().transform((k) => k ?? null),
     filters: FiltersSchema.nullable().optional().transform((f) => f ?? null),
-    excludes: z.array(DomainSchema).default([]).transform((list) => [...new Set(list)]),
+    excludes: z.array(DomainSchema).max(TEXT_LIMITS.excludes).default([]).transform((list) => [...new Set(list)]),
     columns: ColumnsSchema,
     size: boundedInt(SEARCH_LIMITS.sizeMin, SEARCH_LIMITS.sizeMax, SEARCH_LIMITS.sizeDefault),
     min_score: z

@@ -163,12 +163,25 @@ function gazetteerOf(index: LocalIndex): Gazetteer {
   return gazetteer;
 }
 
+/** The word without the given characters at its start (`lead`) and end (`tail`). */
+function trimChars(word: string, lead: string, tail: string): string {
+  // Loops, not an end-anchored regex: that one rescans a long run of the characters from every position.
+  let start = 0;
+  let end = word.length;
+  while (start < end && lead.includes(word.charAt(start))) start++;
+  while (end > start && tail.includes(word.charAt(end - 1))) end--;
+  return start === 0 && end === word.length ? word : word.slice(start, end);
+}
+
 /** Words of the query: punctuation split off (a URL or domain kept whole), hyphens and dots kept inside words. */
 function words(text: string): string[] {
   return text
     .split(/\s+/)
-    .flatMap((word) => (DOMAIN.test(word.replace(/[,;!?()"]+$/, '')) ? [word.replace(/[,;!?()"]+$/, '')] : word.replace(/[,;:!?()"]+/g, ' ').split(' ')))
-    .map((word) => word.replace(/^[.'’]+|[.'’]+$/g, ''))
+    .flatMap((word) => {
+      const bare = trimChars(word, '', ',;!?()"');
+      return DOMAIN.test(bare) ? [bare] : word.replace(/[,;:!?()"]+/g, ' ').split(' ');
+    })
+    .map((word) => trimChars(word, ".'’", ".'’"))
     .filter(Boolean);
 }
 
@@ -187,8 +200,13 @@ export function parseQuery(index: LocalIndex, userQuery: string, today: string):
     semantic_input: '',
   };
   const filters: Record<string, unknown> = {};
+  const added = new Map<string[], Set<string>>();
   const add = (list: string[], value: string): void => {
-    if (!list.includes(value)) list.push(value);
+    let seen = added.get(list);
+    if (!seen) added.set(list, (seen = new Set(list)));
+    if (seen.has(value)) return;
+    seen.add(value);
+    list.push(value);
   };
   const phraseAt = (i: number, n: number): string => folded.slice(i, i + n).join(' ');
   const negatedAt = (i: number): boolean => {
@@ -242,7 +260,8 @@ export function parseQuery(index: LocalIndex, userQuery: string, today: string):
       if (!place) continue;
       // A lower-case common word that happens to be a place name ("hart", "au") is a word, not a place.
       if (n === 1 && tokens[i] === folded[i] && !EXONYMS[folded[i] ?? ''] && (folded[i] ?? '').length < 5) continue;
-      const before = folded.slice(0, i).join(' ');
+      // The longest negation is three words ("but not in"): the three words before the place decide.
+      const before = folded.slice(Math.max(0, i - 3), i).join(' ');
       if (!PLACE_NEGATIONS.test(before)) add(result.locations[place[0]], place[1]);
       for (let j = i; j < i + n; j++) used[j] = true;
       i += n - 1;

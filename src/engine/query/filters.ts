@@ -59,8 +59,8 @@ export function naceMatches(stored: string, filterValue: string): boolean {
 export function registrationMask(store: ColumnStore, filters: Filters | null): Uint8Array | null {
   if (!filters || (!filters.company_register_court && !filters.register_date_from && !filters.register_date_to)) return null;
   const { court, day } = store.registrations;
-  const courts = filters.company_register_court;
-  const courtAllowed = courts ? allowedIds(court, (value) => courts.includes(value)) : null;
+  const courts = filters.company_register_court ? new Set(filters.company_register_court) : null;
+  const courtAllowed = courts ? allowedIds(court, (value) => courts.has(value)) : null;
   const from = filters.register_date_from ? dayOf(filters.register_date_from) : null;
   const to = filters.register_date_to ? dayOf(filters.register_date_to) : null;
   const ok = new Uint8Array(day.length);
@@ -86,27 +86,30 @@ function keepRegistrations(store: ColumnStore, bits: Uint8Array, registrations: 
 /** summary_keywords: the organization's tags must contain every listed value. */
 function keepKeywordContainment(store: ColumnStore, bits: Uint8Array, wanted: readonly string[]): void {
   const { dict, offsets, ids } = store.keywords;
-  const wantedIds: number[] = [];
+  const isWanted = new Uint8Array(dict.size);
+  let distinct = 0;
   for (const value of wanted) {
     const id = dict.lookup(value);
     if (id === undefined) {
       bits.fill(0);
       return;
     }
-    wantedIds.push(id);
+    if (!isWanted[id]) distinct++;
+    isWanted[id] = 1;
   }
+  // One pass over each organization's tags, whatever the number of values: count the wanted ones it has.
+  const seenIn = new Int32Array(dict.size).fill(-1);
   for (let i = 0; i < bits.length; i++) {
     if (!bits[i]) continue;
-    const start = offsets[i] ?? 0;
-    const end = offsets[i + 1] ?? 0;
-    for (const id of wantedIds) {
-      let found = false;
-      for (let j = start; j < end; j++) if (ids[j] === id) found = true;
-      if (!found) {
-        bits[i] = 0;
-        break;
+    let found = 0;
+    for (let j = offsets[i] ?? 0; j < (offsets[i + 1] ?? 0); j++) {
+      const id = ids[j] ?? 0;
+      if (isWanted[id] && seenIn[id] !== i) {
+        seenIn[id] = i;
+        found++;
       }
     }
+    if (found < distinct) bits[i] = 0;
   }
 }
 
@@ -133,10 +136,10 @@ export function filterMask(store: ColumnStore, filters: Filters | null, base?: U
   const bits = base ? base.slice() : new Uint8Array(store.size).fill(1);
   if (filters) {
     for (const key of CATEGORICAL_FILTER_KEYS) {
-      const values = filters[key];
-      if (!values) continue;
+      if (!filters[key]) continue;
+      const values = new Set(filters[key]);
       const column = store.categorical[key];
-      keepAllowed(bits, column, allowedIds(column, (value) => values.includes(value)));
+      keepAllowed(bits, column, allowedIds(column, (value) => values.has(value)));
     }
     const nace = filters.nace_code;
     if (nace) {

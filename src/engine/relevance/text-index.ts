@@ -61,7 +61,10 @@
  * index (32 bytes a doc, ≈ 3 MB at 100,000, allocated at the first query) and are reset lazily by stamps:
  * only touched entries, never an O(N) clear. must_all clauses run rarest first and later clauses only
  * update docs the first one found. `top` keeps a binary heap of k. Results are fresh arrays; the buffers
- * make an index single-threaded (as everything here is).
+ * make an index single-threaded (as everything here is). Compiling a query string costs time linear in its
+ * length (at most 16 alternatives of its words), and a phrase with more words than the longest doc's field
+ * is known to match nothing without reading a posting — whatever a caller passes, with or without the
+ * contract's limits (src/contract/limits.ts).
  */
 import { TermDictionary } from './term-dictionary.js';
 import { analyzeQuery, ASCII_WORD, END, stemMinimalEnglish, WordScanner } from './tokenize.js';
@@ -259,6 +262,8 @@ class FieldIndex {
   readonly posBlock: Uint32Array;
   readonly positions: Uint8Array | Uint16Array | Uint32Array;
   readonly lengths: Uint32Array;
+  /** The most positions (words and column gaps) of one doc: no longer phrase can occur. */
+  readonly maxPositions: number;
   readonly docCount: number;
   readonly avgLength: number;
   /** BM25's length normalisation k1 · (1 − b + b · len / avgLen), computed as normBase + normPerToken · len. */
@@ -269,6 +274,7 @@ class FieldIndex {
     const { tokens, docEnd, lengths } = source;
     const count = lengths.length;
     this.lengths = lengths;
+    this.maxPositions = source.maxPositions;
 
     // Count postings (df) and positions (total tf) per term; the counts then become the fill cursors.
     const postCursor = new Uint32Array(termCount);
@@ -611,7 +617,16 @@ export class TextIndex {
    * clause and every doc matches with score 0 (the caller may prefer to treat it as "no keywords").
    */
   positiveClauseCount(query: KeywordQuery): number {
-    return this.compile(query.must_all).length + this.compile(query.must_any).length;
+    // Whether a string has a word is known at its first word: no need to compile it.
+    const scanner = new WordScanner();
+    let count = 0;
+    for (const list of [query.must_all, query.must_any]) {
+      for (const text of list ?? []) {
+        scanner.reset(text);
+        if (scanner.next() !== END) count++;
+      }
+    }
+    return count;
   }
 
   /** How a doc's score comes about: every positive clause in every field, with BM25's inputs. */
@@ -663,18 +678,35 @@ export class TextIndex {
       const words = analyzeQuery(text);
       if (words.length === 0) continue;
       const typed = words.length === 1 ? [words[0]?.whole ?? ''] : words.flatMap((w) => w.parts);
+      // Each distinct word's forms and their term ids, looked up once however often the word repeats.
+      const known = new Map<string, { forms: string[]; ids: Int32Array }>();
+      const choices = typed.map((word) => {
+        let choice = known.get(word);
+        if (!choice) {
+          const forms = this.formsOf(word);
+          const ids = new Int32Array(forms.length);
+          for (let k = 0; k < forms.length; k++) ids[k] = this.dict.get(forms[k] ?? '');
+          choice = { forms, ids };
+          known.set(word, choice);
+        }
+        return choice;
+      });
       // Every combination of the words' forms, the typed one first; a long phrase of plurals is capped.
-      let combinations: string[][] = [[]];
-      for (const word of typed) {
-        const forms = this.formsOf(word);
-        combinations = combinations.flatMap((head) => forms.map((form) => [...head, form])).slice(0, MAX_FORMS);
-      }
-      const alternatives = combinations.map((terms, i) => ({
-        text,
-        words: terms,
-        terms: Int32Array.from(terms, (t) => this.dict.get(t)),
-        weight: i === 0 ? 1 : STEM_WEIGHT,
-      }));
+      const combinations = firstCombinations(
+        choices.map((choice) => choice.forms.length),
+        MAX_FORMS,
+      );
+      const alternatives = combinations.map((digits, i) => {
+        const terms = new Int32Array(digits.length);
+        const forms = new Array<string>(digits.length);
+        for (let k = 0; k < digits.length; k++) {
+          const choice = choices[k];
+          const d = digits[k] ?? 0;
+          terms[k] = choice?.ids[d] ?? -1;
+          forms[k] = choice?.forms[d] ?? '';
+        }
+        return { text, words: forms, terms, weight: i === 0 ? 1 : STEM_WEIGHT };
+      });
       groups.push({ text, alternatives });
     }
     return groups;
@@ -718,6 +750,7 @@ export class TextIndex {
 
   /** Term or phrase frequency of a clause in one doc's field. */
   private frequency(field: FieldIndex, terms: Int32Array, doc: number): number {
+    if (terms.length > field.maxPositions) return 0;
     const postings: number[] = [];
     for (const t of terms) {
       if (t < 0) return 0;
@@ -871,6 +904,8 @@ export class TextIndex {
   /** The docs where a phrase occurs in a field, into phraseDocs / phraseFreqs; returns their count. */
   private matchPhrase(field: FieldIndex, terms: Int32Array): number {
     const m = terms.length;
+    // Its words take m consecutive positions: longer than every doc's field, it cannot occur.
+    if (m > field.maxPositions) return 0;
     const cursors = new Uint32Array(m);
     const ends = new Uint32Array(m);
     let pivot = 0;
@@ -943,6 +978,25 @@ function phraseFrequency(field: FieldIndex, postings: Uint32Array, ptr: Uint32Ar
     freq++;
   }
   return freq;
+}
+
+/**
+ * The first `limit` combinations of one choice per word (`counts[k]` choices for word k), as the chosen
+ * index per word, in order: the first word's choices vary slowest, so the first combination takes every
+ * word's first choice. Counted like a mixed-radix number (the last word is the lowest digit), so the work
+ * is the size of the result, not of every prefix's combinations.
+ */
+function firstCombinations(counts: readonly number[], limit: number): Uint32Array[] {
+  const digits = new Uint32Array(counts.length);
+  const out: Uint32Array[] = [];
+  for (;;) {
+    out.push(digits.slice());
+    if (out.length >= limit) return out;
+    let k = counts.length - 1;
+    while (k >= 0 && (digits[k] ?? 0) + 1 >= (counts[k] ?? 1)) digits[k--] = 0;
+    if (k < 0) return out;
+    digits[k] = (digits[k] ?? 0) + 1;
+  }
 }
 
 function isColumnList(body: TextColumn | readonly TextColumn[]): body is readonly TextColumn[] {

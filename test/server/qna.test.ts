@@ -124,7 +124,7 @@ describe('POST /v1/qna', () => {
     const policy = (address: string) => address === '127.0.0.1' || isPublicAddress(address);
     const hosts = { 'acme-solar.test': '127.0.0.1', 'metadata.test': '169.254.169.254' };
     await expect(fetchSite(`${siteUrl}go`, 1, { hosts, allowAddress: policy })).rejects.toThrow(/metadata\.test resolves to a private or local address; fetching it is refused/);
-    await expect(fetchSite(`${siteUrl}about`, 1, { hosts, allowAddress: policy })).resolves.toHaveLength(1);
+    await expect(fetchSite(`${siteUrl}about`, 1, { hosts, allowAddress: policy })).resolves.toMatchObject({ pages: [{ label: 'About us' }], note: null });
     for (const address of ['127.0.0.1', '10.1.2.3', '172.16.0.9', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fc00::1', 'fe80::1', '::ffff:127.0.0.1', '224.0.0.1']) {
       expect([address, isPublicAddress(address)]).toEqual([address, false]);
     }
@@ -134,7 +134,7 @@ describe('POST /v1/qna', () => {
   test('401 without a token; 400 for a bad domain or max_pages', async () => {
     const missing = await raw(`${server.url}/v1/qna`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'x', domain: 'a.de' }) });
     expect(missing.status).toBe(401);
-    for (const body of [{ question: 'x', domain: 'not a domain' }, { question: 'x', domain: 'a.de', max_pages: 11 }, { domain: 'a.de' }]) {
+    for (const body of [{ question: 'x', domain: 'not a domain' }, { question: 'x', domain: 'a.de', max_pages: 11 }, { domain: 'a.de' }, { question: 'x', domain: 'a\uD800b.com' }]) {
       const response = await raw(`${server.url}/v1/qna`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${await token()}` }, body: JSON.stringify(body) });
       expect([response.status, response.body]).toEqual([400, { detail: expect.any(String) }]);
     }
@@ -154,6 +154,12 @@ describe('answerQuestion (the extractive answerer, portable)', () => {
     expect(tight.can_answer).toBe(false); // the Team page no longer fits
     const roomy = answerQuestion('When was the workshop founded?', pages, { countTokens: words });
     expect(roomy).toMatchObject({ can_answer: true, data: { sources: ['Team'] } });
+  });
+
+  test('pages cut short by a time limit: the message says so, answered or not', () => {
+    const incomplete = 'the other pages were not read within the 20 s time limit';
+    expect(answerQuestion('When was the workshop founded?', pages, { countTokens: words, incomplete })).toMatchObject({ can_answer: true, message: `Answered from 1 of 2 page(s); ${incomplete}` });
+    expect(answerQuestion('What is the capital of France?', pages, { countTokens: words, incomplete })).toMatchObject({ can_answer: false, message: `The website does not seem to answer this question. Please ask another question, or give more context. Only 2 page(s) were read: ${incomplete}.` });
   });
 
   test('deterministic', () => {
@@ -196,7 +202,7 @@ describe('the fetch guard on every hop, and its deadline', () => {
       await expect(fetchSite(`http://public.test:${otherPort}${path}`, 1, options())).rejects.toThrow(/is a private or local address; fetching it is refused/);
     }
     await expect(fetchSite(`http://public.test:${otherPort}/userinfo`, 1, options())).rejects.toThrow(/credentials/);
-    await expect(fetchSite(`http://public.test:${otherPort}/`, 1, options())).resolves.toHaveLength(1);
+    await expect(fetchSite(`http://public.test:${otherPort}/`, 1, options())).resolves.toMatchObject({ pages: [{ text: 'the internal page' }], note: null });
   });
 
   test('a page that drips its body is cut at the deadline, not read for ever', async () => {

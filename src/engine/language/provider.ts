@@ -3,7 +3,7 @@
  * implementing `LanguageProvider`; the default answers locally, deterministically, from the data.
  */
 import type { BatchKeyword, QnaResponse, QueryResponse } from '../../contract/language.js';
-import { answerQuestion, type QnaPage } from './qna.js';
+import { answerSteps, type QnaPage } from './qna.js';
 import type { LocalIndex } from '../local-index.js';
 import { parseQuery, WORKFLOW_STEPS } from './query-parser.js';
 import { relatedKeywords } from './related-keywords.js';
@@ -13,15 +13,33 @@ export interface LanguageProvider {
   generateKeywords(keywords: readonly string[]): Promise<BatchKeyword> | BatchKeyword;
   /** A natural-language query as legacy search parameters (POST /v1/nlp_search). */
   nlpSearch(userQuery: string, searchId: string): Promise<QueryResponse> | QueryResponse;
-  /** A question answered from a website's pages (POST /v1/qna), in the spec's envelope. */
-  qna(question: string, domain: string, maxPages: number): Promise<QnaResponse>;
+  /** A question answered from a website's pages (POST /v1/qna), in the spec's envelope; `signal`: the caller left. */
+  qna(question: string, domain: string, maxPages: number, signal?: AbortSignal): Promise<QnaResponse>;
 }
 
 /** What the local provider needs from its host: fetching pages (Node) and counting tokens. */
 export interface LanguageHost {
-  fetchPages?: (domain: string, maxPages: number) => Promise<QnaPage[]>;
+  /**
+   * The site's pages; `note` says why fewer than asked were read (a time limit). Aborting `signal` ends
+   * the fetching (it then rejects).
+   */
+  fetchPages?: (domain: string, maxPages: number, signal?: AbortSignal) => Promise<{ pages: QnaPage[]; note?: string | null }>;
   /** A real tokenizer's count; without one, an estimate of one token per four characters. */
   countTokens?: (text: string) => number;
+  /**
+   * Runs step-wise work (the answer to a question: each step a few ms) to its end. A host with an event
+   * loop gives it a turn between steps, so that other requests are served meanwhile; it may stop when
+   * `signal` aborts (then it rejects). Without one, every step runs at once.
+   */
+  runSteps?: <T>(steps: Iterator<unknown, T>, signal?: AbortSignal) => Promise<T>;
+}
+
+/** Every step at once. */
+function runAll<T>(steps: Iterator<unknown, T>): Promise<T> {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return Promise.resolve(step.value);
+  }
 }
 
 /** The local provider over an index: related terms from the corpus (see related-keywords.ts). */
@@ -50,15 +68,22 @@ export function localLanguageProvider(index: () => LocalIndex | null, now: () =>
         },
       };
     },
-    async qna(question, domain, maxPages) {
+    async qna(question, domain, maxPages, signal) {
       if (!host.fetchPages) return { success: false, can_answer: false, message: `Could not read ${domain}`, error: 'this host cannot fetch web pages' };
-      let pages: QnaPage[];
+      let site: { pages: QnaPage[]; note?: string | null };
       try {
-        pages = await host.fetchPages(domain, maxPages);
+        site = await host.fetchPages(domain, maxPages, signal);
       } catch (error) {
-        return { success: false, can_answer: false, message: `Could not read ${domain}`, error: (error as Error).message };
+        return { success: false, can_answer: false, message: `Could not read ${domain}`, error: error instanceof Error ? error.message : String(error) };
       }
-      return answerQuestion(question, pages, { countTokens: host.countTokens ?? ((text) => Math.ceil(text.length / 4)) });
+      const steps = answerSteps(question, site.pages, { countTokens: host.countTokens ?? ((text) => Math.ceil(text.length / 4)), ...(site.note ? { incomplete: site.note } : {}) });
+      try {
+        return await (host.runSteps ?? runAll)(steps, signal);
+      } catch (error) {
+        // Stopped because the caller left: nobody reads this envelope; any other failure is a fault.
+        if (signal?.aborted) return { success: false, can_answer: false, message: `Could not answer from ${domain}`, error: error instanceof Error ? error.message : String(error) };
+        throw error;
+      }
     },
   };
 }

@@ -22,7 +22,7 @@ import { readFileSync } from 'node:fs';
 import { auth as googleAuth, sheets as sheetsApi, type sheets_v4 } from '@googleapis/sheets';
 import type { SavedQuery } from '../contract/saved-query.js';
 import { isErrorCell, type CellValue } from '../sheet/cells.js';
-import { answerConflict, columnLetters, columnNumber, mergedConflict, storedForm, ownedRangeName, parseStoredQuery, refreshMessageOf, serviceName, serviceOf, targetOf, type StoredQuery } from '../sheet/saved-query.js';
+import { answerConflict, columnLetters, columnNumber, mergedConflict, storedForm, ownedRangeName, parseStoredQuery, refreshMessageOf, serviceOf, targetOf, type StoredQuery } from '../sheet/saved-query.js';
 import type { SheetFunctions } from '../sheet/functions.js';
 import { refreshFunctions, RefreshUsageError, type QueryOutcome, type RefreshOptions } from './refresh.js';
 import { sameService, serviceMismatch } from './services.js';

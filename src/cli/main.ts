@@ -3,6 +3,7 @@
  * server (`serve`) and the headless refresh of saved queries (`refresh`). `runCli` takes its I/O as arguments so tests drive it in-process.
  */
 import { createWriteStream, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Command, CommanderError } from 'commander';
@@ -163,14 +164,16 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     .option('--log-level <level>', 'fatal, error, warn, info, debug or silent', 'info')
     .option('--jwt-secret <secret>', 'accept v1 bearer tokens signed with this HS256 secret (or set ORGINDEX_JWT_SECRET: a secret on the command line is visible to other users)')
     .option('--jwks <file>', 'accept v1 bearer tokens signed by the keys of this JWKS file')
+    .option('--public-url <url>', 'the URL clients reach this server at (behind a proxy: its public address, e.g. https://orgindex.example.com); /v1/download links are built on it (default: the address and port a request reached)')
     .option('--allow-private-fetch', '/v1/qna may fetch loopback and private addresses (tests, intranets); refused by default')
+    .option('--resolve <host=address...>', '/v1/qna fetches HOST at ADDRESS instead of asking DNS (an intranet site, a local copy of a site); the address is still checked unless --allow-private-fetch')
     .option('--language-groups <group...>', 'only tokens with one of these idp:groups may use the language routes (default: any valid token)')
     .option('--durability <level>', 'quota journal: "fsync" (every answer on disk first) or "write" (survives any process crash; disk sync every 100 ms)', 'fsync')
     .option('--request-timeout <seconds>', `time a client has to send a whole request, headers and body; then 408 (default: ${DEFAULT_TIMEOUTS.requestTimeout / 1000})`)
     .option('--headers-timeout <seconds>', `time a client has to send the request headers (default: ${DEFAULT_TIMEOUTS.headersTimeout / 1000}, at most --request-timeout)`)
     .option('--keep-alive-timeout <seconds>', `how long an idle connection stays open between requests; behind a proxy, set it above the proxy's idle timeout (default: ${DEFAULT_TIMEOUTS.keepAliveTimeout / 1000})`)
     .option('--connection-timeout <seconds>', `a connection without any traffic either way is closed (default: ${DEFAULT_TIMEOUTS.connectionTimeout / 1000})`)
-    .action(async (options: { host: string; port: string; data?: string; count?: string; keys?: string; stateDir: string; corsOrigin?: string[]; logLevel: string; durability: string; jwtSecret?: string; jwks?: string; languageGroups?: string[]; allowPrivateFetch?: boolean } & TimeoutFlags) => {
+    .action(async (options: { host: string; port: string; data?: string; count?: string; keys?: string; stateDir: string; corsOrigin?: string[]; logLevel: string; durability: string; jwtSecret?: string; jwks?: string; publicUrl?: string; languageGroups?: string[]; allowPrivateFetch?: boolean; resolve?: string[] } & TimeoutFlags) => {
       const port = Number(options.port);
       const count = options.count === undefined ? undefined : Number(options.count);
       if (!Number.isInteger(port) || port < 0 || port > 65535 || (count !== undefined && (!Number.isInteger(count) || count < 1))) {
@@ -199,6 +202,16 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
         setExitCode(2);
         return;
       }
+      const fetchHosts: Record<string, string> = {};
+      for (const pair of options.resolve ?? []) {
+        const [host, address, extra] = pair.split('=');
+        if (!host || !address || extra !== undefined || isIP(address) === 0) {
+          io.stderr(`orgindex serve: --resolve takes HOST=ADDRESS with an IP address, e.g. intranet.example=10.0.0.5 (got "${pair}")\n`);
+          setExitCode(2);
+          return;
+        }
+        fetchHosts[host.toLowerCase()] = address;
+      }
       if (jwtSecret !== undefined && options.jwks !== undefined) {
         io.stderr('give --jwt-secret or --jwks, not both\n');
         setExitCode(2);
@@ -220,8 +233,10 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
             timeouts,
             ...(jwtSecret !== undefined ? { jwtSecret } : {}),
             ...(options.jwks !== undefined ? { jwks: options.jwks } : {}),
+            ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl } : {}),
             ...(options.languageGroups ? { languageGroups: options.languageGroups } : {}),
             ...(options.allowPrivateFetch ? { allowPrivateFetch: true } : {}),
+            ...(options.resolve ? { fetchHosts } : {}),
             ...(options.data !== undefined ? { data: options.data } : {}),
             ...(count !== undefined ? { count } : {}),
             ...(options.keys !== undefined ? { keys: options.keys } : {}),

@@ -44,6 +44,10 @@ export interface ServeOptions {
   languageGroups?: string[];
   /** /v1/qna may fetch loopback and private addresses. */
   allowPrivateFetch?: boolean;
+  /** The URL clients reach the server at; download links are built on it (default: the address a request reached). */
+  publicUrl?: string;
+  /** Fixed addresses of host names /v1/qna fetches (like /etc/hosts). */
+  fetchHosts?: Record<string, string>;
   /** How long the server waits on clients (ms; default DEFAULT_TIMEOUTS). */
   timeouts?: Partial<ServerTimeouts>;
 }
@@ -163,8 +167,10 @@ export async function serve(options: ServeOptions, print: (line: string) => void
       ...(corsOrigins ? { corsOrigins } : {}),
       logger: { level: options.logLevel },
       filesDir: join(stateDir, 'files'),
+      ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl } : {}),
       ...(options.languageGroups ? { languageGroups: options.languageGroups } : {}),
       allowPrivateFetch: options.allowPrivateFetch ?? false,
+      ...(options.fetchHosts ? { fetchHosts: options.fetchHosts } : {}),
       ...(options.timeouts ? { timeouts: options.timeouts } : {}),
       bearer: bearerVerifier({
         ...(options.jwtSecret !== undefined ? { secret: options.jwtSecret } : {}),

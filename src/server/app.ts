@@ -3,11 +3,13 @@
  * the local engine (`LocalIndex`), with API keys, per-key visibility, rate limits and durable quotas.
  *
  * Per request (every /v2 route but /v2/health):
- *   onRequest   key (401) → rate limit (429) → monthly quotas (429) — before the body is even parsed
+ *   onRequest   key (401) → rate limit (429) → monthly quotas (429) — before the body is even parsed;
+ *               a quota only requests in flight hold is a 429 with a Retry-After of a second (limits.ts)
  *   handler     validate with the contract (422 in the FastAPI layout) → tier rules (403) → engine
  *   count       successful answers only: +1 request, +1 /stats request, +rows for /search and /fetch;
  *               the response waits until the count is durable (quota-ledger.ts)
- *   onSend      X-RateLimit-* headers on every answer to a known key, x-request-id on every answer
+ *   onSend      X-RateLimit-* headers on every answer to a known key (Remaining: what a new request can
+ *               take now, i.e. less counted usage and what requests in flight hold), x-request-id always
  * Errors are JSON `{"detail": …}`: 400 bad JSON, 404 unknown route or location, 413 body too large, 415
  * not JSON; anything unexpected is a 500 with a fixed message (the cause goes to the log, not the client).
  */
@@ -20,18 +22,20 @@ import { ValidationError } from '../client/errors.js';
 import { ENDPOINTS, type EndpointId, type RequestOutput } from '../contract/endpoints.js';
 import { validate } from '../contract/validation.js';
 import type { LocalIndex } from '../engine/local-index.js';
-import { LegacyError, LegacyService, legacyMessage, type LegacyCaller } from '../engine/legacy/legacy-service.js';
+import { LegacyError, LegacyService, legacyMessage, PitCapacityError, type LegacyCaller } from '../engine/legacy/legacy-service.js';
 import type { DownloadFormat } from '../contract/v1.js';
-import { DOWNLOAD_CONTENT_TYPES, DownloadStore } from './downloads.js';
+import { connectionOrigin, DOWNLOAD_CONTENT_TYPES, DownloadLimitError, DownloadStore, publicBaseUrl, type DownloadLimits } from './downloads.js';
 import { localLanguageProvider, type LanguageProvider } from '../engine/language/provider.js';
 import { countTokens } from 'gpt-tokenizer';
-import { fetchSite } from './web-fetch.js';
+import { fetchSite, SITE_DEADLINE_MS } from './web-fetch.js';
+import { runInSlices } from './slices.js';
 import { BearerError, type BearerUser, type BearerVerifier } from './bearer.js';
 import { clientErrorHandler, frameworkErrors, registerJsonParser, requestIdGenerator } from './http-edge.js';
 import type { ApiKey, KeyRing } from './keys.js';
-import { DEFAULT_TIER_LIMITS, quotaMonth, quotaReset, TokenBucket, type TierLimits } from './limits.js';
+import { DEFAULT_TIER_LIMITS, quotaMonth, quotaRemaining, quotaReset, quotaRetryAfterSeconds, quotaStanding, TokenBucket, type QuotaStanding, type QuotaUse, type TierLimits } from './limits.js';
 import { openApiDocument } from './openapi.js';
 import type { QuotaLedger, Usage } from './quota-ledger.js';
+import { timeoutServerOptions, type ServerTimeouts } from './timeouts.js';
 
 /** The engine, or why there is none (health reports it; other routes answer 503). */
 export interface EngineState {
@@ -49,12 +53,22 @@ export interface ServerOptions {
   logger?: FastifyServerOptions['logger'];
   /** Largest request body in bytes (default 1 MiB: a /fetch of 5,000 long URLs is ~0.4 MB). */
   bodyLimit?: number;
+  /** How long the server waits on a client (ms; timeouts.ts has the defaults and why). */
+  timeouts?: Partial<ServerTimeouts>;
   /** Wall clock in ms (tests move it across a month end). */
   now?: () => number;
   /** Verifies `Authorization: Bearer` tokens (v1 dashboard users); null: the server accepts none. */
   bearer?: BearerVerifier | null;
   /** The object-store directory of /v1/download files (without it, downloads answer 503). */
   filesDir?: string;
+  /** Caps on /v1/download files (per caller, whole store); unset fields keep DEFAULT_DOWNLOAD_LIMITS. */
+  downloadLimits?: Partial<DownloadLimits>;
+  /**
+   * The URL clients reach this server at (`https://orgindex.example.com`, a path prefix allowed): download
+   * links are built on it. Unset: on the address and port each request's connection reached, never on
+   * the Host header.
+   */
+  publicUrl?: string;
   /** Answers the language-processing routes (default: the local, data-driven provider). */
   language?: LanguageProvider;
   /** When set, a bearer token needs one of these groups (idp:groups) for the language routes, else 403. */
@@ -63,6 +77,8 @@ export interface ServerOptions {
   allowPrivateFetch?: boolean;
   /** Fixed addresses for host names /v1/qna fetches (like /etc/hosts; the tests' fixture site). */
   fetchHosts?: Readonly<Record<string, string>>;
+  /** Time in ms a /v1/qna request may spend fetching the site, all pages together (default 20 s). */
+  qnaDeadlineMs?: number;
 }
 
 /** The origins an add-in task pane runs on in development (Office add-in dev server, Vite). */
@@ -112,6 +128,18 @@ const ROW_ROUTES = [...Object.keys(SIZED_ROUTES), ...Object.keys(LISTED_ROUTES)]
 
 const LANGUAGE_PATHS = new Set(Object.values(ENDPOINTS).filter((endpoint) => endpoint.api === 'language').map((endpoint) => endpoint.path));
 
+/**
+ * The interface whose error rules answer a request: decided by the route the router matched (its
+ * declared path), never by the raw URL — `/%761/search` is routed to /v1/search and so answered as v1.
+ * Null for the others (v2, /openapi.json) and when no route matched (a 404): the common rules.
+ */
+function interfaceOf(request: FastifyRequest): 'v1' | 'language' | null {
+  const route = request.routeOptions.url;
+  if (route === undefined) return null;
+  if (LANGUAGE_PATHS.has(route)) return 'language';
+  return route.startsWith('/v1/') ? 'v1' : null;
+}
+
 function usageOf(id: EndpointId, body: unknown): Usage {
   let rows = 0;
   if (ROW_ROUTES.includes(id) && body && typeof body === 'object') {
@@ -134,13 +162,23 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     genReqId: requestIdGenerator(keys),
     frameworkErrors,
     clientErrorHandler,
+    ...timeoutServerOptions(options.timeouts),
   });
   app.decorateRequest('apiKey', null);
   app.decorateRequest('reservation', null);
   app.decorateRequest('bearerUser', null);
   const bearer = options.bearer ?? null;
   const legacy = new LegacyService({ now, newId: randomUUID });
-  const downloads = options.filesDir ? DownloadStore.open(options.filesDir, now) : null;
+  const linkBase = options.publicUrl === undefined ? null : publicBaseUrl(options.publicUrl);
+  const onSweepError = (error: Error): void => {
+    app.log.warn({ err: error }, 'deleting expired download files failed');
+  };
+  const downloads = options.filesDir ? DownloadStore.open(options.filesDir, now, { ...(options.downloadLimits ? { limits: options.downloadLimits } : {}), onError: onSweepError }) : null;
+  // The store's sweep timer is unref'd; closing the server stops it too.
+  app.addHook('onClose', (_instance, done) => {
+    downloads?.close();
+    done();
+  });
   const infoLogged = ['trace', 'debug', 'info'].includes(app.log.level);
   // Bodies are JSON only (anything else is a 415), UTF-8, of bounded depth.
   registerJsonParser(app);
@@ -183,6 +221,23 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
    * cannot together pass a quota.
    */
   const inFlight = new Map<string, Held>();
+  const slotOf = (month: string, keyId: string): string => `${month}\t${keyId}`;
+  /**
+   * The 429 of a quota that cannot give `wanted` more: exhausted (`exhausted` says what was used up) until
+   * the month resets, or held by requests in flight for a moment. One Retry-After rule for both (limits.ts).
+   */
+  const quotaProblem = (standing: Exclude<QuotaStanding, 'available'>, at: number, quota: { name: string; unit: string; use: QuotaUse; exhausted: string }): HttpProblem => {
+    const retryAfter = quotaRetryAfterSeconds(standing, at);
+    const headers = { 'Retry-After': String(retryAfter) };
+    if (standing === 'exhausted') return new HttpProblem(429, `${quota.exhausted}; it resets at ${isoSeconds(quotaReset(at))}`, headers);
+    const left = Math.max(0, quota.use.limit - quota.use.counted);
+    const held = Math.min(quota.use.held, left);
+    return new HttpProblem(
+      429,
+      `Monthly ${quota.name} quota held by requests in flight: ${held.toLocaleString('en')} of ${plural(left, `remaining ${quota.unit}`)} ${held === 1 ? 'is' : 'are'} reserved; retry in ${plural(retryAfter, 'second')}`,
+      headers,
+    );
+  };
   const release = (request: FastifyRequest): void => {
     const held = request.reservation;
     if (!held) return;
@@ -220,15 +275,18 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     }
   }
 
+  /** Remaining counts what requests in flight hold as taken: 0 exactly when a new request would be refused. */
   const rateLimitHeaders = (key: ApiKey): Record<string, string> => {
     const at = now();
-    const usage = ledger.get(quotaMonth(at), key.id);
+    const month = quotaMonth(at);
+    const usage = ledger.get(month, key.id);
+    const held = inFlight.get(slotOf(month, key.id));
     const { monthlyRequests, monthlyResults } = key.limits;
     return {
       'X-RateLimit-Requests-Limit': String(monthlyRequests),
-      'X-RateLimit-Requests-Remaining': String(Math.max(0, monthlyRequests - usage.requests)),
+      'X-RateLimit-Requests-Remaining': String(quotaRemaining({ limit: monthlyRequests, counted: usage.requests, held: held?.requests ?? 0 })),
       'X-RateLimit-Results-Limit': String(monthlyResults),
-      'X-RateLimit-Results-Remaining': String(Math.max(0, monthlyResults - usage.results)),
+      'X-RateLimit-Results-Remaining': String(quotaRemaining({ limit: monthlyResults, counted: usage.results, held: held?.results ?? 0 })),
       'X-RateLimit-Reset': isoSeconds(quotaReset(at)),
     };
   };
@@ -252,24 +310,21 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     const { limits, tier } = key;
     takeToken(key.id, limits, `${tier} allows`, at);
     const month = quotaMonth(at);
-    const slot = `${month}\t${key.id}`;
+    const slot = slotOf(month, key.id);
     const held = inFlight.get(slot) ?? { requests: 0, statsRequests: 0, results: 0 };
     const usage = ledger.get(month, key.id);
-    usage.requests += held.requests;
-    usage.statsRequests += held.statsRequests;
-    usage.results += held.results;
-    const reset = quotaReset(at);
-    const untilReset = { 'Retry-After': String(Math.max(1, Math.ceil((reset.getTime() - at) / 1000))) };
-    const resets = `it resets at ${isoSeconds(reset)}`;
-    if (usage.requests >= limits.monthlyRequests) {
-      throw new HttpProblem(429, `Monthly request quota exhausted: ${plural(limits.monthlyRequests, 'request')} for ${tier}; ${resets}`, untilReset);
-    }
-    if (id === 'v2.stats' && usage.statsRequests >= limits.monthlyStatsRequests) {
-      throw new HttpProblem(429, `Monthly /stats quota exhausted: ${plural(limits.monthlyStatsRequests, 'request')} for ${tier}; ${resets}`, untilReset);
-    }
-    if (ROW_ROUTES.includes(id) && usage.results >= limits.monthlyResults) {
-      throw new HttpProblem(429, `Monthly result quota exhausted: ${plural(limits.monthlyResults, 'row')} from /search and /fetch for ${tier}; ${resets}`, untilReset);
-    }
+    const quotas = [
+      { name: 'request', unit: 'request', use: { limit: limits.monthlyRequests, counted: usage.requests, held: held.requests }, exhausted: `Monthly request quota exhausted: ${plural(limits.monthlyRequests, 'request')} for ${tier}` },
+      ...(id === 'v2.stats'
+        ? [{ name: '/stats', unit: 'request', use: { limit: limits.monthlyStatsRequests, counted: usage.statsRequests, held: held.statsRequests }, exhausted: `Monthly /stats quota exhausted: ${plural(limits.monthlyStatsRequests, 'request')} for ${tier}` }]
+        : []),
+      ...(ROW_ROUTES.includes(id)
+        ? [{ name: 'result', unit: 'row', use: { limit: limits.monthlyResults, counted: usage.results, held: held.results }, exhausted: `Monthly result quota exhausted: ${plural(limits.monthlyResults, 'row')} from /search and /fetch for ${tier}` }]
+        : []),
+    ].map((quota) => ({ ...quota, standing: quotaStanding(quota.use) }));
+    // A quota used up for the month outranks one that frees up in a moment: retrying soon would not help.
+    const refused = quotas.find((quota) => quota.standing === 'exhausted') ?? quotas.find((quota) => quota.standing === 'held');
+    if (refused && refused.standing !== 'available') throw quotaProblem(refused.standing, at, refused);
     held.requests++;
     if (id === 'v2.stats') held.statsRequests++;
     inFlight.set(slot, held);
@@ -294,20 +349,29 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     }
     const at = now();
     const slot = inFlight.get(reservation.slot);
-    const left = key.limits.monthlyResults - ledger.get(quotaMonth(at), key.id).results - (slot?.results ?? 0);
+    const use = { limit: key.limits.monthlyResults, counted: ledger.get(quotaMonth(at), key.id).results, held: slot?.results ?? 0 };
+    const left = quotaRemaining(use);
     const asked = checked.value as { size?: number; domains?: unknown[] };
+    const rowQuota = { name: 'result', unit: 'row', use };
     let rows: number;
     let run = body;
     if (SIZED_ROUTES[id]) {
       const size = asked.size ?? 0;
+      // Nothing left to serve now: a 429 (held or exhausted) rather than an empty page.
+      const standing = quotaStanding(use);
+      if (size > 0 && standing !== 'available') {
+        throw quotaProblem(standing, at, { ...rowQuota, exhausted: `Monthly result quota exhausted: ${plural(use.limit, 'row')} from /search and /fetch for ${key.tier}` });
+      }
       rows = Math.min(size, left);
       if (rows < size) run = { ...(body as object), size: rows };
     } else {
       rows = asked.domains?.length ?? 0;
-      if (rows > left) {
-        const reset = quotaReset(at);
-        throw new HttpProblem(429, `Monthly result quota: a fetch of ${plural(rows, 'domain')} may return as many rows, and ${plural(left, 'row')} ${left === 1 ? 'is' : 'are'} left for ${key.tier}; it resets at ${isoSeconds(reset)}`, {
-          'Retry-After': String(Math.max(1, Math.ceil((reset.getTime() - at) / 1000))),
+      const standing = quotaStanding(use, rows);
+      if (standing !== 'available') {
+        const counted = Math.max(0, use.limit - use.counted);
+        throw quotaProblem(standing, at, {
+          ...rowQuota,
+          exhausted: `Monthly result quota: a fetch of ${plural(rows, 'domain')} may return as many rows, and ${plural(counted, 'row')} ${counted === 1 ? 'is' : 'are'} left for ${key.tier}`,
         });
       }
     }
@@ -412,10 +476,13 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
           written = await downloads.write(content, key ? `key:${key.id}` : `user:${userId ?? 'anonymous'}`);
         } catch (error) {
           if (/download_id may hold/.test((error as Error).message)) throw new LegacyError((error as Error).message);
+          if (error instanceof DownloadLimitError) {
+            throw new HttpProblem(error.scope === 'caller' ? 429 : 503, error.message, error.retryAfterSeconds === null ? {} : { 'Retry-After': String(error.retryAfterSeconds) });
+          }
           throw error;
         }
         return {
-          download_url: `${request.protocol}://${request.host}${written.link}`,
+          download_url: `${linkBase ?? connectionOrigin(request.protocol, request.socket.localAddress, request.socket.localPort)}${written.link}`,
           metadata: {
             download_id: content.downloadId,
             user_id: userId,
@@ -476,8 +543,11 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   const language =
     options.language ??
     localLanguageProvider(() => engine.index, now, {
-      fetchPages: (domain, maxPages) => fetchSite(domain, maxPages, { allowPrivate: options.allowPrivateFetch ?? false, hosts: options.fetchHosts ?? {} }),
+      fetchPages: (domain, maxPages, signal) =>
+        fetchSite(domain, maxPages, { allowPrivate: options.allowPrivateFetch ?? false, hosts: options.fetchHosts ?? {}, deadlineMs: options.qnaDeadlineMs ?? SITE_DEADLINE_MS, ...(signal ? { signal } : {}) }),
       countTokens,
+      // The answer is computed in steps, the event loop served between them.
+      runSteps: runInSlices,
     });
   const requireLanguageUser = async (request: FastifyRequest): Promise<void> => {
     const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
@@ -491,23 +561,34 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     throttleUser(user);
     request.bearerUser = user;
   };
+  /** Aborts when the caller closes the connection before the answer is complete: nobody waits for it any more. */
+  const callerGone = (reply: FastifyReply): AbortSignal => {
+    const controller = new AbortController();
+    const response = reply.raw;
+    const gone = (): void => {
+      if (!response.writableFinished) controller.abort(new Error('the caller closed the connection'));
+    };
+    if (response.closed) gone();
+    else response.once('close', gone);
+    return controller.signal;
+  };
   // Each language route: its contract-checked input → the provider.
-  const languageRoutes: { [Id in 'language.generateKeywords' | 'language.qna' | 'language.nlpSearch']: (input: RequestOutput<Id>) => unknown } = {
+  const languageRoutes: { [Id in 'language.generateKeywords' | 'language.qna' | 'language.nlpSearch']: (input: RequestOutput<Id>, reply: FastifyReply) => unknown } = {
     'language.generateKeywords': (input) => language.generateKeywords(input.keywords),
-    'language.qna': (input) => language.qna(input.question, input.domain, input.max_pages),
+    'language.qna': (input, reply) => language.qna(input.question, input.domain, input.max_pages, callerGone(reply)),
     'language.nlpSearch': (input) => language.nlpSearch(input.user_query, input.search_id),
   };
-  for (const [id, run] of Object.entries(languageRoutes) as [keyof typeof languageRoutes, (input: never) => unknown][]) {
+  for (const [id, run] of Object.entries(languageRoutes) as [keyof typeof languageRoutes, (input: never, reply: FastifyReply) => unknown][]) {
     app.route({
       method: 'POST',
       url: ENDPOINTS[id].path,
       onRequest: async (request) => {
         await requireLanguageUser(request);
       },
-      handler: async (request) => {
+      handler: async (request, reply) => {
         const checked = validate(ENDPOINTS[id].request, request.body);
         if (!checked.ok) throw new ValidationError(checked.error.detail, 422);
-        return await run(checked.value as never);
+        return await run(checked.value as never, reply);
       },
     });
   }
@@ -526,14 +607,15 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   });
 
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
+    const api = interfaceOf(request);
     // Language routes: 400 for bad parameters, 401 for a missing or invalid token (their spec).
-    if (LANGUAGE_PATHS.has(request.url.split('?')[0] ?? '')) {
+    if (api === 'language') {
       const message = legacyMessage(error);
       if (message !== null) return reply.code(400).send({ detail: message });
       if (error instanceof BearerError) return reply.code(401).send({ detail: `Invalid token: ${error.message}` });
     }
     // v1 reports bad parameters as 400 and every auth failure as 403, with a message (its spec).
-    else if (request.url.startsWith('/v1/')) {
+    else if (api === 'v1') {
       const message = legacyMessage(error);
       if (message !== null) return reply.code(400).send({ detail: message });
       if (error instanceof BearerError) return reply.code(403).send({ detail: `Invalid token: ${error.message}` });
@@ -541,6 +623,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     }
     if (error instanceof ValidationError) return reply.code(422).send({ detail: error.detail });
     if (error instanceof HttpProblem) return reply.code(error.status).headers(error.headers).send({ detail: error.detail });
+    // Every PIT the service keeps is live: a capacity limit of the service, not the caller's fault.
+    if (error instanceof PitCapacityError) return reply.code(503).header('Retry-After', String(error.retryAfterSeconds)).send({ detail: error.message });
     const status = 'statusCode' in error ? error.statusCode : undefined;
     if ('code' in error && error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
       const type = request.headers['content-type'] ?? 'none';
@@ -552,6 +636,14 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     }
     request.log.error({ err: error, key: request.apiKey?.id }, 'unexpected error');
     return reply.code(500).send({ detail: 'Internal Server Error' });
+  });
+
+  // Expired PITs go even when no v1 request comes to sweep them: each may keep a replaced index alive.
+  const pitSweeper = setInterval(() => legacy.sweepPits(), 60_000);
+  pitSweeper.unref();
+  app.addHook('onClose', (_instance, done) => {
+    clearInterval(pitSweeper);
+    done();
   });
 
   return app;

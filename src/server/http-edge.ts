@@ -89,6 +89,13 @@ export const frameworkErrors: NonNullable<FastifyServerOptions['frameworkErrors'
 
 /** Errors Node's HTTP parser meets (headers too large, malformed requests): answered on the socket. */
 export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    // Headers or body too slow (timeouts.ts): 408, then close even while the client keeps sending.
+    const body = JSON.stringify({ detail: 'Request Timeout: the request (headers and body) was not received in time' });
+    if (!socket.writable) socket.destroy();
+    else socket.end(`HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`, () => socket.destroy());
+    return;
+  }
   if (!socket.writable) return;
   const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
   const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';

@@ -75,9 +75,10 @@ function errorResponses(id: string, endpoint: Endpoint): JsonSchema {
       ...(endpoint.api === 'language' ? { '401': errorResponse('Missing or invalid bearer token') } : {}),
       '403': errorResponse(endpoint.api === 'v1' ? 'Missing or invalid API key or token' : 'The token\'s groups do not give access'),
       ...(body ? { '413': errorResponse('The body is too large'), '415': errorResponse('The body is not UTF-8 JSON') } : {}),
-      ...(endpoint.api === 'v1' ? { '429': errorResponse('Rate limit or monthly quota of the API key exceeded') } : {}),
+      ...(endpoint.api === 'v1' ? { '429': errorResponse(id === 'v1.download' ? 'Rate limit or monthly quota of the API key exceeded, or the caller already keeps 20 download files' : 'Rate limit or monthly quota of the API key exceeded') } : {}),
       '500': errorResponse('Unexpected server error'),
       ...(id === 'v1.search' ? { '503': { ...errorResponse('Every point-in-time context the service keeps is live; Retry-After says when one expires'), headers: { 'Retry-After': { schema: { type: 'integer' } } } } } : {}),
+      ...(id === 'v1.download' ? { '503': { ...errorResponse('The download store is full (files or bytes); Retry-After says when a file expires'), headers: { 'Retry-After': { schema: { type: 'integer' } } } } } : {}),
     };
   }
   return {

@@ -79,7 +79,7 @@ async function send(method: string, path: string, options: { body?: string; bear
 }
 
 function expectWellFormed(id: EndpointId | null, sent: Sent, request: unknown): void {
-  if (!ALLOWED.has(sent.status)) throw new Error(`status ${sent.status} for ${JSON.stringify(request)?.slice(0, 500)}: ${JSON.stringify(sent.body).slice(0, 500)}`);
+  if (!ALLOWED.has(sent.status)) throw new Error(`status ${sent.status} for ${JSON.stringify(request).slice(0, 500)}: ${JSON.stringify(sent.body).slice(0, 500)}`);
   if (sent.status >= 400) {
     expect(sent.body).toEqual(expect.objectContaining({ detail: expect.anything() }));
     return;
@@ -99,7 +99,7 @@ describe.each(routes)('%s on the real server under fuzzing', (id, endpoint) => {
   it('hostile input: no 5xx, refusals carry a detail, answers keep the contract', async () => {
     let input: fc.Arbitrary<{ path: string; body?: string }>;
     if (endpoint.input === 'body') {
-      input = hostileBody(endpoint.request).map((body) => ({ path: pathOf(endpoint), body: JSON.stringify(body) ?? 'null' }));
+      input = hostileBody(endpoint.request).map((body) => ({ path: pathOf(endpoint), body: JSON.stringify(body) }));
     } else if (endpoint.input === 'path') {
       input = hostileString.map((value) => ({ path: pathOf(endpoint).replace(/\{\w+\}/, encodeAny(value)) }));
     } else {
@@ -182,7 +182,7 @@ describe('paths and headers under fuzzing', () => {
     expectWellFormed(null, await send(method, path, { body }), `${method} ${path}`);
   });
   it('a long natural-language query answers a well-formed status', async () => {
-    const sent = await send('POST', '/v1/nlp_search', { body: JSON.stringify({ user_query: `${'bakeries not in Berlin and '.repeat(10_000)}`, search_id: 'x' }), bearer: true });
+    const sent = await send('POST', '/v1/nlp_search', { body: JSON.stringify({ user_query: 'bakeries not in Berlin and '.repeat(10_000), search_id: 'x' }), bearer: true });
     expectWellFormed(null, sent, 'long user_query');
   });
 

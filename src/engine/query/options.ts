@@ -48,8 +48,13 @@ function multiValuedOptions(store: ColumnStore, column: CategoricalColumn, offse
   return ranked(column.dict.values.map((value, id) => [value, counts[id] ?? 0]));
 }
 
-export function filterOptions(context: QueryContext): FilterOptionsResponse {
-  const started = context.now();
+/**
+ * Options by population: the store is immutable and a view's visibility mask is fixed, so each is
+ * computed once (a dozen whole-store passes and sorts of thousands of values) and copied per answer.
+ */
+const computed = new WeakMap<object, Record<string, FilterOption[]>>();
+
+function computeOptions(context: QueryContext): Record<string, FilterOption[]> {
   const { store, visible } = context;
   const options: Record<string, FilterOption[]> = {};
   for (const key of CATEGORICAL_FILTER_KEYS) options[key] = columnOptions(store, store.categorical[key], visible);
@@ -63,5 +68,18 @@ export function filterOptions(context: QueryContext): FilterOptionsResponse {
   options.company_register_court = multiValuedOptions(store, store.registrations.court, store.registrations.offsets, visible);
   const { dict, ids, offsets } = store.keywords;
   options.summary_keywords = multiValuedOptions(store, { dict, codes: ids }, offsets, visible);
+  return options;
+}
+
+export function filterOptions(context: QueryContext): FilterOptionsResponse {
+  const started = context.now();
+  const population = context.visible ?? context.store;
+  let cached = computed.get(population);
+  if (!cached) {
+    cached = computeOptions(context);
+    computed.set(population, cached);
+  }
+  const options: Record<string, FilterOption[]> = {};
+  for (const [key, list] of Object.entries(cached)) options[key] = list.map(({ value, count }) => ({ value, count }));
   return { options, metadata: { elapsed_ms: Math.round(context.now() - started) } };
 }

@@ -13,12 +13,41 @@ export function dayOfMs(ms: number): number {
   return Math.floor(ms / MS_PER_DAY);
 }
 
-export function formatDay(day: number): string {
-  return new Date(day * MS_PER_DAY).toISOString().slice(0, 10);
+/** 0000-01-01 and 9999-12-31: between them ISO dates are YYYY-MM-DD, which the fast formatters write. */
+const FIRST_FOUR_DIGIT_DAY = -719528;
+const LAST_FOUR_DIGIT_DAY = 2932896;
+const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => (n < 10 ? `0${n}` : `${n}`));
+
+function twoDigits(n: number): string {
+  return TWO_DIGITS[n] ?? '';
 }
 
-/** Year and month (1–12) of a day number, in integer arithmetic (H. Hinnant's civil_from_days). */
-function civilFromDays(day: number): { year: number; month: number } {
+/** YYYY-MM-DD of a day number (responses format thousands of dates: integer arithmetic, no Date). */
+export function formatDay(day: number): string {
+  if (!(day >= FIRST_FOUR_DIGIT_DAY && day <= LAST_FOUR_DIGIT_DAY && Number.isInteger(day))) {
+    return new Date(day * MS_PER_DAY).toISOString().slice(0, 10);
+  }
+  const { year, month, dayOfMonth } = civilFromDays(day);
+  return `${twoDigits(Math.floor(year / 100))}${twoDigits(year % 100)}-${twoDigits(month)}-${twoDigits(dayOfMonth)}`;
+}
+
+/** The same string as `new Date(ms).toISOString()`, written without a Date object for years 0000–9999. */
+export function formatInstant(ms: number): string {
+  const day = Math.floor(ms / MS_PER_DAY);
+  if (!(day >= FIRST_FOUR_DIGIT_DAY && day <= LAST_FOUR_DIGIT_DAY && Number.isInteger(ms))) return new Date(ms).toISOString();
+  let rest = ms - day * MS_PER_DAY;
+  const hours = Math.floor(rest / 3_600_000);
+  rest -= hours * 3_600_000;
+  const minutes = Math.floor(rest / 60_000);
+  rest -= minutes * 60_000;
+  const seconds = Math.floor(rest / 1000);
+  const millis = rest - seconds * 1000;
+  const paddedMillis = millis < 10 ? `00${millis}` : millis < 100 ? `0${millis}` : `${millis}`;
+  return `${formatDay(day)}T${twoDigits(hours)}:${twoDigits(minutes)}:${twoDigits(seconds)}.${paddedMillis}Z`;
+}
+
+/** Year, month (1–12) and day of month of a day number, in integer arithmetic (H. Hinnant's civil_from_days). */
+function civilFromDays(day: number): { year: number; month: number; dayOfMonth: number } {
   const z = day + 719468;
   const era = Math.floor(z / 146097);
   const doe = z - era * 146097;
@@ -26,7 +55,7 @@ function civilFromDays(day: number): { year: number; month: number } {
   const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
   const mp = Math.floor((5 * doy + 2) / 153);
   const month = mp < 10 ? mp + 3 : mp - 9;
-  return { year: yoe + era * 400 + (month <= 2 ? 1 : 0), month };
+  return { year: yoe + era * 400 + (month <= 2 ? 1 : 0), month, dayOfMonth: doy - Math.floor((153 * mp + 2) / 5) + 1 };
 }
 
 /** Day number of the first of a month (days_from_civil with d = 1). */

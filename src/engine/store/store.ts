@@ -6,7 +6,7 @@
 import type { SelectableColumn } from '../../contract/common.js';
 import type { OrganizationRow } from '../../contract/v2/rows.js';
 import type { OrganizationRecord } from '../dataset/record.js';
-import { dayOf, formatDay, NO_DAY } from './dates.js';
+import { dayOf, dayOfMs, formatDay, formatInstant, NO_DAY } from './dates.js';
 import { Dictionary, encodeColumn, packCodes, type CategoricalColumn, type Codes } from './dictionary.js';
 
 /** Columns held dictionary-encoded (categorical and geographic). */
@@ -69,7 +69,18 @@ export interface KeywordColumn extends MultiValued {
 export interface RegistrationColumns extends MultiValued {
   court: CategoricalColumn;
   day: Int32Array;
+  /** `day` dictionary-encoded (stats truncate each distinct day once). */
+  days: DayColumn;
   id: string[];
+}
+
+/**
+ * A day column dictionary-encoded: `days` holds the distinct days in ascending order after a "no date"
+ * slot at index 0, `codes` the index of each unit's day (0: no date).
+ */
+export interface DayColumn {
+  days: Int32Array;
+  codes: Codes;
 }
 
 export class ColumnStore {
@@ -92,6 +103,8 @@ export class ColumnStore {
   readonly registerDay: Int32Array;
   /** Epoch milliseconds; NaN when unknown. */
   readonly createdAt: Float64Array;
+  /** The day of `createdAt`, dictionary-encoded. */
+  readonly createdDays: DayColumn;
   readonly updatedAt: Float64Array;
   private readonly rowOfDomain: Map<string, number>;
 
@@ -130,6 +143,7 @@ export class ColumnStore {
     this.newRegisterEntry = Int8Array.from(records, (r) => (r.new_register_entry === null ? -1 : r.new_register_entry ? 1 : 0));
     this.registerDay = Int32Array.from(records, (r) => (r.company_register_date ? dayOf(r.company_register_date) : NO_DAY));
     this.createdAt = Float64Array.from(records, (r) => (r.created_at ? Date.parse(r.created_at) : Number.NaN));
+    this.createdDays = encodeDays(Int32Array.from(this.createdAt, (ms) => (Number.isNaN(ms) ? NO_DAY : dayOfMs(ms))));
     this.updatedAt = Float64Array.from(records, (r) => (r.updated_at ? Date.parse(r.updated_at) : Number.NaN));
   }
 
@@ -157,61 +171,128 @@ export class ColumnStore {
     return out;
   }
 
-  /** How to read one selectable column, as the API returns it (resolved once per request, not per row). */
-  reader(column: SelectableColumn): (row: number) => unknown {
+  /**
+   * Response rows: `domain` first, then the requested columns in their order. Every row is a copy of one
+   * template holding the final keys, so it is allocated once with its final shape; each column is then
+   * filled by its own loop. Rows are visited in ascending row order (and their objects allocated in it):
+   * neighbouring reads then share cache lines, where the request's order would miss the cache at every
+   * read of every column.
+   */
+  rows(rows: Iterable<number>, columns: readonly SelectableColumn[]): OrganizationRow[] {
+    const list = Array.isArray(rows) ? (rows as readonly number[]) : Array.from(rows);
+    const template = rowTemplate(columns);
+    const order = ascendingOrder(list);
+    const ascending: number[] = [];
+    const objects: Record<string, unknown>[] = [];
+    const out: Record<string, unknown>[] = list.map(() => template);
+    for (const at of order) {
+      const object = { ...template };
+      ascending.push(list[at] ?? 0);
+      objects.push(object);
+      out[at] = object;
+    }
+    for (const key of Object.keys(template)) this.fillColumn(objects, ascending, key as SelectableColumn);
+    return out as OrganizationRow[];
+  }
+
+  /** Writes one column of the response rows (`out[i]` is the row `rows[i]`). */
+  private fillColumn(out: Record<string, unknown>[], rows: readonly number[], column: SelectableColumn): void {
+    const n = rows.length;
     switch (column) {
-      case 'domain':
-        return (row) => this.domains[row];
+      case 'domain': {
+        const values = this.domains;
+        for (let i = 0; i < n; i++) setValue(out, i, column, values[rows[i] ?? 0]);
+        return;
+      }
       case 'name':
       case 'summary':
       case 'address':
       case 'company_register_id': {
         const values = this.text[column];
-        return (row) => values[row] ?? null;
+        for (let i = 0; i < n; i++) setValue(out, i, column, values[rows[i] ?? 0] ?? null);
+        return;
       }
       case 'summary_keywords':
-        return (row) => this.keywordsOf(row);
+        for (let i = 0; i < n; i++) setValue(out, i, column, this.keywordsOf(rows[i] ?? 0));
+        return;
       case 'lat':
       case 'lon': {
         const values = this[column];
-        return (row) => {
-          const v = values[row] ?? Number.NaN;
-          return Number.isNaN(v) ? null : v;
-        };
+        for (let i = 0; i < n; i++) {
+          const v = values[rows[i] ?? 0] ?? Number.NaN;
+          setValue(out, i, column, Number.isNaN(v) ? null : v);
+        }
+        return;
       }
-      case 'new_register_entry':
-        return (row) => {
-          const v = this.newRegisterEntry[row];
-          return v === -1 || v === undefined ? null : v === 1;
-        };
-      case 'company_register_date':
-        return (row) => {
-          const day = this.registerDay[row] ?? NO_DAY;
-          return day === NO_DAY ? null : formatDay(day);
-        };
-      case 'created_at':
-        return (row) => {
-          const ms = this.createdAt[row] ?? Number.NaN;
-          return Number.isNaN(ms) ? null : new Date(ms).toISOString();
-        };
+      case 'new_register_entry': {
+        const values = this.newRegisterEntry;
+        for (let i = 0; i < n; i++) {
+          const v = values[rows[i] ?? 0];
+          setValue(out, i, column, v === -1 || v === undefined ? null : v === 1);
+        }
+        return;
+      }
+      case 'company_register_date': {
+        const values = this.registerDay;
+        for (let i = 0; i < n; i++) {
+          const day = values[rows[i] ?? 0] ?? NO_DAY;
+          setValue(out, i, column, day === NO_DAY ? null : formatDay(day));
+        }
+        return;
+      }
+      case 'created_at': {
+        const values = this.createdAt;
+        for (let i = 0; i < n; i++) {
+          const ms = values[rows[i] ?? 0] ?? Number.NaN;
+          setValue(out, i, column, Number.isNaN(ms) ? null : formatInstant(ms));
+        }
+        return;
+      }
       default: {
         const { codes, dict } = this.categorical[column];
-        return (row) => dict.values[codes[row] ?? 0] ?? null;
+        const values = dict.values;
+        for (let i = 0; i < n; i++) setValue(out, i, column, values[codes[rows[i] ?? 0] ?? 0] ?? null);
       }
     }
   }
+}
 
-  /** Response rows: `domain` first, then the requested columns in their order. */
-  rows(rows: Iterable<number>, columns: readonly SelectableColumn[]): OrganizationRow[] {
-    const readers = columns.map((column) => [column, this.reader(column)] as const);
-    const out: OrganizationRow[] = [];
-    for (const row of rows) {
-      const record: Record<string, unknown> = { domain: this.domains[row] };
-      for (const [column, read] of readers) record[column] = read(row);
-      out.push(record as OrganizationRow);
-    }
-    return out;
+/** Positions of `rows` by ascending row (ties in position order). */
+function ascendingOrder(rows: readonly number[]): Int32Array {
+  const n = rows.length;
+  let sorted = true;
+  for (let i = 1; i < n && sorted; i++) sorted = (rows[i - 1] ?? 0) <= (rows[i] ?? 0);
+  if (sorted) return Int32Array.from({ length: n }, (_, i) => i);
+  // One numeric sort of row × 2^k + position: positions below 2^k, and exact while rows × 2^k < 2^53.
+  const scale = 2 ** Math.ceil(Math.log2(n + 1));
+  const keys = Float64Array.from(rows, (row, i) => row * scale + i).sort();
+  return Int32Array.from(keys, (key) => key % scale);
+}
+
+function setValue(out: Record<string, unknown>[], i: number, column: string, value: unknown): void {
+  const row = out[i];
+  if (row) row[column] = value;
+}
+
+/** Row templates by column list (a request's `columns` comes from a small set in practice). */
+const templates = new Map<string, Readonly<Record<string, null>>>();
+const MAX_TEMPLATES = 256;
+
+/**
+ * An object with the keys of a response row (`domain`, then `columns`, each once), all null. It comes
+ * from JSON.parse because an object grown key by key past a dozen keys turns into a slow dictionary-mode
+ * object in V8, and so would every copy of it; a parsed object keeps a fixed shape that copies share.
+ */
+function rowTemplate(columns: readonly SelectableColumn[]): Readonly<Record<string, null>> {
+  const signature = columns.join(',');
+  let template = templates.get(signature);
+  if (!template) {
+    const keys = [...new Set<string>(['domain', ...columns])];
+    template = JSON.parse(`{${keys.map((key) => `${JSON.stringify(key)}:null`).join(',')}}`) as Record<string, null>;
+    if (templates.size >= MAX_TEMPLATES) templates.clear();
+    templates.set(signature, template);
   }
+  return template;
 }
 
 /** Code-unit order, the same in every JavaScript engine (and what a keyset cursor compares with). */
@@ -243,5 +324,46 @@ function encodeRegistrations(records: readonly OrganizationRecord[]): Registrati
     }
     offsets[i + 1] = courts.length;
   });
-  return { offsets, court: encodeColumn(courts), day: Int32Array.from(days), id: ids };
+  const day = Int32Array.from(days);
+  return { offsets, court: encodeColumn(courts), day, days: encodeDays(day), id: ids };
+}
+
+/** Wider spans (dates thousands of years apart) take a sort of the distinct days instead of a slot per day. */
+const MAX_DAY_SPAN = 1 << 22;
+
+/** Dictionary-encodes day numbers (NO_DAY → code 0), distinct days in ascending order. */
+export function encodeDays(values: Int32Array): DayColumn {
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  for (const day of values) {
+    if (day === NO_DAY) continue;
+    if (day < min) min = day;
+    if (day > max) max = day;
+  }
+  if (min > max) return { days: Int32Array.of(NO_DAY), codes: packCodes(new Uint32Array(values.length), 1) };
+  const days: number[] = [NO_DAY];
+  const codes = new Uint32Array(values.length);
+  if (max - min < MAX_DAY_SPAN) {
+    // Real dates span a few tens of thousands of days: a slot per day of the span.
+    const slot = new Int32Array(max - min + 1);
+    for (const day of values) if (day !== NO_DAY) slot[day - min] = 1;
+    for (let k = 0; k < slot.length; k++) {
+      if (slot[k] === 0) continue;
+      slot[k] = days.length;
+      days.push(min + k);
+    }
+    for (let i = 0; i < values.length; i++) {
+      const day = values[i] ?? NO_DAY;
+      codes[i] = day === NO_DAY ? 0 : (slot[day - min] ?? 0);
+    }
+  } else {
+    const distinct = Int32Array.from(new Set(values)).filter((day) => day !== NO_DAY).sort();
+    const codeOf = new Map<number, number>();
+    for (const day of distinct) {
+      codeOf.set(day, days.length);
+      days.push(day);
+    }
+    for (let i = 0; i < values.length; i++) codes[i] = codeOf.get(values[i] ?? NO_DAY) ?? 0;
+  }
+  return { days: Int32Array.from(days), codes: packCodes(codes, days.length) };
 }

@@ -18,6 +18,7 @@ import { DEFAULT_DATASET, generateDataset } from '../engine/dataset/generate.js'
 import { readDataFile } from '../engine/dataset/read.js';
 import { createDefaultLocalIndex, createLocalIndex, type LocalIndex } from '../engine/local-index.js';
 import { warmRelevance } from '../engine/relevance/rankers.js';
+import { duplicateNameGroups } from '../engine/query/dedup.js';
 import { createServer } from '../server/app.js';
 import { bearerVerifier, checkHs256Secret, loadJwks } from '../server/bearer.js';
 import { DEVELOPMENT_KEY_NAME, KeyRing, writeDevelopmentKeysFile, type KeysFile } from '../server/keys.js';
@@ -193,6 +194,8 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     setImmediate(() => {
       const warming = performance.now();
       warmRelevance(index.store);
+      // The name groups of `dedup` too: built on first use, they would hold up that request and every other.
+      duplicateNameGroups(index.store);
       print(`  relevance structures built in ${((performance.now() - warming) / 1000).toFixed(1)} s`);
     });
     print(`  try: curl -s -H "x-api-key: ${developmentKey ?? '<key>'}" -H "content-type: application/json" -d '{"keywords":{"must_all":["solar"]},"size":3}' ${address}/v2/search`);

@@ -48,6 +48,11 @@ function startServer() {
       if (ready && /relevance structures built in ([\d.]+) s/.test(text)) resolve({ child, url: ready[1] });
     });
     child.on('exit', (code) => reject(new Error(`server exited ${code}: ${text}`)));
+    // A benchmark stopped from outside takes its server with it.
+    for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => {
+      child.kill('SIGKILL');
+      process.exit(1);
+    });
   });
 }
 
@@ -132,7 +137,8 @@ const scenarios = (site) => [
   { route: 'GET /v2/filters/options', input: '', request: get('/v2/filters/options') },
   { route: 'GET /v2/locations/search', input: `q of ${TEXT_LIMITS.locationQueryLength} characters`, request: get(`/v2/locations/search?q=${encodeURIComponent(longText(TEXT_LIMITS.locationQueryLength))}&limit=100`) },
   { route: 'POST /v1/search', input: `keywords.must_one at the limits, size ${V1_LIMITS.searchSizeMax}`, request: json('/v1/search', { search_id: crypto.randomUUID(), keywords: { must_one: maxKeywords().must_any, must_all: [], must_not: maxKeywords().must_not }, size: V1_LIMITS.searchSizeMax }) },
-  { route: 'POST /v1/search similar', input: `${TEXT_LIMITS.referenceDomains.toLocaleString('en')} reference domains, semantic_input of ${TEXT_LIMITS.describeLength} characters, ${TEXT_LIMITS.excludes.toLocaleString('en')} excludes`, request: json('/v1/search', { search_id: crypto.randomUUID(), domains: manyDomains(TEXT_LIMITS.referenceDomains), excludes: manyDomains(TEXT_LIMITS.excludes), semantic_input: longText(TEXT_LIMITS.describeLength), size: V1_LIMITS.searchSizeMax }) },
+  { route: 'POST /v1/search similar', input: `${TEXT_LIMITS.referenceDomains.toLocaleString('en')} reference domains, ${TEXT_LIMITS.excludes.toLocaleString('en')} excludes, size ${V1_LIMITS.searchSizeMax}`, request: json('/v1/search', { search_id: crypto.randomUUID(), domains: manyDomains(TEXT_LIMITS.referenceDomains), excludes: manyDomains(TEXT_LIMITS.excludes), size: V1_LIMITS.searchSizeMax }) },
+  { route: 'POST /v1/search semantic', input: `semantic_input of ${TEXT_LIMITS.describeLength} characters, ${TEXT_LIMITS.excludes.toLocaleString('en')} excludes, size ${V1_LIMITS.searchSizeMax}`, request: json('/v1/search', { search_id: crypto.randomUUID(), semantic_input: longText(TEXT_LIMITS.describeLength), excludes: manyDomains(TEXT_LIMITS.excludes), size: V1_LIMITS.searchSizeMax }) },
   { route: 'POST /v1/fetch-market', input: `${FETCH_MAX_DOMAINS.toLocaleString('en')} domains`, request: json('/v1/fetch-market', { domains }) },
   { route: 'POST /v1/generate-keywords', input: `${TEXT_LIMITS.generateKeywords} keywords of ${TEXT_LIMITS.generateKeywordLength} characters`, request: json('/v1/generate-keywords', { keywords: Array.from({ length: TEXT_LIMITS.generateKeywords }, () => phrase().slice(0, TEXT_LIMITS.generateKeywordLength)) }, 'bearer') },
   { route: 'POST /v1/nlp_search', input: `user_query of ${TEXT_LIMITS.userQueryLength} characters, many places and negations`, request: json('/v1/nlp_search', { user_query: userQuery(), search_id: 'bench' }, 'bearer') },
@@ -166,6 +172,8 @@ try {
     const { method, path, body, auth } = scenario.request;
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const headers = { ...(payload ? { 'content-type': 'application/json' } : {}), ...(auth === 'bearer' ? { authorization: `Bearer ${token}` } : { 'x-api-key': key }) };
+    // Signed-in users share tier_2's token bucket (5 a second, bursts of 10): let it refill first.
+    if (auth === 'bearer') await new Promise((resolve) => setTimeout(resolve, 2_100));
     // One warm-up outside the measurement (first-use compilation, lazily built structures).
     await fetch(`${url}${path}`, { method, headers, body: payload }).then((r) => r.arrayBuffer()).catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -174,12 +182,15 @@ try {
     const own = [];
     let status = 0;
     let bytes = 0;
+    let detail = '';
     for (let i = 0; i < repeat; i++) {
       const started = performance.now();
       try {
         const response = await fetch(`${url}${path}`, { method, headers, body: payload });
         status = response.status;
-        bytes = (await response.arrayBuffer()).byteLength;
+        const answer = await response.arrayBuffer();
+        bytes = answer.byteLength;
+        if (status >= 400) detail = Buffer.from(answer).toString('utf8').slice(0, 200);
       } catch (error) {
         status = `error ${error.cause?.code ?? error.message}`;
       }
@@ -192,7 +203,7 @@ try {
     own.sort((a, b) => a - b);
     const row = { ...scenario, status, bytes, bodyBytes: payload?.length ?? 0, ownP50: percentile(own, 50), ownMax: own.at(-1), healthP99: percentile(health, 99), healthMax: health.at(-1) ?? 0, polls: health.length };
     rows.push(row);
-    console.log(`${row.route}: ${row.status}, own p50 ${row.ownP50.toFixed(1)} ms (max ${row.ownMax.toFixed(1)}), health p99 ${row.healthP99.toFixed(1)} ms, max ${row.healthMax.toFixed(1)} ms over ${row.polls} polls`);
+    console.log(`${row.route}: ${row.status}${detail && !scenario.refused ? ` (${detail})` : ''}, own p50 ${row.ownP50.toFixed(1)} ms (max ${row.ownMax.toFixed(1)}), health p99 ${row.healthP99.toFixed(1)} ms, max ${row.healthMax.toFixed(1)} ms over ${row.polls} polls`);
   }
 } finally {
   poller.postMessage('exit');

@@ -42,9 +42,9 @@ export const TEXT_LIMITS = {
   /** Characters of one domain, URL or e-mail address as sent (before it is reduced to a domain). */
   domainLength: 2_048,
   /** Domains in `excludes` (v2 and v1). */
-  excludes: 10_000,
+  excludes: 5_000,
   /** Reference domains of a v1 search (`domains`). */
-  referenceDomains: 5_000,
+  referenceDomains: 1_000,
   /** Values in a `search_after` cursor, and how deep a value may nest. */
   cursorValues: 16,
   cursorDepth: 8,

@@ -28,7 +28,7 @@ import { connectionOrigin, DOWNLOAD_CONTENT_TYPES, DownloadLimitError, DownloadS
 import { localLanguageProvider, type LanguageProvider } from '../engine/language/provider.js';
 import { countTokens } from 'gpt-tokenizer';
 import { fetchSite, SITE_DEADLINE_MS } from './web-fetch.js';
-import { runInSlices } from './slices.js';
+import { runInSlices, stringifyInSlices } from './slices.js';
 import { BearerError, type BearerUser, type BearerVerifier } from './bearer.js';
 import { clientErrorHandler, frameworkErrors, registerJsonParser, requestIdGenerator } from './http-edge.js';
 import type { ApiKey, KeyRing } from './keys.js';
@@ -138,6 +138,12 @@ function interfaceOf(request: FastifyRequest): 'v1' | 'language' | null {
   if (route === undefined) return null;
   if (LANGUAGE_PATHS.has(route)) return 'language';
   return route.startsWith('/v1/') ? 'v1' : null;
+}
+
+/** An answer as JSON; long row lists are serialised in slices so other requests get turns meanwhile. */
+async function sendJson(reply: FastifyReply, body: unknown): Promise<FastifyReply> {
+  const text = await stringifyInSlices(body);
+  return reply.type('application/json; charset=utf-8').send(text);
 }
 
 function usageOf(id: EndpointId, body: unknown): Usage {
@@ -435,7 +441,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
         // Hand the held place over to the count in one step (record adds it before it awaits the disk).
         release(request);
         await ledger.record(quotaMonth(now()), key.id, usageOf(id, body));
-        return reply.send(body);
+        return sendJson(reply, body);
       },
     });
   }
@@ -521,7 +527,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
           release(request);
           await ledger.record(quotaMonth(now()), key.id, usageOf(id, body));
         }
-        return reply.send(body);
+        return sendJson(reply, body);
       },
     });
   }

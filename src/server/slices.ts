@@ -33,3 +33,33 @@ export async function runInSlices<T>(steps: Iterator<unknown, T>, signal?: Abort
     steps.return?.();
   }
 }
+
+/** Rows serialised between two turns of the event loop (a few hundred rows of every column: ~1–2 ms). */
+const ROWS_PER_SLICE = 250;
+
+/**
+ * The JSON text of an answer, as `JSON.stringify` writes it, with a long `data` array serialised a slice
+ * of rows at a time: 5,000 rows of every column are ~4.5 MB and ~18 ms of serialisation in one piece.
+ */
+export async function stringifyInSlices(body: unknown): Promise<string> {
+  if (!body || typeof body !== 'object' || !('data' in body) || !Array.isArray(body.data) || body.data.length <= ROWS_PER_SLICE) return JSON.stringify(body);
+  const rows: unknown[] = body.data;
+  // The envelope with a placeholder where the rows go: key order and everything else exactly as stringify has it.
+  const placeholder = '\u0000rows\u0000';
+  const envelope = JSON.stringify({ ...body, data: placeholder });
+  const marker = JSON.stringify(placeholder);
+  const at = envelope.indexOf(marker);
+  // The same text elsewhere in the answer (an echoed input) would make the place ambiguous.
+  if (envelope.indexOf(marker, at + 1) >= 0) return JSON.stringify(body);
+  const parts = [envelope.slice(0, at), '['];
+  for (let start = 0; start < rows.length; start += ROWS_PER_SLICE) {
+    if (start > 0) {
+      parts.push(',');
+      await nextTurn();
+    }
+    const slice = JSON.stringify(rows.slice(start, start + ROWS_PER_SLICE));
+    parts.push(slice.slice(1, -1));
+  }
+  parts.push(']', envelope.slice(at + marker.length));
+  return parts.join('');
+}

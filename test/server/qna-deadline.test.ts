@@ -3,18 +3,12 @@
  * bodies), an answer from the pages read before it, and every upstream connection closed as soon as the
  * caller leaves. The fixture site is served on loopback; its pages drip one byte at a time and never end.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { createServer, type ServerOptions } from '../../src/server/app.js';
+import type { ServerOptions } from '../../src/server/app.js';
 import { bearerVerifier } from '../../src/server/bearer.js';
-import { KeyRing } from '../../src/server/keys.js';
-import { QuotaLedger } from '../../src/server/quota-ledger.js';
 import { fetchSite } from '../../src/server/web-fetch.js';
-import { DEFAULT_KEYS_FILE, hs256Token, raw } from './support.js';
+import { hs256Token, raw, startTestServer, type TestServer } from './support.js';
 
 const SECRET = 'qna-deadline-secret-0000000000001';
 const HOME = `<html><head><title>Drip Co</title></head><body>
@@ -28,14 +22,14 @@ let sitePort = 0;
 /** Upstream responses still open, and who waits for them all to close. */
 const open = new Set<ServerResponse>();
 let onAllClosed: (() => void) | null = null;
-let onDripStarted: (() => void) | null = null;
+let onDripTestServer: (() => void) | null = null;
 
 function drip(response: ServerResponse): void {
   response.writeHead(200, { 'content-type': 'text/html' });
   response.write('<html><body><p>');
   const timer = setInterval(() => response.write('x'), 20);
   open.add(response);
-  onDripStarted?.();
+  onDripTestServer?.();
   response.on('close', () => {
     clearInterval(timer);
     open.delete(response);
@@ -69,35 +63,14 @@ function serveSite(request: IncomingMessage, response: ServerResponse): void {
   else drip(response);
 }
 
-interface Started {
-  app: FastifyInstance;
-  url: string;
-  close(): Promise<void>;
-}
-
-async function startServer(options: Partial<ServerOptions>): Promise<Started> {
-  const stateDir = mkdtempSync(join(tmpdir(), 'orgindex-qna-deadline-'));
-  const ledger = await QuotaLedger.open(stateDir);
-  const app = await createServer({
+function startServer(options: Partial<ServerOptions>): Promise<TestServer> {
+  return startTestServer({
     engine: { index: null, error: 'not needed for /v1/qna' },
-    keys: new KeyRing(DEFAULT_KEYS_FILE),
-    ledger,
-    logger: false,
     bearer: bearerVerifier({ secret: SECRET })!,
     allowPrivateFetch: true,
     fetchHosts: { 'drip.test': '127.0.0.1', 'dripping.test': '127.0.0.1' },
-    ...options,
+    server: options,
   });
-  const url = await app.listen({ host: '127.0.0.1', port: 0 });
-  return {
-    app,
-    url,
-    async close() {
-      await app.close();
-      await ledger.close();
-      rmSync(stateDir, { recursive: true, force: true });
-    },
-  };
 }
 
 beforeAll(async () => {
@@ -112,13 +85,13 @@ afterAll(async () => {
 afterEach(() => {
   site.closeAllConnections();
   onAllClosed = null;
-  onDripStarted = null;
+  onDripTestServer = null;
 });
 
 const body = (domain: string, maxPages: number): string => JSON.stringify({ question: 'When was the company founded?', domain, max_pages: maxPages });
 
 describe('/v1/qna: one deadline for the whole request', () => {
-  let server: Started;
+  let server: TestServer;
   beforeAll(async () => {
     server = await startServer({ qnaDeadlineMs: 1_000 });
   });
@@ -163,7 +136,7 @@ describe('/v1/qna: one deadline for the whole request', () => {
 });
 
 describe('/v1/qna: a caller who leaves cancels the fetching', () => {
-  let server: Started;
+  let server: TestServer;
   beforeAll(async () => {
     // The default deadline (20 s) is far away: only the disconnect can end the upstream requests in time.
     server = await startServer({});
@@ -174,7 +147,7 @@ describe('/v1/qna: a caller who leaves cancels the fetching', () => {
 
   test('the upstream connection closes as soon as the client disconnects', async () => {
     const dripping = new Promise<void>((resolve) => {
-      onDripStarted = resolve;
+      onDripTestServer = resolve;
     });
     const token = await hs256Token(SECRET);
     const { port } = new URL(server.url);
@@ -200,7 +173,7 @@ describe('fetchSite with an abort signal', () => {
   test('aborting rejects at once and closes the connection', async () => {
     const controller = new AbortController();
     const dripping = new Promise<void>((resolve) => {
-      onDripStarted = () => {
+      onDripTestServer = () => {
         resolve();
       };
     });

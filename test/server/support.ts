@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { SignJWT } from 'jose';
 import { createRemoteClient, type OrgIndexClient } from '../../src/index.js';
 import { createLocalIndex, generateDataset, type LocalIndex } from '../../src/engine/index.js';
-import { createServer, type EngineState } from '../../src/server/app.js';
+import { createServer, type EngineState, type ServerOptions } from '../../src/server/app.js';
 import type { BearerVerifier } from '../../src/server/bearer.js';
 import { KeyRing, type KeysFile } from '../../src/server/keys.js';
 import { QuotaLedger } from '../../src/server/quota-ledger.js';
@@ -70,6 +70,8 @@ export async function startTestServer(
     languageGroups?: string[];
     allowPrivateFetch?: boolean;
     fetchHosts?: Record<string, string>;
+    /** Any other server option (timeouts, the qna deadline …), applied last. */
+    server?: Partial<ServerOptions>;
   } = {},
 ): Promise<TestServer> {
   const stateDir = mkdtempSync(join(tmpdir(), 'orgindex-server-test-'));
@@ -88,6 +90,7 @@ export async function startTestServer(
     ...(options.languageGroups ? { languageGroups: options.languageGroups } : {}),
     ...(options.allowPrivateFetch ? { allowPrivateFetch: true } : {}),
     ...(options.fetchHosts ? { fetchHosts: options.fetchHosts } : {}),
+    ...options.server,
   }).catch(async (error: unknown) => {
     await ledger.close();
     rmSync(stateDir, { recursive: true, force: true });

@@ -8,43 +8,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { runCli } from '../../src/cli/main.js';
-import { createServer } from '../../src/server/app.js';
-import { KeyRing } from '../../src/server/keys.js';
-import { QuotaLedger } from '../../src/server/quota-ledger.js';
 import { DEFAULT_TIMEOUTS, resolveTimeouts, type ServerTimeouts } from '../../src/server/timeouts.js';
-import { testIndex } from './support.js';
+import { startTestServer, type TestServer } from './support.js';
 
 const KEY = 'timeouts-test-key-00000000000001';
 
-interface Running {
-  app: FastifyInstance;
-  url: string;
-  close(): Promise<void>;
-}
-
 /** A server whose one key may make a single request this month. */
-async function start(timeouts?: Partial<ServerTimeouts>): Promise<Running> {
-  const stateDir = mkdtempSync(join(tmpdir(), 'orgindex-timeouts-'));
-  const ledger = await QuotaLedger.open(stateDir);
-  const app = await createServer({
-    engine: { index: testIndex(), error: null },
-    keys: new KeyRing({ keys: [{ key: KEY, tier: 'tier_2' }], tiers: { tier_2: { monthlyRequests: 1, ratePerSecond: 1_000, burst: 1_000 } } }),
-    ledger,
-    filesDir: join(stateDir, 'files'),
-    ...(timeouts ? { timeouts } : {}),
+function start(timeouts?: Partial<ServerTimeouts>): Promise<TestServer> {
+  return startTestServer({
+    keys: { keys: [{ key: KEY, tier: 'tier_2' }], tiers: { tier_2: { monthlyRequests: 1, ratePerSecond: 1_000, burst: 1_000 } } },
+    server: timeouts ? { timeouts } : {},
   });
-  const url = await app.listen({ host: '127.0.0.1', port: 0 });
-  return {
-    app,
-    url,
-    async close() {
-      await app.close();
-      await ledger.close();
-      rmSync(stateDir, { recursive: true, force: true });
-    },
-  };
 }
 
 interface RawConnection {
@@ -110,7 +85,7 @@ function expectTimedOut(received: string): void {
 }
 
 describe('timeouts on a running server', () => {
-  let server: Running;
+  let server: TestServer;
   beforeEach(async () => {
     server = await start({ requestTimeout: 400, headersTimeout: 200, keepAliveTimeout: 300, connectionTimeout: 2_000 });
   });

@@ -121,7 +121,7 @@ export function nearValidBodies(pools: Pools): Record<string, fc.Arbitrary<unkno
   const size = mostly(fc.integer({ min: 1, max: 500 }), fc.integer({ min: -5, max: 600 }));
   const unit = mostly(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: -0.5, max: 1.5, noNaN: true }));
   const describe = fc.array(word, { minLength: 1, maxLength: 12 }).map((words) => words.join(' '));
-  const weight = mostly(fc.constantFrom('weak', 'normal', 'strong'), fc.oneof(fc.constant('huge'), fc.double({ min: -1, max: 3, noNaN: true })));
+  const weight = mostly<unknown>(fc.constantFrom('weak', 'normal', 'strong'), fc.oneof(fc.constant('huge'), fc.double({ min: -1, max: 3, noNaN: true })));
   const entry = fc.oneof(domain, fc.record({ domain, boost: terms, penalize: terms, weight }, { requiredKeys: ['domain'] }));
   const similar = mostly(fc.array(entry, { minLength: 1, maxLength: 3 }), fc.array(entry, { minLength: 4, maxLength: 5 }));
   const base = fc.record({ keywords, filters, columns, size, min_score: unit, search_balance: unit, dedup: fc.boolean(), excludes: fc.array(domain, { maxLength: 3 }) }, { requiredKeys: [] });

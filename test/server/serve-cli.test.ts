@@ -1,5 +1,7 @@
 /** `orgindex serve` as a user runs it: a real process, its printed key and URL, its exit codes. */
 import { spawn } from 'node:child_process';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -89,6 +91,38 @@ test('bad options exit 2 with a message; a broken keys file exits 1 naming the p
   expect(broken.code).toBe(1);
   expect(broken.stderr).toMatch(/keys file: keys\.0\.key: .*16 characters.*keys\.0\.tier/);
   expect(existsSync(join(dir, '.orgindex', 'keys.json'))).toBe(false);
+  for (const pair of ['intranet.example', 'intranet.example=not-an-address', '=10.0.0.5']) {
+    const resolveRun = await serve(['--count', '10', '--resolve', pair]);
+    expect(resolveRun.code).toBe(2);
+    expect(resolveRun.stderr).toMatch(/--resolve takes HOST=ADDRESS/);
+  }
+}, 30_000);
+
+test('--resolve HOST=ADDRESS: /v1/qna fetches that host at that address without asking DNS', async () => {
+  const site = createHttpServer((request, response) => {
+    if (request.url === '/robots.txt') return void response.writeHead(404).end();
+    response.writeHead(200, { 'content-type': 'text/html' }).end('<html><head><title>Intranet</title></head><body><p>The bakery was founded in 1987 in Graz.</p></body></html>');
+  });
+  await new Promise<void>((done) => site.listen(0, '127.0.0.1', done));
+  const port = (site.address() as AddressInfo).port;
+  const secret = 'serve-cli-resolve-secret-0123456789abcdef';
+  try {
+    const run = await serve(['--count', '10', '--allow-private-fetch', '--resolve', 'intranet.example=127.0.0.1'], async (url) => {
+      const response = await fetch(`${url}/v1/qna`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${await hs256Token(secret)}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ question: 'When was the bakery founded?', domain: `http://intranet.example:${port}/` }),
+      });
+      const body = (await response.json()) as { success?: boolean; data?: { sources: string[]; answer: string } };
+      expect(response.status).toBe(200);
+      expect(body.success).toBe(true);
+      expect(body.data?.sources).toEqual(['Intranet']);
+      expect(body.data?.answer).toMatch(/1987/);
+    }, { ORGINDEX_JWT_SECRET: secret });
+    expect(run.code).toBe(0);
+  } finally {
+    site.close();
+  }
 }, 30_000);
 
 describe('the JWT secret', () => {

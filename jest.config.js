@@ -11,4 +11,6 @@ export default {
   },
   transformIgnorePatterns: ['/node_modules/(?!(ky|jose|hyparquet|hyparquet-writer)/)'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  // Finds the Chromium of the browser tests once (the one an npm package ships, or Debian's).
+  globalSetup: '<rootDir>/test/support/browser-setup.cjs',
 };

@@ -1,5 +1,6 @@
 /**
- * The built sidebar (dist/appsscript/Sidebar.html) in Debian's Chromium (playwright-core). Its
+ * The built sidebar (dist/appsscript/Sidebar.html) in Chromium (the one test/support/browser-setup.cjs found,
+ * driven by playwright-core). Its
  * google.script.run is a STAND-IN (Google's page runtime exists only inside Sheets) that forwards each
  * call to the real bundle running in the Apps Script sandbox of harness.ts — so the sidebar talks to the
  * same script, on the embedded sample, that Sheets would run, over a STAND-IN spreadsheet. It renders,
@@ -7,26 +8,27 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../support/browser.js';
 import { searchBayernSoftware } from '../ui/search-steps.js';
 import { loadBundle, type AppsScriptSandbox } from './harness.js';
 import { spreadsheetStandIn } from './spreadsheet-stand-in.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = join(process.cwd(), process.env.SCREENSHOT_DIR ?? 'dist/screenshots');
-let browser: Browser;
+let browser: Browser | undefined;
 let sandbox: AppsScriptSandbox;
 let spreadsheet: ReturnType<typeof spreadsheetStandIn>;
 
 beforeAll(async () => {
   spreadsheet = spreadsheetStandIn();
   sandbox = loadBundle(undefined, spreadsheet.globals);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  browser = await launchChromium();
 }, 60_000);
-afterAll(() => browser.close());
+afterAll(() => browser?.close());
 
 /** The built page in Chromium, its google.script.run forwarding to the sandboxed script; `tab` as the menu sets it. */
 async function openSidebar(tab: 'search' | 'refresh', calls: string[], errors: string[]): Promise<Page> {
+  if (!browser) throw new Error('Chromium did not start');
   const page = await browser.newPage({ viewport: { width: 300, height: 1100 } });
   page.on('pageerror', (error) => errors.push(error.message));
   // The page is served under a reserved name (HtmlService serves it from Google); nothing else is reachable.

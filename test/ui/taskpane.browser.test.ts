@@ -1,6 +1,6 @@
 /**
  * The built task pane (dist/addin, made by `npm run build:web` before jest runs) in a real Chromium —
- * Debian's, driven by playwright-core — outside Office: served from loopback, office.js's CDN request
+ * the one test/support/browser-setup.cjs found, driven by playwright-core — outside Office: served from loopback, office.js's CDN request
  * refused (no internet in tests; the page then runs its preview host on the local backend). It builds a
  * filter, sees preview rows, and saves screenshots (dist/screenshots; `npm run screenshots` refreshes docs/).
  */
@@ -8,26 +8,26 @@ import { createServer, type Server } from 'node:http';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, normalize } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../support/browser.js';
 import { KEYS, startTestServer, type TestServer } from '../server/support.js';
 import { searchBayernSoftware } from './search-steps.js';
 
 const DIST = join(process.cwd(), 'dist/addin');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Where screenshots go: dist/screenshots normally; `npm run screenshots` sets docs/ to refresh the committed ones. */
 const SHOTS = join(process.cwd(), process.env.SCREENSHOT_DIR ?? 'dist/screenshots');
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.json': 'application/json', '.png': 'image/png', '.xml': 'application/xml' };
 
-let site: Server;
+let site: Server | undefined;
 let origin: string;
-let browser: Browser;
+let browser: Browser | undefined;
 let page: Page;
 let api: TestServer | undefined;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
   if (!existsSync(join(DIST, 'taskpane.html'))) throw new Error('dist/addin is missing: `npm test` builds it (npm run build:web) before jest');
-  site = createServer((request, response) => {
+  const server = createServer((request, response) => {
     const file = normalize(join(DIST, decodeURIComponent((request.url ?? '/').split('?')[0] ?? '/')));
     if (!file.startsWith(DIST) || !existsSync(file) || !statSync(file).isFile()) {
       response.writeHead(404).end();
@@ -35,19 +35,22 @@ beforeAll(async () => {
     }
     response.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(readFileSync(file));
   });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  site = server;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  browser = await launchChromium();
   // The narrow width of Excel's task pane.
   page = await browser.newPage({ viewport: { width: 360, height: 900 } });
   page.on('pageerror', (error) => pageErrors.push(error.message));
   await page.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort());
 }, 60_000);
 
+// Whatever beforeAll got to, is closed: a failed start must not leave jest waiting on an open server.
 afterAll(async () => {
   await api?.close();
-  await browser.close();
-  await new Promise((resolve) => site.close(resolve));
+  await browser?.close();
+  const server = site;
+  if (server) await new Promise((resolve) => server.close(resolve));
 });
 
 test('opens outside Office on the built-in sample, builds a filter, previews rows, shows the formula', async () => {
@@ -74,6 +77,7 @@ test('opens outside Office on the built-in sample, builds a filter, previews row
 
 test('connects to the real server from the browser (CORS, ky), shows the quota from the response headers, counts by two dimensions', async () => {
   api = await startTestServer({ corsOrigins: [origin] });
+  if (!browser) throw new Error('Chromium did not start');
   const context = await browser.newContext({ viewport: { width: 360, height: 1000 } });
   await context.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort());
   const remote = await context.newPage();

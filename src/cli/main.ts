@@ -4,6 +4,7 @@
  */
 import { createWriteStream, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { resolve as resolvePath } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Command, CommanderError } from 'commander';
@@ -14,6 +15,7 @@ import { DEFAULT_DATASET, generateRecords } from '../engine/dataset/generate.js'
 import { serve, ServeUsageError, timeoutsFromFlags, type TimeoutFlags } from './serve.js';
 import { DEFAULT_TIMEOUTS } from '../server/timeouts.js';
 import { refreshWorkbook, RefreshUsageError } from './refresh.js';
+import { DEVELOPMENT_CLAIMS, developmentSecret, signToken } from './dev-token.js';
 import { refreshGoogleSheet } from './google-sheet.js';
 
 export interface CliIo {
@@ -150,6 +152,29 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
         io.stderr(`orgindex refresh: ${(error as Error).message}\n`);
         setExitCode(error instanceof RefreshUsageError ? 2 : 1);
       }
+    });
+  program
+    .command('token')
+    .description('a sign-in (bearer) token for the language routes and v1, signed with ORGINDEX_JWT_SECRET or the development secret of the state directory')
+    .option('--state-dir <dir>', 'the state directory of a server started on its development defaults', '.orgindex')
+    .option('--sub <id>', 'the user id (sub claim)', DEVELOPMENT_CLAIMS.sub)
+    .option('--username <name>', 'the user name (username claim)', DEVELOPMENT_CLAIMS.username)
+    .option('--group <group...>', 'the groups (idp:groups claim)', DEVELOPMENT_CLAIMS.groups)
+    .option('--expires <span>', 'how long it is valid: 30m, 12h, 7d', DEVELOPMENT_CLAIMS.expiresIn)
+    .action(async (options: { stateDir: string; sub: string; username: string; group: string[]; expires: string }) => {
+      const fromEnvironment = process.env.ORGINDEX_JWT_SECRET;
+      const secret = fromEnvironment !== undefined && fromEnvironment.trim() !== '' ? fromEnvironment : developmentSecret(resolvePath(options.stateDir), false);
+      if (secret === null) {
+        io.stderr(`orgindex token: no secret: set ORGINDEX_JWT_SECRET to the server's secret, or start \`orgindex serve\` once on its development defaults (it keeps one in ${resolvePath(options.stateDir)}/jwt-secret)\n`);
+        setExitCode(2);
+        return;
+      }
+      if (!/^\d+\s*(s|sec|m|min|h|hr|d|day|w|week)s?$/i.test(options.expires.trim())) {
+        io.stderr('orgindex token: --expires takes a span such as 30m, 12h or 7d\n');
+        setExitCode(2);
+        return;
+      }
+      io.stdout(`${await signToken(secret, { sub: options.sub, username: options.username, groups: options.group, expiresIn: options.expires.trim() })}\n`);
     });
   program
     .command('serve')

@@ -19,6 +19,7 @@ import { readDataFile } from '../engine/dataset/read.js';
 import { createDefaultLocalIndex, createLocalIndex, type LocalIndex } from '../engine/local-index.js';
 import { warmRelevance } from '../engine/relevance/rankers.js';
 import { duplicateNameGroups } from '../engine/query/dedup.js';
+import { developmentSecret, signToken } from './dev-token.js';
 import { createServer } from '../server/app.js';
 import { bearerVerifier, checkHs256Secret, loadJwks } from '../server/bearer.js';
 import { DEVELOPMENT_KEY_NAME, KeyRing, writeDevelopmentKeysFile, type KeysFile } from '../server/keys.js';
@@ -157,6 +158,9 @@ export async function serve(options: ServeOptions, print: (line: string) => void
   let ledger: QuotaLedger | null = null;
   try {
     const { keys, developmentKey, source } = loadKeys(options);
+    // On the development defaults the language routes get a secret too, so their sign-in can be tried.
+    const developmentDefaults = options.keys === undefined && options.jwtSecret === undefined && options.jwks === undefined;
+    const jwtSecret = developmentDefaults ? (developmentSecret(stateDir, true) ?? undefined) : options.jwtSecret;
     const index = buildIndex(options);
     const openedLedger = await QuotaLedger.open(stateDir, { durability: options.durability ?? 'fsync' });
     ledger = openedLedger;
@@ -174,7 +178,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
       ...(options.fetchHosts ? { fetchHosts: options.fetchHosts } : {}),
       ...(options.timeouts ? { timeouts: options.timeouts } : {}),
       bearer: bearerVerifier({
-        ...(options.jwtSecret !== undefined ? { secret: options.jwtSecret } : {}),
+        ...(jwtSecret !== undefined ? { secret: jwtSecret } : {}),
         ...(options.jwks !== undefined ? { jwks: loadJwks(resolve(options.jwks)) } : {}),
       }),
     });
@@ -198,6 +202,9 @@ export async function serve(options: ServeOptions, print: (line: string) => void
       duplicateNameGroups(index.store);
       print(`  relevance structures built in ${((performance.now() - warming) / 1000).toFixed(1)} s`);
     });
+    if (developmentDefaults && jwtSecret !== undefined) {
+      print(`  development sign-in token (12 h; \`orgindex token\` makes another): ${await signToken(jwtSecret)}`);
+    }
     print(`  try: curl -s -H "x-api-key: ${developmentKey ?? '<key>'}" -H "content-type: application/json" -d '{"keywords":{"must_all":["solar"]},"size":3}' ${address}/v2/search`);
     let closing: Promise<void> | null = null;
     const close = (): Promise<void> => {

@@ -1,5 +1,5 @@
 /** `orgindex serve` as a user runs it: a real process, its printed key and URL, its exit codes. */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -151,5 +151,40 @@ describe('the JWT secret', () => {
     expect(run.code).toBe(0);
     const warnings = run.stderr.match(/warning: the JWT secret is 12 bytes; HS256 wants at least 32 \(RFC 7518 §3\.2\)/g) ?? [];
     expect(warnings).toHaveLength(1);
+  }, 30_000);
+});
+
+describe('sign-in tokens for development', () => {
+  const generate = async (url: string, token: string) =>
+    fetch(`${url}/v1/generate-keywords`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ keywords: ['bakery'] }) });
+
+  test('on its development defaults serve prints a token that the language routes accept; orgindex token makes another', async () => {
+    const noSecret = spawnSync(process.execPath, [bin, 'token'], { cwd: dir, encoding: 'utf8', env: { ...process.env, ORGINDEX_JWT_SECRET: '' } });
+    expect(noSecret.status).toBe(2);
+    expect(noSecret.stderr).toMatch(/no secret: set ORGINDEX_JWT_SECRET .* start `orgindex serve` once/);
+    const run = await serve(['--count', '10'], async (url, stderr) => {
+      const printed = /development sign-in token \(12 h; `orgindex token` makes another\): (\S+)/.exec(stderr)?.[1];
+      expect(printed).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+$/);
+      expect((await generate(url, printed ?? '')).status).toBe(200);
+      const made = spawnSync(process.execPath, [bin, 'token', '--sub', 'ada', '--expires', '30m'], { cwd: dir, encoding: 'utf8', env: { ...process.env, ORGINDEX_JWT_SECRET: '' } });
+      expect(made.status).toBe(0);
+      const token = made.stdout.trim().split('\n').pop() ?? '';
+      expect(JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8'))).toEqual(expect.objectContaining({ sub: 'ada', username: 'developer', 'idp:groups': ['developers'] }));
+      expect((await generate(url, token)).status).toBe(200);
+      expect((await generate(url, `${token.slice(0, -2)}xx`)).status).toBe(401);
+    });
+    expect(run.code).toBe(0);
+    expect(statSync(join(dir, '.orgindex', 'jwt-secret')).mode & 0o777).toBe(0o600);
+  }, 30_000);
+
+  test('a server given its own keys or secret makes no development secret', async () => {
+    const keys = join(dir, 'keys.json');
+    writeFileSync(keys, JSON.stringify({ keys: [{ key: 'serve-cli-test-key-000000000001', tier: 'tier_2' }] }));
+    const run = await serve(['--count', '10', '--keys', keys], (_url, stderr) => {
+      expect(stderr).not.toMatch(/sign-in token/);
+      return Promise.resolve();
+    });
+    expect(run.code).toBe(0);
+    expect(existsSync(join(dir, '.orgindex', 'jwt-secret'))).toBe(false);
   }, 30_000);
 });

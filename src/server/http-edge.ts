@@ -88,6 +88,18 @@ export const frameworkErrors: NonNullable<FastifyServerOptions['frameworkErrors'
 };
 
 /** Errors Node's HTTP parser meets (headers too large, malformed requests): answered on the socket. */
+/**
+ * What a malformed request gets told. HTTP allows only ASCII in a URL: a client that sends `?q=Münch` as raw
+ * UTF-8 (curl does, given it so) is refused by Node's parser before any route runs, so the answer says how
+ * to send it instead.
+ */
+function malformedMessage(error: Error & { code?: string }): string {
+  if (error.code === 'HPE_INVALID_URL') {
+    return 'Malformed HTTP request: the URL holds characters that must be percent-encoded (letters such as ü, spaces). Encode them (q=M%C3%BCnch), or let curl do it: curl -G --data-urlencode "q=Münch" http://host/v2/locations/search';
+  }
+  return 'Malformed HTTP request';
+}
+
 export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     // Headers or body too slow (timeouts.ts): 408, then close even while the client keeps sending.
@@ -99,6 +111,6 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
   if (!socket.writable) return;
   const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
   const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
-  const body = JSON.stringify({ detail: tooLarge ? 'Request headers (or the query string) are too large' : 'Malformed HTTP request' });
+  const body = JSON.stringify({ detail: tooLarge ? 'Request headers (or the query string) are too large' : malformedMessage(error) });
   socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }

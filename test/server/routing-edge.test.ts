@@ -138,3 +138,11 @@ describe('malformed and non-canonical paths', () => {
     expect(await send('/v2/locations/%00', { 'x-api-key': KEYS.tier2 }, 'GET')).toEqual({ status: 404, body: { detail: 'Location not found' } });
   });
 });
+
+test('a URL with raw UTF-8 (as curl sends "?q=Münch") is a 400 saying how to encode it', async () => {
+  const answer = await send('/v2/locations/search?q=Münch', { 'x-api-key': KEYS.tier2 }, 'GET');
+  expect(answer.status).toBe(400);
+  expect(answer.body).toEqual({ detail: expect.stringMatching(/must be percent-encoded .*q=M%C3%BCnch.*curl -G --data-urlencode "q=Münch"/) });
+  const encoded = await send('/v2/locations/search?q=M%C3%BCnch', { 'x-api-key': KEYS.tier2 }, 'GET');
+  expect(encoded.status).toBe(200);
+});

@@ -2,14 +2,14 @@
 // manifest.d.mts gives the TypeScript tests its types.
 import { readFileSync } from 'node:fs';
 
-/** The origin addin/manifest.xml is written for: webpack-dev-server with office-addin-dev-certs. */
+/** The origin manifest.xml (the repository's top level) is written for: webpack-dev-server with office-addin-dev-certs. */
 export const DEV_ORIGIN = 'https://localhost:3000';
 
 /**
  * The manifest served from `origin`: every `https://localhost:3000` in the template replaced.
  * Office loads add-ins only over https, and the build serves from the origin's root, so anything
  * else (http, a path, a query) is refused rather than written into a manifest that would not load.
- * @param {string} template the text of addin/manifest.xml
+ * @param {string} template the text of manifest.xml (the repository's top level)
  * @param {string} origin e.g. `https://addin.example.com`; a trailing slash is dropped, the host lower-cased
  * @returns {string}
  */
@@ -29,9 +29,9 @@ export function manifestFor(template, origin) {
 }
 
 /**
- * The text of addin/manifest.xml.
+ * The text of manifest.xml (the repository's top level).
  * @returns {string}
  */
 export function readManifestTemplate() {
-  return readFileSync(new URL('../manifest.xml', import.meta.url), 'utf8');
+  return readFileSync(new URL('../../manifest.xml', import.meta.url), 'utf8');
 }

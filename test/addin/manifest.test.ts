@@ -1,5 +1,5 @@
 /**
- * addin/manifest.xml, checked offline. `office-addin-manifest validate` sends the manifest to Microsoft's
+ * manifest.xml (top level of the repository), checked offline. `office-addin-manifest validate` sends the manifest to Microsoft's
  * service, so it cannot run here; this is its structural stand-in: well-formed XML, the elements Office
  * requires in the order the XSDs demand, every resid defined, the shared-runtime rule, string limits,
  * the origin rewrite the build applies (addin/build/manifest.mjs) and every URL served by the build.
@@ -103,7 +103,7 @@ function pngSize(file: string): { width: number; height: number } {
   return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
 }
 
-describe('addin/manifest.xml', () => {
+describe('manifest.xml', () => {
   test('is well-formed, namespace-correct XML with <OfficeApp> as its only root', () => {
     expect(() => new SaxesParser({ xmlns: true }).write(template).close()).not.toThrow();
     expect(valid(template, XML)).toBe(true);

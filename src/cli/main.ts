@@ -191,6 +191,7 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     .option('--jwks <file>', 'accept v1 bearer tokens signed by the keys of this JWKS file')
     .option('--public-url <url>', 'the URL clients reach this server at (behind a proxy: its public address, e.g. https://orgindex.example.com); /v1/download links are built on it (default: the address and port a request reached)')
     .option('--allow-private-fetch', '/v1/qna may fetch loopback and private addresses (tests, intranets); refused by default')
+    .option('--exit-with-stdin', 'stop when standard input closes (for a supervisor that starts the server with a pipe, like npm start)')
     .option('--resolve <host=address...>', '/v1/qna fetches HOST at ADDRESS instead of asking DNS (an intranet site, a local copy of a site); the address is still checked unless --allow-private-fetch')
     .option('--language-groups <group...>', 'only tokens with one of these idp:groups may use the language routes (default: any valid token)')
     .option('--durability <level>', 'quota journal: "fsync" (every answer on disk first) or "write" (survives any process crash; disk sync every 100 ms)', 'fsync')
@@ -198,7 +199,7 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     .option('--headers-timeout <seconds>', `time a client has to send the request headers (default: ${DEFAULT_TIMEOUTS.headersTimeout / 1000}, at most --request-timeout)`)
     .option('--keep-alive-timeout <seconds>', `how long an idle connection stays open between requests; behind a proxy, set it above the proxy's idle timeout (default: ${DEFAULT_TIMEOUTS.keepAliveTimeout / 1000})`)
     .option('--connection-timeout <seconds>', `a connection without any traffic either way is closed (default: ${DEFAULT_TIMEOUTS.connectionTimeout / 1000})`)
-    .action(async (options: { host: string; port: string; data?: string; count?: string; keys?: string; stateDir: string; corsOrigin?: string[]; logLevel: string; durability: string; jwtSecret?: string; jwks?: string; publicUrl?: string; languageGroups?: string[]; allowPrivateFetch?: boolean; resolve?: string[] } & TimeoutFlags) => {
+    .action(async (options: { host: string; port: string; data?: string; count?: string; keys?: string; stateDir: string; corsOrigin?: string[]; logLevel: string; durability: string; jwtSecret?: string; jwks?: string; publicUrl?: string; languageGroups?: string[]; allowPrivateFetch?: boolean; resolve?: string[]; exitWithStdin?: boolean } & TimeoutFlags) => {
       const port = Number(options.port);
       const count = options.count === undefined ? undefined : Number(options.count);
       if (!Number.isInteger(port) || port < 0 || port > 65535 || (count !== undefined && (!Number.isInteger(count) || count < 1))) {
@@ -283,6 +284,13 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
         };
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
+        // Started by a supervisor that holds our stdin (npm start): its end means the supervisor is gone.
+        if (options.exitWithStdin) {
+          process.stdin.once('close', () => {
+            stop('stdin closed');
+          });
+          process.stdin.resume();
+        }
       } catch (error) {
         io.stderr(`${(error as Error).message}\n`);
         setExitCode(error instanceof ServeUsageError ? 2 : 1);

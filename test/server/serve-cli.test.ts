@@ -188,3 +188,20 @@ describe('sign-in tokens for development', () => {
     expect(existsSync(join(dir, '.orgindex', 'jwt-secret'))).toBe(false);
   }, 30_000);
 });
+
+test('--exit-with-stdin: the server stops, releasing its state directory, when the process holding its stdin goes', async () => {
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--log-level', 'silent', '--count', '10', '--exit-with-stdin'], { cwd: dir, stdio: ['pipe', 'ignore', 'pipe'] });
+  let stderr = '';
+  await new Promise<void>((ready) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (/try: curl/.test(stderr)) ready();
+    });
+  });
+  expect(existsSync(join(dir, '.orgindex', 'LOCK'))).toBe(true);
+  const exited = new Promise<number | null>((done) => child.once('exit', done));
+  child.stdin.end();
+  expect(await exited).toBe(0);
+  expect(stderr).toMatch(/stdin closed: closing/);
+  expect(existsSync(join(dir, '.orgindex', 'LOCK'))).toBe(false);
+}, 30_000);

@@ -5,7 +5,8 @@
  * the real server on a loopback port (see harness.ts).
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as acorn from 'acorn';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
@@ -56,9 +57,17 @@ test('a classic ES2019 script: no module syntax; each public function a top-leve
 });
 
 test('clasp sees the built project (clasp status works offline; push needs a Google login, so no test runs it)', () => {
-  const status = execFileSync(join(process.cwd(), 'node_modules/.bin/clasp'), ['status'], { cwd: process.cwd(), timeout: 30_000 }).toString();
-  const tracked = status.slice(0, status.indexOf('Untracked files'));
-  for (const file of ['Code.js', 'Sidebar.html', 'appsscript.json']) expect(tracked).toContain(`dist/appsscript/${file}`);
+  // A checkout after `clasp create --rootDir dist/appsscript`: the .clasp.json it writes (not committed), the build.
+  const project = mkdtempSync(join(tmpdir(), 'orgindex-clasp-'));
+  try {
+    cpSync(join(process.cwd(), 'dist/appsscript'), join(project, 'dist/appsscript'), { recursive: true });
+    writeFileSync(join(project, '.clasp.json'), JSON.stringify({ scriptId: 'test-script-id', rootDir: 'dist/appsscript' }));
+    const status = execFileSync(join(process.cwd(), 'node_modules/.bin/clasp'), ['status'], { cwd: project, timeout: 30_000 }).toString();
+    const tracked = status.slice(0, status.indexOf('Untracked files'));
+    for (const file of ['Code.js', 'Sidebar.html', 'appsscript.json']) expect(tracked).toContain(`dist/appsscript/${file}`);
+  } finally {
+    rmSync(project, { recursive: true, force: true });
+  }
 });
 
 test('appsscript.json: V8 and only the scopes the features use (no full Drive or Sheets access)', () => {

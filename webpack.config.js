@@ -1,6 +1,7 @@
 // Bundles for the hosts that are not Node. Every bundle lowers all code, node_modules included, to
 // ES2019: Apps Script V8 does not parse optional chaining from dependencies, private or static class
-// fields. The add-in issue adds dist/addin/ (task pane, functions) and the Sheets issue dist/appsscript/.
+// fields. Outputs: dist/portable/ (the portable core), dist/addin/ (task pane, functions) and
+// dist/appsscript/ (the Sheets project).
 import fs from 'node:fs';
 import path from 'node:path';
 import HtmlWebpackPlugin from 'html-webpack-plugin';

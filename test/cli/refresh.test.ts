@@ -2,8 +2,8 @@
  * `orgindex refresh WORKBOOK.xlsx` end to end: a workbook made with SheetJS (two saved queries, an invalid
  * one, and unrelated content on three sheets), the real CLI in its own process against the real server
  * in its own process, and the workbook reopened with SheetJS: values refreshed, everything else the same
- * in content, last refreshed stamped, the invalid query reported while the others refresh. Then what a
- * review found: rows inserted above a query, an answer that shrinks, unreadable rows, file mode and
+ * in content, last refreshed stamped, the invalid query reported while the others refresh. Then the hard
+ * cases: rows inserted above a query, an answer that shrinks, unreadable rows, file mode and
  * symbolic links, parts the rewrite could not keep, a workbook open in Excel, merged cells.
  */
 import { spawnSync } from 'node:child_process';

@@ -7,17 +7,14 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import Papa from 'papaparse';
 import { createLocalIndex, generateDataset, OrganizationRecordSchema, type LocalIndex, type OrganizationRecordInput } from '../../src/engine/index.js';
 import type { DownloadContent } from '../../src/engine/legacy/legacy-service.js';
 import { serve } from '../../src/cli/serve.js';
-import { createServer, type ServerOptions } from '../../src/server/app.js';
+import type { ServerOptions } from '../../src/server/app.js';
 import { bearerVerifier } from '../../src/server/bearer.js';
 import { DOWNLOAD_LINK_TTL_MS, DownloadStore, tsvCell } from '../../src/server/downloads.js';
-import { KeyRing } from '../../src/server/keys.js';
-import { QuotaLedger } from '../../src/server/quota-ledger.js';
-import { DEFAULT_KEYS_FILE, hs256Token, KEYS, raw, TestClock } from './support.js';
+import { hs256Token, KEYS, raw, startTestServer, TestClock, type TestServer } from './support.js';
 
 const SECRET = 'test-secret-for-hs256-tokens-0001';
 const HYPERLINK = '=HYPERLINK("http://x","y")';
@@ -36,49 +33,13 @@ function index(): LocalIndex {
   return hostileIndex;
 }
 
-interface Running {
-  app: FastifyInstance;
-  url: string;
-  clock: TestClock;
-  stateDir: string;
-  close(options?: { keepFiles?: boolean }): Promise<void>;
-}
-
 /** A server on loopback over `stateDir` (a new one unless given: a restart reuses the old one). */
-async function start(options: Partial<ServerOptions> & { stateDir?: string; clock?: TestClock } = {}): Promise<Running> {
-  const { stateDir: given, clock: givenClock, ...serverOptions } = options;
-  const stateDir = given ?? mkdtempSync(join(tmpdir(), 'orgindex-downloads-test-'));
-  const clock = givenClock ?? new TestClock();
-  const ledger = await QuotaLedger.open(stateDir);
-  const app = await createServer({
-    engine: { index: index(), error: null },
-    keys: new KeyRing(DEFAULT_KEYS_FILE),
-    ledger,
-    now: clock.now,
-    logger: false,
-    bearer: bearerVerifier({ secret: SECRET })!,
-    filesDir: join(stateDir, 'files'),
-    ...serverOptions,
-  }).catch(async (error: unknown) => {
-    await ledger.close();
-    if (!given) rmSync(stateDir, { recursive: true, force: true });
-    throw error;
-  });
-  const url = await app.listen({ host: '127.0.0.1', port: 0 });
-  return {
-    app,
-    url,
-    clock,
-    stateDir,
-    async close({ keepFiles = false } = {}) {
-      await app.close();
-      await ledger.close();
-      if (!keepFiles) rmSync(stateDir, { recursive: true, force: true });
-    },
-  };
+function start(options: Partial<ServerOptions> & { stateDir?: string; clock?: TestClock } = {}): Promise<TestServer> {
+  const { stateDir, clock, ...server } = options;
+  return startTestServer({ engine: { index: index(), error: null }, bearer: bearerVerifier({ secret: SECRET })!, ...(stateDir ? { stateDir } : {}), ...(clock ? { clock } : {}), server });
 }
 
-const download = (server: Running, body: Record<string, unknown>, headers: Record<string, string> = { 'x-api-key': KEYS.tier2 }) =>
+const download = (server: TestServer, body: Record<string, unknown>, headers: Record<string, string> = { 'x-api-key': KEYS.tier2 }) =>
   raw(`${server.url}/v1/download`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
 const market = (downloadId: string, extra: Record<string, unknown> = {}) => ({ market_info: { market_id: 'm', market: ['formula.example'] }, download_id: downloadId, ...extra });
@@ -89,7 +50,7 @@ interface Answer {
 }
 
 describe('TSV cells a spreadsheet would evaluate are neutralised; no value breaks the row structure', () => {
-  let server: Running;
+  let server: TestServer;
   beforeAll(async () => {
     server = await start();
   });

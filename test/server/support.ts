@@ -56,7 +56,8 @@ export interface TestServer {
   ledger: QuotaLedger;
   stateDir: string;
   client(key: string | null, options?: { validateRequests?: boolean; accessToken?: string }): OrgIndexClient;
-  close(): Promise<void>;
+  /** Stops the server; its state directory goes too unless `keepFiles` (a restart reuses it). */
+  close(options?: { keepFiles?: boolean }): Promise<void>;
 }
 
 export async function startTestServer(
@@ -70,13 +71,16 @@ export async function startTestServer(
     languageGroups?: string[];
     allowPrivateFetch?: boolean;
     fetchHosts?: Record<string, string>;
+    /** The state directory of an earlier server (a restart); default a new one. */
+    stateDir?: string;
+    clock?: TestClock;
     /** Any other server option (timeouts, the qna deadline …), applied last. */
     server?: Partial<ServerOptions>;
   } = {},
 ): Promise<TestServer> {
-  const stateDir = mkdtempSync(join(tmpdir(), 'orgindex-server-test-'));
+  const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'orgindex-server-test-'));
   const ledger = await QuotaLedger.open(stateDir);
-  const clock = new TestClock();
+  const clock = options.clock ?? new TestClock();
   const app = await createServer({
     engine: options.engine ?? { index: testIndex(), error: null },
     keys: new KeyRing(options.keys ?? DEFAULT_KEYS_FILE),
@@ -93,7 +97,7 @@ export async function startTestServer(
     ...options.server,
   }).catch(async (error: unknown) => {
     await ledger.close();
-    rmSync(stateDir, { recursive: true, force: true });
+    if (!options.stateDir) rmSync(stateDir, { recursive: true, force: true });
     throw error;
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
@@ -111,10 +115,10 @@ export async function startTestServer(
         retry: { maxRetries: 0 },
         validateRequests: clientOptions.validateRequests ?? true,
       }),
-    async close() {
+    async close({ keepFiles = false } = {}) {
       await app.close();
       await ledger.close();
-      rmSync(stateDir, { recursive: true, force: true });
+      if (!keepFiles) rmSync(stateDir, { recursive: true, force: true });
     },
   };
 }

@@ -157,6 +157,7 @@ function usageOf(id: EndpointId, body: unknown): Usage {
 
 const isoSeconds = (date: Date): string => `${date.toISOString().slice(0, 19)}Z`;
 const plural = (n: number, word: string): string => `${n.toLocaleString('en')} ${word}${n === 1 ? '' : 's'}`;
+const resultQuotaExhausted = (limit: number, tier: string): string => `Monthly result quota exhausted: ${plural(limit, 'row')} from /search and /fetch for ${tier}`;
 
 export async function createServer(options: ServerOptions): Promise<FastifyInstance> {
   const { engine, keys, ledger } = options;
@@ -325,7 +326,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
         ? [{ name: '/stats', unit: 'request', use: { limit: limits.monthlyStatsRequests, counted: usage.statsRequests, held: held.statsRequests }, exhausted: `Monthly /stats quota exhausted: ${plural(limits.monthlyStatsRequests, 'request')} for ${tier}` }]
         : []),
       ...(ROW_ROUTES.includes(id)
-        ? [{ name: 'result', unit: 'row', use: { limit: limits.monthlyResults, counted: usage.results, held: held.results }, exhausted: `Monthly result quota exhausted: ${plural(limits.monthlyResults, 'row')} from /search and /fetch for ${tier}` }]
+        ? [{ name: 'result', unit: 'row', use: { limit: limits.monthlyResults, counted: usage.results, held: held.results }, exhausted: resultQuotaExhausted(limits.monthlyResults, tier) }]
         : []),
     ].map((quota) => ({ ...quota, standing: quotaStanding(quota.use) }));
     // A quota used up for the month outranks one that frees up in a moment: retrying soon would not help.
@@ -366,7 +367,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
       // Nothing left to serve now: a 429 (held or exhausted) rather than an empty page.
       const standing = quotaStanding(use);
       if (size > 0 && standing !== 'available') {
-        throw quotaProblem(standing, at, { ...rowQuota, exhausted: `Monthly result quota exhausted: ${plural(use.limit, 'row')} from /search and /fetch for ${key.tier}` });
+        throw quotaProblem(standing, at, { ...rowQuota, exhausted: resultQuotaExhausted(use.limit, key.tier) });
       }
       rows = Math.min(size, left);
       if (rows < size) run = { ...(body as object), size: rows };

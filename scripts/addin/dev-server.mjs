@@ -1,13 +1,16 @@
 // Serves the built add-in (dist/addin) over HTTPS on https://localhost:3000, the origin of the dev
 // manifest, with the localhost certificate of office-addin-dev-certs (~/.office-addin-dev-certs). The
 // certificate is generated when missing; trusting its CA is a one-time step the README shows
-// (`npx office-addin-dev-certs install`), because it changes the machine's trust store.
+// (`npx office-addin-dev-certs install`), because it changes the machine's trust store. Started by
+// `npm start`, it also answers /dev-connection.json (dev-connection.mjs) so the task pane can offer the API
+// server running beside it; started alone (`npm run dev:addin`) it has no such document.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:https';
 import { homedir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import devCerts from 'office-addin-dev-certs';
+import { answerDevConnection, DEV_CONNECTION_PATH } from './dev-connection.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.json': 'application/json', '.png': 'image/png', '.xml': 'application/xml', '.txt': 'text/plain' };
@@ -22,11 +25,16 @@ async function certificate() {
   return { cert: readFileSync(cert), key: readFileSync(key) };
 }
 
-/** Starts the server; resolves with its URL. */
-export async function startAddinDevServer({ port = 3000, dir = join(ROOT, 'dist/addin') } = {}) {
+/** Starts the server; resolves with its URL. `devConnection` (devConnectionOf's answer) is what /dev-connection.json offers. */
+export async function startAddinDevServer({ port = 3000, dir = join(ROOT, 'dist/addin'), devConnection = null } = {}) {
   if (!existsSync(join(dir, 'taskpane.html'))) throw new Error(`${dir} has no taskpane.html: run npm run build first`);
   const server = createServer(await certificate(), (request, response) => {
     const path = decodeURIComponent((request.url ?? '/').split('?')[0] ?? '/');
+    // Before the files, and without their CORS header: the document may hold the development key.
+    if (path === DEV_CONNECTION_PATH && devConnection) {
+      void answerDevConnection(request, response, devConnection);
+      return;
+    }
     const file = normalize(join(dir, path === '/' ? 'taskpane.html' : path));
     if (!file.startsWith(dir) || !existsSync(file) || !statSync(file).isFile()) {
       response.writeHead(404).end('not found');

@@ -3,12 +3,20 @@
  * the one test/support/browser-setup.cjs found, driven by playwright-core — outside Office: served from loopback, office.js's CDN request
  * refused (no internet in tests; the page then runs its preview host on the local backend). It builds a
  * filter, sees preview rows, and saves screenshots (dist/screenshots; `npm run screenshots` refreshes docs/).
+ * The Connection tab: pre-filled from the document `npm start`'s add-in server offers (answered by the same
+ * code, for a real `orgindex serve` on its development defaults) and left alone without it; an empty or
+ * scheme-less service URL is refused with a message before anything is sent.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { extname, join, normalize } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
+import { tmpdir } from 'node:os';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { CONNECTION_KEY } from '../../addin/runtime.js';
+import { answerDevConnection, DEV_CONNECTION_PATH, devConnectionOf, type DevConnection } from '../../scripts/addin/dev-connection.mjs';
+import { DEFAULT_CONNECTION } from '../../src/sheet/connection.js';
 import { launchChromium } from '../support/browser.js';
 import { KEYS, startTestServer, type TestServer } from '../server/support.js';
 import { searchBayernSoftware } from './search-steps.js';
@@ -24,20 +32,70 @@ let browser: Browser | undefined;
 let page: Page;
 let api: TestServer | undefined;
 const pageErrors: string[] = [];
+/** What the next tests close: the second site, serve's process, its state directory. */
+const cleanups: (() => Promise<void> | void)[] = [];
 
-beforeAll(async () => {
-  if (!existsSync(join(DIST, 'taskpane.html'))) throw new Error('dist/addin is missing: `npm test` builds it (npm run build:web) before jest');
+/**
+ * The built files on a loopback port, as the add-in dev server serves them; with `offered()`, also its
+ * /dev-connection.json (as `npm start` does) — read when asked, so the site can start before the server it offers.
+ */
+async function serveTaskPane(offered: () => DevConnection | null = () => null): Promise<{ server: Server; origin: string }> {
   const server = createServer((request, response) => {
-    const file = normalize(join(DIST, decodeURIComponent((request.url ?? '/').split('?')[0] ?? '/')));
+    const path = decodeURIComponent((request.url ?? '/').split('?')[0] ?? '/');
+    const connection = path === DEV_CONNECTION_PATH ? offered() : null;
+    if (connection) {
+      void answerDevConnection(request, response, connection);
+      return;
+    }
+    const file = normalize(join(DIST, path));
     if (!file.startsWith(DIST) || !existsSync(file) || !statSync(file).isFile()) {
       response.writeHead(404).end();
       return;
     }
     response.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(readFileSync(file));
   });
-  site = server;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+/** A free loopback port, for a server that must be told its port in advance (as `npm start -- --port N` does). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** `orgindex serve` in its own process, as `npm start` runs it; resolves once it listens. */
+function startServe(args: string[]): Promise<ChildProcess> {
+  const { ORGINDEX_JWT_SECRET: _ignored, ...env } = process.env;
+  const child = spawn(process.execPath, [join(process.cwd(), 'bin/orgindex.js'), 'serve', ...args], { stdio: ['ignore', 'ignore', 'pipe'], env });
+  return new Promise((resolve, reject) => {
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (/ready at http:\/\/\S+\/v2/.test(stderr)) resolve(child);
+    });
+    child.on('exit', (code) => {
+      reject(new Error(`serve exited with ${String(code)}: ${stderr}`));
+    });
+  });
+}
+
+/** A fresh browser profile (no saved connection) at the narrow width of Excel's task pane, the internet refused. */
+async function freshContext(): Promise<BrowserContext> {
+  if (!browser) throw new Error('Chromium did not start');
+  const context = await browser.newContext({ viewport: { width: 360, height: 1000 } });
+  await context.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort());
+  return context;
+}
+
+beforeAll(async () => {
+  if (!existsSync(join(DIST, 'taskpane.html'))) throw new Error('dist/addin is missing: `npm test` builds it (npm run build:web) before jest');
+  const served = await serveTaskPane();
+  site = served.server;
+  origin = served.origin;
   browser = await launchChromium();
   // The narrow width of Excel's task pane.
   page = await browser.newPage({ viewport: { width: 360, height: 900 } });
@@ -47,6 +105,7 @@ beforeAll(async () => {
 
 // Whatever beforeAll got to, is closed: a failed start must not leave jest waiting on an open server.
 afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
   await api?.close();
   await browser?.close();
   const server = site;
@@ -115,4 +174,142 @@ test('connects to the real server from the browser (CORS, ky), shows the quota f
   await remote.screenshot({ path: join(SHOTS, 'taskpane-stats.png'), fullPage: true });
   expect(errors).toEqual([]);
   await context.close();
+}, 400_000);
+
+test("without npm start's document nothing is offered: the Connection tab stays on the built-in sample", async () => {
+  const context = await freshContext();
+  const pane = await context.newPage();
+  const errors: string[] = [];
+  pane.on('pageerror', (error) => errors.push(error.message));
+  // The pane asks (its page is on this machine), the site has no such document.
+  const asked = pane.waitForResponse((response) => response.url().endsWith(DEV_CONNECTION_PATH));
+  await pane.goto(`${origin}/taskpane.html`);
+  expect((await asked).status()).toBe(404);
+  await pane.getByRole('tab', { name: 'Connection' }).click();
+  expect(await pane.getByRole('radio', { name: 'Built-in sample (no key, no network)' }).isChecked()).toBe(true);
+  expect(await pane.getByRole('textbox', { name: /Service URL/ }).count()).toBe(0);
+  expect(await pane.getByText(/npm start's server/).count()).toBe(0);
+  expect(await pane.getByText('built-in sample · Browser preview').count()).toBe(1);
+  expect(errors).toEqual([]);
+  await context.close();
+}, 120_000);
+
+test('an empty or scheme-less service URL is refused with a clear message before anything is sent', async () => {
+  const context = await freshContext();
+  const pane = await context.newPage();
+  await pane.goto(`${origin}/taskpane.html`, { waitUntil: 'networkidle' });
+  await pane.getByRole('tab', { name: 'Connection' }).click();
+  await pane.getByRole('radio', { name: 'OrgIndex service' }).check();
+  const sent: string[] = [];
+  pane.on('request', (request) => sent.push(request.url()));
+
+  await pane.getByRole('button', { name: 'Test and save' }).click();
+  await pane.getByText("Enter the service's address, such as http://localhost:8787").waitFor();
+  const serviceUrl = pane.getByRole('textbox', { name: /Service URL/ });
+  expect(await serviceUrl.evaluate((input) => input === document.activeElement)).toBe(true);
+  expect(await serviceUrl.getAttribute('aria-invalid')).toBe('true');
+  // The client's message about the derived /v2 URL never shows.
+  expect(await pane.getByText(/base URL/).count()).toBe(0);
+
+  await serviceUrl.fill('localhost:8787');
+  await pane.getByRole('button', { name: 'Save', exact: true }).click();
+  await pane.getByText('Add http:// or https:// in front of the address, such as http://localhost:8787').waitFor();
+  await pane.getByRole('button', { name: 'Test and save' }).click();
+  await pane.getByText('Add http:// or https:// in front of the address, such as http://localhost:8787').waitFor();
+
+  // Neither to a server nor, through an empty prefix, to the page's own site.
+  expect(sent.filter((url) => !url.startsWith(`${origin}/`) || /\/(v1|v2|health)\b/.test(url))).toEqual([]);
+  // Nothing was saved: the pane still answers from the sample.
+  expect(await pane.getByText('built-in sample · Browser preview').count()).toBe(1);
+  expect(await pane.evaluate((key) => window.localStorage.getItem(key), CONNECTION_KEY)).toBeNull();
+  await context.close();
+}, 120_000);
+
+test("served as by npm start, the Connection tab offers its server pre-filled, Test and save connects; a saved connection wins", async () => {
+  let offered: DevConnection | null = null;
+  const served = await serveTaskPane(() => offered);
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        served.server.close(() => {
+          resolve();
+        });
+      }),
+  );
+  const stateDir = mkdtempSync(join(tmpdir(), 'orgindex-npm-start-'));
+  cleanups.push(() => {
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+  // The arguments after `npm start --`: serve gets them, and so does the document (scripts/start.mjs).
+  const args = ['--port', String(await freePort()), '--state-dir', stateDir, '--count', '2000', '--cors-origin', served.origin, '--log-level', 'silent', '--durability', 'write'];
+  const serve = await startServe(args);
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        if (serve.exitCode !== null || serve.signalCode !== null) {
+          resolve();
+          return;
+        }
+        serve.once('exit', () => {
+          resolve();
+        });
+        serve.kill('SIGTERM');
+      }),
+  );
+  offered = devConnectionOf(args, { env: {} });
+  if (!offered) throw new Error('no connection offered for a fixed port');
+  // What serve created on its first run: the key it printed.
+  const developmentKey = (JSON.parse(readFileSync(join(stateDir, 'keys.json'), 'utf8')) as { keys: { key: string; name?: string }[] }).keys.find((entry) => entry.name === 'development key')?.key;
+  expect(developmentKey).toMatch(/\S{16,}/);
+
+  const context = await freshContext();
+  const pane = await context.newPage();
+  const errors: string[] = [];
+  pane.on('pageerror', (error) => errors.push(error.message));
+  const asked = pane.waitForResponse((response) => response.url().endsWith(DEV_CONNECTION_PATH));
+  await pane.goto(`${served.origin}/taskpane.html`);
+  const answer = await asked;
+  expect(answer.status()).toBe(200);
+  // Readable by this page only: no CORS header, never cached.
+  expect(answer.headers()['access-control-allow-origin']).toBeUndefined();
+  expect(answer.headers()['cache-control']).toBe('no-store');
+
+  await pane.getByRole('tab', { name: 'Connection' }).click();
+  await pane.getByText(`npm start's server at ${offered.serviceUrl} — Test and save to use it`).waitFor({ timeout: 30_000 });
+  expect(offered.serviceUrl).toBe(`http://127.0.0.1:${args[1]!}`);
+  expect(await pane.getByRole('radio', { name: 'OrgIndex service' }).isChecked()).toBe(true);
+  expect(await pane.getByRole('textbox', { name: /Service URL/ }).inputValue()).toBe(offered.serviceUrl);
+  expect(await pane.getByLabel('API key').inputValue()).toBe(developmentKey);
+  expect(await pane.getByLabel('Sign-in token (for ORG.ASK)').inputValue()).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+  // Offered, not saved: the functions still answer from the sample until Test and save.
+  expect(await pane.getByText('built-in sample · Browser preview').count()).toBe(1);
+  // Not among the committed screenshots: always to dist/.
+  await pane.screenshot({ path: join(process.cwd(), 'dist/screenshots/taskpane-connection-offered.png'), fullPage: true });
+
+  await pane.getByRole('button', { name: 'Test and save' }).click();
+  await pane.getByText(/^Connected and saved: healthy/).waitFor({ timeout: 60_000 });
+  expect(await pane.getByText(`${offered.serviceUrl} · Browser preview`).count()).toBe(1);
+  expect(await pane.getByText(/npm start's server/).count()).toBe(0);
+  await pane.getByRole('progressbar', { name: /^Requests: [\d,]+ of [\d,]+ left$/ }).waitFor();
+  expect(errors).toEqual([]);
+  await context.close();
+
+  // A profile with a connection saved — even the built-in sample, reuse changed to 6 hours — keeps it.
+  const savedContext = await freshContext();
+  await savedContext.addInitScript(
+    ([key, value]) => {
+      window.localStorage.setItem(key, value);
+    },
+    [CONNECTION_KEY, JSON.stringify({ ...DEFAULT_CONNECTION, cacheHours: 6 })] as const,
+  );
+  const saved = await savedContext.newPage();
+  const requests: string[] = [];
+  saved.on('request', (request) => requests.push(request.url()));
+  await saved.goto(`${served.origin}/taskpane.html`, { waitUntil: 'networkidle' });
+  await saved.getByRole('tab', { name: 'Connection' }).click();
+  expect(await saved.getByRole('radio', { name: 'Built-in sample (no key, no network)' }).isChecked()).toBe(true);
+  expect(await saved.getByText(/npm start's server/).count()).toBe(0);
+  // Nothing saved is overridden, so the document is not even asked for.
+  expect(requests.filter((url) => url.endsWith(DEV_CONNECTION_PATH))).toEqual([]);
+  await savedContext.close();
 }, 400_000);

@@ -19,6 +19,7 @@ import { readDataFile } from '../engine/dataset/read.js';
 import { createDefaultLocalIndex, createLocalIndex, type LocalIndex } from '../engine/local-index.js';
 import { warmRelevance } from '../engine/relevance/rankers.js';
 import { duplicateNameGroups } from '../engine/query/dedup.js';
+import { warmFilterSpellings } from '../engine/query/filter-values.js';
 import { developmentSecret, signToken } from './dev-token.js';
 import { createServer } from '../server/app.js';
 import { bearerVerifier, checkHs256Secret, loadJwks } from '../server/bearer.js';
@@ -200,6 +201,8 @@ export async function serve(options: ServeOptions, print: (line: string) => void
       warmRelevance(index.store);
       // The name groups of `dedup` too: built on first use, they would hold up that request and every other.
       duplicateNameGroups(index.store);
+      // And the filter values' spellings (exonyms, codes, closest-value postings).
+      warmFilterSpellings(index.store);
       print(`  relevance structures built in ${((performance.now() - warming) / 1000).toFixed(1)} s`);
     });
     if (developmentDefaults && jwtSecret !== undefined) {

@@ -5,7 +5,7 @@
  */
 import { ValidationError } from '../client/errors.js';
 import { ENDPOINTS, type EndpointId, type RequestInput, type RequestOutput } from '../contract/endpoints.js';
-import { FiltersSchema, type Filters } from '../contract/v2/filters.js';
+import { FiltersSchema, type FilterValueWarning, type Filters } from '../contract/v2/filters.js';
 import type { FetchResponse } from '../contract/v2/fetch.js';
 import type { LocationItem, LocationListResponse } from '../contract/v2/locations.js';
 import type { SearchRequest, SearchResponse } from '../contract/v2/search.js';
@@ -17,6 +17,7 @@ import type { OrganizationRecord } from './dataset/record.js';
 import { LocationIndex } from './locations/location-index.js';
 import { fetchRows } from './query/fetch.js';
 import { filterMask } from './query/filters.js';
+import { resolveFilterSpellings } from './query/filter-values.js';
 import { locationItems } from './query/location-items.js';
 import { filterOptions } from './query/options.js';
 import { rankAll, search, type FullRanking, type QueryContext } from './query/search.js';
@@ -30,11 +31,19 @@ export interface LocalIndexOptions {
   now?: () => number;
 }
 
-/** A key's visibility is a filters object like any other: normalised (`K`, `company`) and checked. */
-function normalizedVisibility(visibility: Filters): Filters {
+/**
+ * A key's visibility is a filters object like any other: normalised (`K`, `company`), checked, and spelt
+ * as the index spells its values ("Germany" → Deutschland).
+ */
+function normalizedVisibility(store: ColumnStore, visibility: Filters): Filters {
   const result = validate(FiltersSchema, visibility);
   if (!result.ok) throw new ValidationError(result.error.detail.map((item) => ({ ...item, loc: ['visibility', ...item.loc.slice(1)] })), 422);
-  return result.value;
+  return resolveFilterSpellings({ store, visible: null, now: () => 0 }, result.value).filters ?? {};
+}
+
+/** The answer with the filter-value warnings in its metadata (the key appears only when there is one). */
+function withWarnings<Answer extends { metadata: object }>(answer: Answer, warnings: FilterValueWarning[]): Answer {
+  return warnings.length === 0 ? answer : { ...answer, metadata: { ...answer.metadata, warnings } };
 }
 
 function checked<Id extends EndpointId>(id: Id, input: unknown): RequestOutput<Id> {
@@ -57,7 +66,7 @@ export class LocalIndex {
     this.store = store;
     this.options = options;
     this.shared = shared;
-    const visible = options.visibility ? filterMask(store, normalizedVisibility(options.visibility)).bits : null;
+    const visible = options.visibility ? filterMask(store, normalizedVisibility(store, options.visibility)).bits : null;
     this.context = { store, visible, now: options.now ?? (() => Date.now()) };
   }
 
@@ -71,7 +80,7 @@ export class LocalIndex {
    * the legacy interface freezes it in point-in-time contexts.
    */
   rankAll(request: SearchRequest, cap: number): FullRanking {
-    return rankAll(this.context, request, cap);
+    return rankAll(this.context, { ...request, filters: resolveFilterSpellings(this.context, request.filters).filters }, cap);
   }
 
   /** A view of the same data for another key's visibility, sharing the store and the location index. */
@@ -80,7 +89,9 @@ export class LocalIndex {
   }
 
   search(body: RequestInput<'v2.search'>): SearchResponse {
-    return search(this.context, checked('v2.search', body));
+    const request = checked('v2.search', body);
+    const spelled = resolveFilterSpellings(this.context, request.filters);
+    return withWarnings(search(this.context, { ...request, filters: spelled.filters }), spelled.warnings);
   }
 
   fetch(body: RequestInput<'v2.fetch'>): FetchResponse {
@@ -88,7 +99,9 @@ export class LocalIndex {
   }
 
   stats(body: RequestInput<'v2.stats'>): StatsResponse {
-    return computeStats(this.context, checked('v2.stats', body));
+    const request = checked('v2.stats', body);
+    const spelled = resolveFilterSpellings(this.context, request.filters);
+    return withWarnings(computeStats(this.context, { ...request, filters: spelled.filters }), spelled.warnings);
   }
 
   filterOptions(): FilterOptionsResponse {

@@ -19,7 +19,7 @@ describe('filters: OR inside a key, AND across keys', () => {
     ['region', { region: ['Oberbayern'] }, ['alpha-software-muenchen.de', 'alpha-software.de']],
     ['district', { district: ['Augsburg'] }, ['beta-bau.de']],
     ['municipality', { municipality: ['München'] }, ['alpha-software-muenchen.de', 'alpha-software.de']],
-    ['exact native strings only', { state: ['Bavaria'] }, []],
+    ['other spellings and exonyms', { state: ['bavaria'] }, ['alpha-software-muenchen.de', 'alpha-software.de', 'beta-bau.de']],
     ['unknown values match nothing', { country: ['Atlantis'] }, []],
     ['organization_type, case-insensitive input', { organization_type: ['startup'] }, ['gamma-cloud.de']],
     ['organization_size by label', { organization_size: ['micro'] }, ['gamma-cloud.de']],

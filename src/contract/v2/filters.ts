@@ -160,6 +160,21 @@ function compactFilters(raw: Record<string, unknown>): Filters {
   return out;
 }
 
+/**
+ * In a search's or stats' `metadata.warnings` (present only when there is one): a filter value that
+ * matches no organization the key can see, as sent, with the closest values the index knows. Values are
+ * matched ignoring case and accents, and by common exonyms and codes ("germany", "DE" → "Deutschland");
+ * `filters_applied` echoes the index's spelling.
+ */
+export const FilterValueWarningSchema = z.object({
+  /** Where the value was sent: `filters.country`. */
+  field: z.string(),
+  value: z.string(),
+  message: z.string(),
+  closest: z.array(z.string()),
+});
+export type FilterValueWarning = z.infer<typeof FilterValueWarningSchema>;
+
 export const FiltersSchema = z
   .strictObject(filterShape)
   .superRefine(refineDateOrder, WHEN_FIELDS_VALID)

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { boundedInt, boundedNumber, ColumnsSchema, CursorSchema, CursorValueSchema, DomainSchema } from '../common.js';
 import { boundedString, KeywordTermSchema, TEXT_LIMITS } from '../limits.js';
 import { addIssue, documentedAs, WHEN_FIELDS_VALID, type LocSegment } from '../validation.js';
-import { FiltersSchema, hasKeywordTerms, KeywordsSchema, type Filters, type Keywords } from './filters.js';
+import { FiltersSchema, FilterValueWarningSchema, hasKeywordTerms, KeywordsSchema, type Filters, type Keywords } from './filters.js';
 import { OrganizationRowSchema } from './rows.js';
 
 export const SEARCH_LIMITS = {
@@ -185,6 +185,7 @@ export const SearchMetadataSchema = z.looseObject({
   search_after: z.array(CursorValueSchema).nullable(),
   filters_applied: z.record(z.string(), z.unknown()).nullable(),
   explain_plan: z.array(z.string()).nullable(),
+  warnings: z.array(FilterValueWarningSchema).optional(),
 });
 
 export const SearchResponseSchema = z.looseObject({

@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { boundedInt, DateSchema } from '../common.js';
 import { addIssue, WHEN_FIELDS_VALID } from '../validation.js';
-import { StatsFiltersSchema } from './filters.js';
+import { FilterValueWarningSchema, StatsFiltersSchema } from './filters.js';
 
 /** Allowed group_by / group_by_secondary values, by family (spec table). */
 export const STATS_GROUP_FAMILIES = {
@@ -111,6 +111,7 @@ export const StatsResponseSchema = z.looseObject({
     total_buckets: z.int().nonnegative(),
     elapsed_ms: z.number().nonnegative(),
     explain_plan: z.array(z.string()).nullable(),
+    warnings: z.array(FilterValueWarningSchema).optional(),
   }),
 });
 export type StatsResponse = z.infer<typeof StatsResponseSchema>;

@@ -18,6 +18,7 @@
  */
 import type { QueryResponse } from '../../contract/language.js';
 import type { LocalIndex } from '../local-index.js';
+import { EXONYMS } from '../locations/exonyms.js';
 import { stemMinimalEnglish } from '../relevance/tokenize.js';
 
 /** The payload of /v1/nlp_search: the legacy search's parameters (custom_filters: a v2 filters object). */
@@ -26,41 +27,8 @@ type LocationLevel = 'country' | 'state' | 'region' | 'district' | 'municipality
 
 export const WORKFLOW_STEPS = ['flag_detection', 'location_extraction', 'keyword_generation', 'semantic_input_generation'] as const;
 
-/** English exonyms of places in the data (what users type → the index's spelling). */
-export const EXONYMS: Readonly<Record<string, string>> = {
-  germany: 'Deutschland',
-  austria: 'Österreich',
-  switzerland: 'Schweiz',
-  bavaria: 'Bayern',
-  'lower saxony': 'Niedersachsen',
-  'north rhine-westphalia': 'Nordrhein-Westfalen',
-  'north rhine westphalia': 'Nordrhein-Westfalen',
-  'rhineland-palatinate': 'Rheinland-Pfalz',
-  'rhineland palatinate': 'Rheinland-Pfalz',
-  hesse: 'Hessen',
-  saxony: 'Sachsen',
-  'saxony-anhalt': 'Sachsen-Anhalt',
-  'saxony anhalt': 'Sachsen-Anhalt',
-  thuringia: 'Thüringen',
-  'mecklenburg-western pomerania': 'Mecklenburg-Vorpommern',
-  'baden-wurttemberg': 'Baden-Württemberg',
-  'baden wurttemberg': 'Baden-Württemberg',
-  styria: 'Steiermark',
-  tyrol: 'Tirol',
-  carinthia: 'Kärnten',
-  'upper austria': 'Oberösterreich',
-  'lower austria': 'Niederösterreich',
-  munich: 'München',
-  cologne: 'Köln',
-  nuremberg: 'Nürnberg',
-  hanover: 'Hannover',
-  brunswick: 'Braunschweig',
-  vienna: 'Wien',
-  zurich: 'Zürich',
-  geneva: 'Genève',
-  frankfurt: 'Frankfurt am Main',
-  dusseldorf: 'Düsseldorf',
-};
+/** Exonyms are place names even when short and lower case ("rome"). */
+const EXONYM_KEYS = new Set(Object.keys(EXONYMS));
 
 const TYPE_WORDS: Readonly<Record<string, string>> = {
   startup: 'Startup',
@@ -152,8 +120,8 @@ function gazetteerOf(index: LocalIndex): Gazetteer {
         }
       }
     }
-    for (const [exonym, native] of Object.entries(EXONYMS)) {
-      const target = places.get(fold(native));
+    for (const [exonym, natives] of Object.entries(EXONYMS)) {
+      const target = natives.map((native) => places.get(fold(native))).find((place) => place !== undefined);
       if (target) places.set(fold(exonym), target);
     }
     const tags = new Set(index.store.keywords.dict.values.filter((tag): tag is string => tag !== null && tag.includes(' ')).map((tag) => stemmedPhrase(fold(tag))));
@@ -259,7 +227,7 @@ export function parseQuery(index: LocalIndex, userQuery: string, today: string):
       const place = gazetteer.places.get(phraseAt(i, n));
       if (!place) continue;
       // A lower-case common word that happens to be a place name ("hart", "au") is a word, not a place.
-      if (n === 1 && tokens[i] === folded[i] && !EXONYMS[folded[i] ?? ''] && (folded[i] ?? '').length < 5) continue;
+      if (n === 1 && tokens[i] === folded[i] && !EXONYM_KEYS.has(folded[i] ?? '') && (folded[i] ?? '').length < 5) continue;
       // The longest negation is three words ("but not in"): the three words before the place decide.
       const before = folded.slice(Math.max(0, i - 3), i).join(' ');
       if (!PLACE_NEGATIONS.test(before)) add(result.locations[place[0]], place[1]);

@@ -1,6 +1,7 @@
 /**
  * The `orgindex` command line: contract tools (`endpoints`, `check`), the sample dataset (`dataset`), the
- * server (`serve`) and the headless refresh of saved queries (`refresh`). `runCli` takes its I/O as arguments so tests drive it in-process.
+ * server (`serve`), the headless refresh of saved queries (`refresh`) and their management in a workbook
+ * (`query`). `runCli` takes its I/O as arguments so tests drive it in-process.
  */
 import { createWriteStream, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
@@ -17,6 +18,9 @@ import { DEFAULT_TIMEOUTS } from '../server/timeouts.js';
 import { refreshWorkbook, RefreshUsageError } from './refresh.js';
 import { DEVELOPMENT_CLAIMS, developmentSecret, signToken } from './dev-token.js';
 import { refreshGoogleSheet } from './google-sheet.js';
+import { addQuery, bodyOf, listQueries, QUERY_ROUTES, removeQuery, type ListedQuery, type QueryRoute } from './query.js';
+import { printable } from './workbook-guard.js';
+import { describeSavedQuery, serviceName, targetOf } from '../sheet/saved-query.js';
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -153,6 +157,7 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
         setExitCode(error instanceof RefreshUsageError ? 2 : 1);
       }
     });
+  addQueryCommands(program, io, setExitCode);
   program
     .command('token')
     .description('a sign-in (bearer) token for the language routes and v1, signed with ORGINDEX_JWT_SECRET or the development secret of the state directory')
@@ -298,6 +303,101 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     });
 
   return program;
+}
+
+/** Runs one `orgindex query` command: a refusal (nothing written) exits 2, any other failure 1. */
+async function queryCommand(io: CliIo, setExitCode: (code: number) => void, name: string, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    io.stderr(`orgindex query ${name}: ${(error as Error).message}\n`);
+    setExitCode(error instanceof RefreshUsageError ? 2 : 1);
+  }
+}
+
+/** Columns padded to their widest cell; the last one is left as it is. */
+function table(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
+  return rows.map((row) => `${row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  ')}\n`).join('');
+}
+
+const listed = (query: ListedQuery): string[] => [query.id, query.target, query.description, query.service, query.last_refreshed ?? 'never', query.status ?? '-'].map(printable);
+
+/**
+ * `orgindex query add | list | remove`: the saved queries of a workbook, as the add-in saves them and
+ * `orgindex refresh` re-runs them.
+ */
+function addQueryCommands(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
+  const query = program.command('query').description('add, list or remove the saved queries of a workbook (the ones orgindex refresh re-runs)');
+  query
+    .command('add')
+    .argument('<workbook>', 'an .xlsx workbook; created when it does not exist')
+    .description('save a query in a workbook: its values are written at SHEET!CELL by orgindex refresh (the body is checked against the v2 contract now; exit 2 and nothing written when it is not valid)')
+    .option('--sheet <name>', 'the sheet to write the table on (created when missing)')
+    .option('--cell <cell>', 'the top-left cell of the table, e.g. A1')
+    .option('--search <json>', 'a v2 search body (JSON, or @file.json)')
+    .option('--stats <json>', 'a v2 stats body (JSON, or @file.json)')
+    .option('--fetch <json>', 'a v2 fetch body (JSON, or @file.json)')
+    .option('--rows <n>', 'search: rows to write (default: the body\'s size, else 100; above 500 the pages are walked)')
+    .option('--layout <layout>', 'stats with two groupings: "crosstab" (a grid) or "long" (one row per pair)')
+    .option('--no-headers', 'write the table without its header row')
+    .option('--base-url <url>', 'the service it is refreshed on (default: the embedded 50,000-organization sample)')
+    .option('--id <id>', 'the query\'s id (letters, digits, - and _; default: search-1, stats-1, …)')
+    .action((workbook: string, options: { sheet?: string; cell?: string; rows?: string; layout?: string; headers: boolean; baseUrl?: string; id?: string } & Partial<Record<QueryRoute, string>>) =>
+      queryCommand(io, setExitCode, 'add', async () => {
+        const given = QUERY_ROUTES.filter((route) => options[route] !== undefined);
+        const [route] = given;
+        if (route === undefined || given.length > 1) throw new RefreshUsageError('give one of --search, --stats or --fetch with a JSON body (or @file.json)');
+        if (options.sheet === undefined || options.cell === undefined) throw new RefreshUsageError('give --sheet and --cell: where the table is written, e.g. --sheet Leads --cell A1');
+        const rows = options.rows === undefined ? undefined : Number(options.rows);
+        if (rows !== undefined && (!/^\d+$/.test(options.rows ?? '') || rows < 1)) throw new RefreshUsageError(`--rows takes a whole number of rows ≥ 1; got ${JSON.stringify(options.rows)}`);
+        const { layout } = options;
+        if (layout !== undefined && layout !== 'crosstab' && layout !== 'long') throw new RefreshUsageError(`--layout is "crosstab" or "long"; got ${JSON.stringify(layout)}`);
+        const saved = await addQuery(workbook, {
+          sheet: options.sheet,
+          cell: options.cell,
+          route,
+          body: bodyOf(route, options[route] ?? '', io.readStdin),
+          headers: options.headers,
+          ...(rows !== undefined ? { rows } : {}),
+          ...(layout !== undefined ? { layout } : {}),
+          ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
+          ...(options.id !== undefined ? { id: options.id } : {}),
+        });
+        io.stdout(`${saved.id}\n`);
+        io.stderr(`saved ${saved.id}: ${printable(targetOf(saved))}, ${describeSavedQuery(saved)}, on ${printable(serviceName(saved.service))}; orgindex refresh ${workbook}${saved.service === null ? '' : ` --base-url ${printable(saved.service)}`} writes its values\n`);
+      }),
+    );
+  query
+    .command('list')
+    .argument('<workbook>', 'an .xlsx workbook')
+    .description('list the saved queries of a workbook: id, where it writes, what it asks, service, last refreshed, status')
+    .option('--json', 'print them as JSON')
+    .action((workbook: string, options: { json?: boolean }) =>
+      queryCommand(io, setExitCode, 'list', async () => {
+        const queries = await listQueries(workbook);
+        if (options.json) {
+          io.stdout(`${JSON.stringify(queries, null, 2)}\n`);
+          return;
+        }
+        if (queries.length === 0) {
+          io.stderr(`${workbook} has no saved queries (orgindex query add saves one)\n`);
+          return;
+        }
+        io.stdout(table([['ID', 'WHERE', 'QUERY', 'SERVICE', 'LAST REFRESHED (UTC)', 'STATUS'], ...queries.map(listed)]));
+      }),
+    );
+  query
+    .command('remove')
+    .argument('<workbook>', 'an .xlsx workbook')
+    .argument('<id>', 'the saved query\'s id (orgindex query list shows them)')
+    .description('remove a saved query and its defined name; the values it wrote stay in the sheet as plain values')
+    .action((workbook: string, id: string) =>
+      queryCommand(io, setExitCode, 'remove', async () => {
+        const removed = await removeQuery(workbook, id);
+        io.stderr(`removed ${printable(removed.id)} (${printable(removed.target)}); the values it wrote stay as plain values\n`);
+      }),
+    );
 }
 
 /** Streams JSON Lines to a file: back-pressure and errors (a missing folder) handled by pipeline(). */

@@ -9,14 +9,9 @@
  * the cells a query owns are a defined name `ORGINDEX_<id>`, which Excel moves with inserted rows and
  * renamed sheets; a query fails — and nothing of it changes — rather than overwrite a cell it does not
  * own, write into merged cells or outside Excel's grid, or run on another service than the one it was
- * saved against. The workbook is written to a temporary file beside it (same mode, synced to disk) and
- * renamed over it, unless it changed meanwhile: a crash never leaves half a workbook, and an edit saved
- * during the run is never overwritten.
+ * saved against. The workbook is opened and written back atomically by workbook-store.ts.
  */
-import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, fsyncSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import { createRemoteClient } from '../client/transports/ky.js';
 import type { SavedQuery } from '../contract/saved-query.js';
 import { createDefaultLocalIndex } from '../engine/local-index.js';
@@ -25,9 +20,10 @@ import { ResultCache } from '../sheet/cache.js';
 import { isErrorCell, type CellValue } from '../sheet/cells.js';
 import { clientOptionsOf, DEFAULT_CONNECTION } from '../sheet/connection.js';
 import { SheetFunctions } from '../sheet/functions.js';
-import { answerConflict, columnLetters, columnNumber, mergedConflict, ownedRangeName, readSavedQueryRows, refreshMessageOf, SAVED_QUERY_HEADER, SAVED_QUERY_SHEET, savedQueryRow, serviceOf, targetOf, type StoredQuery } from '../sheet/saved-query.js';
+import { answerConflict, columnNumber, mergedConflict, ownedRangeName, refreshMessageOf, SAVED_QUERY_SHEET, serviceOf, targetOf } from '../sheet/saved-query.js';
 import { sameService, serviceMismatch } from './services.js';
-import { GRID, LIMITS, prepareWorkbook, printable, RefreshUsageError, withDefinedNames, type DefinedNames } from './workbook-guard.js';
+import { GRID, LIMITS, printable, RefreshUsageError, type DefinedNames } from './workbook-guard.js';
+import { addressOf, areaOf, claim, openWorkbook, readQueries, saveWorkbook, writeQueries, type StoreEntry } from './workbook-store.js';
 
 export { RefreshUsageError } from './workbook-guard.js';
 
@@ -67,35 +63,7 @@ const isEmpty = (cell: ExcelJS.Cell | undefined): boolean => cell === undefined 
 /** A cell if it exists: looking never creates one (nor its row), so a failed query leaves nothing behind. */
 const existing = (sheet: ExcelJS.Worksheet, row: number, column: number): ExcelJS.Cell | undefined => sheet.findRow(row)?.findCell(column);
 
-const quoted = (sheet: string): string => `'${sheet.replace(/'/g, "''")}'`;
-
-const addressOf = (row: number, column: number): string => `${columnLetters(column)}${String(row)}`;
-
 const inGrid = (row: number, column: number): boolean => row >= 1 && row <= GRID.rows && column >= 1 && column <= GRID.columns;
-
-interface Area {
-  sheet: string;
-  top: number;
-  left: number;
-  rows: number;
-  columns: number;
-}
-
-/** The area of a defined name's formula ("'My sheet'!$B$2:$C$4" or "Leads!$B$2"), or null for anything else. */
-function areaOf(text: string | null): Area | null {
-  const match = text === null ? null : /^(?:'((?:[^']|'')+)'|([^!]+))!\$?([A-Z]+)\$?(\d+)(?::\$?([A-Z]+)\$?(\d+))?$/.exec(text);
-  if (!match) return null;
-  const [, quotedName, plainName, fromColumn = 'A', fromRow = '1', toColumn = fromColumn, toRow = fromRow] = match;
-  const [top, bottom] = [Number(fromRow), Number(toRow)].sort((a, b) => a - b) as [number, number];
-  const [left, right] = [columnNumber(fromColumn), columnNumber(toColumn)].sort((a, b) => a - b) as [number, number];
-  return { sheet: quotedName?.replace(/''/g, "'") ?? plainName ?? '', top, left, rows: bottom - top + 1, columns: right - left + 1 };
-}
-
-function claim(names: DefinedNames, name: string, sheet: ExcelJS.Worksheet, top: number, left: number, rows: number, columns: number): void {
-  const from = `$${columnLetters(left)}$${String(top)}`;
-  const to = `$${columnLetters(left + Math.max(columns, 1) - 1)}$${String(top + Math.max(rows, 1) - 1)}`;
-  names.set(name, `${quoted(sheet.name)}!${from}${from === to ? '' : `:${to}`}`);
-}
 
 /** Writes one query's table where its defined name (else its sheet and cell) says; the query as it is to be stored after. */
 function writeQuery(workbook: ExcelJS.Workbook, names: DefinedNames, query: SavedQuery, table: CellValue[][], at: string): SavedQuery {
@@ -143,56 +111,10 @@ function writeQuery(workbook: ExcelJS.Workbook, names: DefinedNames, query: Save
   return { ...query, sheet: sheet.name, cell: from, extent: { rows, columns: width }, last_refreshed: at, status: 'ok' };
 }
 
-/** The stored queries, each with its row as read (an unreadable row is written back as it was). */
-function readQueries(sheet: ExcelJS.Worksheet): { stored: StoredQuery; raw: ExcelJS.CellValue[] }[] {
-  const rows: unknown[][] = [];
-  const raws: ExcelJS.CellValue[][] = [];
-  sheet.eachRow({ includeEmpty: false }, (row) => {
-    const values: unknown[] = [];
-    row.eachCell({ includeEmpty: true }, (cell, column) => {
-      values[column - 1] = cell.text;
-    });
-    rows.push(Array.from(values, (value) => value ?? ''));
-    raws.push((row.values as ExcelJS.CellValue[]).slice(1));
-  });
-  return readSavedQueryRows(rows).map((stored) => ({ stored, raw: raws[stored.row] ?? [] }));
-}
-
-function writeQueries(sheet: ExcelJS.Worksheet, entries: readonly { stored: StoredQuery; raw: ExcelJS.CellValue[] }[]): void {
-  const lines: ExcelJS.CellValue[][] = [SAVED_QUERY_HEADER, ...entries.map(({ stored, raw }) => (stored.query ? savedQueryRow(stored.query) : raw))];
-  // Only the rows holding values are visited past the lines: the sheet may reach row 1,048,576.
-  sheet.eachRow({ includeEmpty: false }, (row, r) => {
-    if (r > lines.length) {
-      row.eachCell((cell) => {
-        cell.value = null;
-      });
-    }
-  });
-  lines.forEach((line, index) => {
-    const row = sheet.getRow(index + 1);
-    const width = Math.max(row.cellCount, line.length);
-    for (let c = 1; c <= width; c++) row.getCell(c).value = line[c - 1] ?? null;
-  });
-}
-
 /** Refreshes every saved query of the workbook and writes it back atomically; one outcome per query. */
 export async function refreshWorkbook(file: string, options: RefreshOptions = {}): Promise<QueryOutcome[]> {
-  if (!existsSync(file)) throw new RefreshUsageError(`${file} does not exist`);
-  // The real file: a symbolic link stays a link to the refreshed workbook.
-  const path = realpathSync(file);
-  if (existsSync(join(dirname(path), `~$${basename(path)}`))) throw new RefreshUsageError(`${file} is open in Excel (its lock file ~$${basename(path)} exists): close it first, or its next save would undo the refresh`);
-  const before = statSync(path);
-  const bytes = readFileSync(path);
-  const workbook = new ExcelJS.Workbook();
-  let names: DefinedNames;
-  try {
-    const prepared = await prepareWorkbook(bytes, file);
-    names = prepared.names;
-    await workbook.xlsx.load(prepared.readable as unknown as ArrayBuffer);
-  } catch (error) {
-    if (error instanceof RefreshUsageError) throw error;
-    throw new RefreshUsageError(`${file} cannot be read as an .xlsx workbook: ${(error as Error).message}`);
-  }
+  const opened = await openWorkbook(file, { command: 'orgindex refresh' });
+  const { workbook, names } = opened;
   const sheet = workbook.getWorksheet(SAVED_QUERY_SHEET);
   if (!sheet) throw new RefreshUsageError(`${file} has no saved queries (no worksheet "${SAVED_QUERY_SHEET}"; README: "orgindex refresh" describes its rows)`);
   const entries = readQueries(sheet);
@@ -200,7 +122,7 @@ export async function refreshWorkbook(file: string, options: RefreshOptions = {}
   const functions = refreshFunctions(service, options.apiKey);
   const now = options.now ?? (() => new Date());
   const outcomes: QueryOutcome[] = [];
-  const after: { stored: StoredQuery; raw: ExcelJS.CellValue[] }[] = [];
+  const after: StoreEntry[] = [];
   for (const entry of entries) {
     const { query } = entry.stored;
     if (!query) {
@@ -221,34 +143,6 @@ export async function refreshWorkbook(file: string, options: RefreshOptions = {}
     }
   }
   writeQueries(sheet, after);
-  writeAtomically(path, await withDefinedNames(Buffer.from(await workbook.xlsx.writeBuffer()), names), before, file);
+  await saveWorkbook(opened);
   return outcomes;
-}
-
-/**
- * Beside the workbook (same file system, so the rename is atomic), with its mode, synced to disk, then
- * renamed over it — unless the workbook changed since it was read (saved from Excel during the run).
- */
-function writeAtomically(path: string, bytes: Buffer, before: { mtimeMs: number; size: number; mode: number }, file: string): void {
-  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    writeFileSync(temporary, bytes, { flag: 'wx', mode: 0o600 });
-    chmodSync(temporary, before.mode & 0o7777);
-    const handle = openSync(temporary, 'r');
-    fsyncSync(handle);
-    closeSync(handle);
-    const now = statSync(path);
-    if (now.mtimeMs !== before.mtimeMs || now.size !== before.size) throw new RefreshUsageError(`${file} changed while it was being refreshed (saved from Excel?): nothing written; run the refresh again`);
-    renameSync(temporary, path);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw error;
-  }
-  // The rename itself reaches the disk with the directory.
-  const directory = openSync(dirname(path), 'r');
-  try {
-    fsyncSync(directory);
-  } finally {
-    closeSync(directory);
-  }
 }

@@ -1,5 +1,5 @@
 /**
- * What `orgindex refresh` checks in an .xlsx before exceljs reads it, and the defined names it keeps
+ * What `orgindex refresh` and `orgindex query` check in an .xlsx before exceljs reads it, and the defined names they keep
  * itself. exceljs expands some areas cell by cell while it loads a workbook — defined names, merged cells,
  * data validations, column definitions — so a few kilobytes naming the whole grid would take minutes and
  * gigabytes. Defined names never reach exceljs: they are taken out of xl/workbook.xml before it reads,
@@ -154,6 +154,13 @@ export class DefinedNames {
     }
   }
 
+  /** Removes a name (a removed saved query no longer owns its cells); whether there was one. */
+  delete(name: string): boolean {
+    const entry = this.find(name);
+    if (entry) this.entries.splice(this.entries.indexOf(entry), 1);
+    return entry !== undefined;
+  }
+
   get size(): number {
     return this.entries.length;
   }
@@ -224,7 +231,7 @@ function sheetNames(workbookXml: string, relsXml: string): Map<string, string> {
  * Why exceljs may not read this worksheet (a bound passed, or a row or column outside the grid), or null.
  * Cells are not visited: exceljs places a cell by its row element and its column letters, which it checks.
  */
-function worksheetProblem(xml: string, where: { sheet: string | undefined; part: string }, totals: { merged: number; validated: number }): string | null {
+function worksheetProblem(xml: string, where: { sheet: string | undefined; part: string }, totals: { merged: number; validated: number }, command: string): string | null {
   const on = where.sheet === undefined ? `in ${where.part}` : `on the sheet ${quoted(where.sheet)} (${where.part})`;
   const area = (reference: string): string => (where.sheet === undefined ? reference : `${quoted(where.sheet)}!${reference}`);
   const damaged = 'the file is damaged; open it in Excel, let it repair the file, and save it again';
@@ -246,7 +253,7 @@ function worksheetProblem(xml: string, where: { sheet: string | undefined; part:
         const reference = attributes.get('ref') ?? '';
         const cells = cellsOf(reference);
         totals.merged += cells;
-        if (totals.merged > LIMITS.mergedCells) return `has merged cells over ${area(reference)} (${count(cells)} cells), more than orgindex refresh reads (${count(LIMITS.mergedCells)} merged cells in a workbook): unmerge them in Excel, then refresh again`;
+        if (totals.merged > LIMITS.mergedCells) return `has merged cells over ${area(reference)} (${count(cells)} cells), more than ${command} reads (${count(LIMITS.mergedCells)} merged cells in a workbook): unmerge them in Excel, then refresh again`;
         break;
       }
       case 'dataValidation': {
@@ -254,7 +261,7 @@ function worksheetProblem(xml: string, where: { sheet: string | undefined; part:
         for (const reference of (attributes.get('sqref') ?? '').split(/\s+/).filter(Boolean)) {
           const cells = cellsOf(reference);
           totals.validated += cells;
-          if (totals.validated > LIMITS.validatedCells) return `has a data validation over ${area(reference)} (${count(cells)} cells), more than orgindex refresh reads (${count(LIMITS.validatedCells)} validated cells in a workbook): limit the validation to the rows in use in Excel, then refresh again`;
+          if (totals.validated > LIMITS.validatedCells) return `has a data validation over ${area(reference)} (${count(cells)} cells), more than ${command} reads (${count(LIMITS.validatedCells)} validated cells in a workbook): limit the validation to the rows in use in Excel, then refresh again`;
         }
         break;
       }
@@ -278,9 +285,9 @@ export interface PreparedWorkbook {
 /**
  * Refuses a workbook the rewrite would damage (parts exceljs drops, legacy sheet passwords, sheet-scoped
  * names) or that exceljs would expand past the bounds above; else the bytes exceljs is to read and the
- * defined names taken out of them.
+ * defined names taken out of them. `command` is the one a refusal names.
  */
-export async function prepareWorkbook(bytes: Buffer, file: string): Promise<PreparedWorkbook> {
+export async function prepareWorkbook(bytes: Buffer, file: string, command = 'orgindex refresh'): Promise<PreparedWorkbook> {
   const zip = await JSZip.loadAsync(bytes);
   const files = Object.values(zip.files).filter((entry) => !entry.dir);
   const found = new Map<string, string>();
@@ -294,7 +301,7 @@ export async function prepareWorkbook(bytes: Buffer, file: string): Promise<Prep
   try {
     taken = takeDefinedNames(workbookXml);
   } catch (error) {
-    throw refusal(`${file}: orgindex refresh cannot read the defined names of xl/workbook.xml safely (${(error as Error).message}): open it in Excel and save it again`);
+    throw refusal(`${file}: ${command} cannot read the defined names of xl/workbook.xml safely (${(error as Error).message}): open it in Excel and save it again`);
   }
   if (taken.names.some((entry) => entry.attributes.has('localSheetId'))) found.set('names scoped to one sheet', 'xl/workbook.xml');
   if (/<workbookProtection\b/.test(workbookXml)) found.set('workbook protection', 'xl/workbook.xml');
@@ -309,13 +316,13 @@ export async function prepareWorkbook(bytes: Buffer, file: string): Promise<Prep
     const part = entry.name.replace(/^\//, '');
     if (/<sheetProtection\b[^>]*\bpassword=/.test(xml)) found.set('sheet protection with a legacy password', part);
     try {
-      problem ??= worksheetProblem(xml, { sheet: sheets.get(part), part }, totals);
+      problem ??= worksheetProblem(xml, { sheet: sheets.get(part), part }, totals, command);
     } catch (error) {
       problem ??= `has ${(error as Error).message} in ${part}: open it in Excel and save it again`;
     }
   }
   if (found.size > 0) {
-    throw refusal(`${file} holds ${[...found].map(([what, part]) => `${what} (${part})`).join(', ')}, which orgindex refresh could not keep: it rewrites the workbook with exceljs. Keep these in another workbook that links to this one, or refresh from Excel.`);
+    throw refusal(`${file} holds ${[...found].map(([what, part]) => `${what} (${part})`).join(', ')}, which ${command} could not keep: it rewrites the workbook with exceljs. Keep these in another workbook that links to this one, or refresh from Excel.`);
   }
   if (problem !== null) throw refusal(`${file} ${problem}`);
 

@@ -2,22 +2,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runCli, type CliIo } from '../../src/cli/main.js';
-
-function capture(stdin = ''): CliIo & { out: string; err: string } {
-  const io = {
-    out: '',
-    err: '',
-    stdout: (text: string) => {
-      io.out += text;
-    },
-    stderr: (text: string) => {
-      io.err += text;
-    },
-    readStdin: () => stdin,
-  };
-  return io;
-}
+import { runCli } from '../../src/cli/main.js';
+import { capture } from './io.js';
 
 test('--help and no arguments print usage with the commands', async () => {
   for (const argv of [['--help'], []]) {

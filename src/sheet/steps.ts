@@ -9,6 +9,7 @@ import { advancePagination, nextPageRequest, startPagination } from '../client/p
 import type { SelectableColumn } from '../contract/common.js';
 import type { QnaResult } from '../contract/language.js';
 import { SEARCH_LIMITS, type SearchRequestInput, type SearchResponse } from '../contract/v2/search.js';
+import type { FilterValueWarning } from '../contract/v2/filters.js';
 import type { StatsResponse } from '../contract/v2/stats.js';
 import { parseOptions, type Argument } from './arguments.js';
 import type { Row } from './batcher.js';
@@ -141,10 +142,21 @@ export function* searchRows(body: SearchRequestInput, rows: number, maxBytes: nu
   }) as SearchResponse['data'];
 }
 
+/** An answer without rows because filter values match nothing: one `#N/A` cell naming them, not a blank. */
+function unknownValuesCell(warnings: readonly FilterValueWarning[]): Table {
+  return [[errorCell('#N/A', warnings.map((warning) => warning.message).join(' '))]];
+}
+
 /** ORG.SEARCH(query, [filters], [columns], [options]) → header row, then one row per organization. */
 export function* searchSteps(query: Argument, filters: Argument, columns: Argument, options: Argument, limits: StepLimits): SheetSteps<Table> {
   const call = searchCall(query, filters, columns, options);
-  const table = searchTable(yield* searchRows(call.body, call.rows, limits.maxPayloadBytes), call.columns, call.headers);
+  const rows = yield* searchRows(call.body, call.rows, limits.maxPayloadBytes);
+  // No row: the first page's warnings say whether a filter value matched nothing (one page: a cache hit).
+  if (rows.length === 0) {
+    const { warnings } = (yield* searchResponseSteps({ ...call.body, size: Math.min(call.rows, SEARCH_LIMITS.sizeMax) })).metadata;
+    if (warnings && warnings.length > 0) return unknownValuesCell(warnings);
+  }
+  const table = searchTable(rows, call.columns, call.headers);
   if (table.length === 0) return [['']];
   return capRows(table, call.headers ? 1 : 0, limits.maxPayloadBytes);
 }
@@ -175,6 +187,8 @@ export function* fetchSteps(domains: Argument, columns: Argument, options: Argum
 export function* statsSteps(groupBy: Argument, secondary: Argument, filters: Argument, options: Argument, limits: StepLimits): SheetSteps<Table> {
   const call = statsCall(groupBy, secondary, filters, options);
   const response = yield* answer('stats', 'stats', call.body);
+  const { warnings } = response.metadata;
+  if (response.data.length === 0 && warnings && warnings.length > 0) return unknownValuesCell(warnings);
   const table = statsTable(response, call.layout, call.headers);
   return table.length === 0 ? [['']] : capRows(table, call.headers ? 1 : 0, limits.maxPayloadBytes);
 }

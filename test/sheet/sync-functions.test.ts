@@ -45,6 +45,18 @@ test('the same arguments give the same tables as the async driver (search, fetch
   }
 });
 
+test('a filter value spelled as users spell it finds rows; one that matches nothing gives #N/A naming the closest value, not a blank', async () => {
+  const { functions } = syncFunctions();
+  const excel = asyncFunctions();
+  expect(functions.search('', 'country=germany; state=Bavaria', 'domain', 'size=5')).toEqual(functions.search('', 'country=Deutschland; state=Bayern', 'domain', 'size=5'));
+  const unknown = { error: '#N/A', message: 'No organization has country "Germny"; closest known values: "Deutschland".' };
+  expect(functions.search('', 'country=Germny', 'domain', null)).toEqual([[unknown]]);
+  expect(await excel.search('', 'country=Germny', 'domain', 'size=700')).toEqual([[unknown]]);
+  expect(functions.stats('state', null, 'country=Germny', null)).toEqual([[unknown]]);
+  // An empty answer without unknown values stays an empty table.
+  expect(functions.search('', 'country=Österreich; state=Bayern', 'domain', 'headers=0')).toEqual([['']]);
+});
+
 test('a second evaluation is answered from the cache; Refresh asks again', () => {
   const { functions } = syncFunctions();
   const first = functions.search('software', 'country=Deutschland', null, 'size=50');

@@ -265,9 +265,16 @@ function describe(ctx: Context, name: string, place: Place, industry: IndustryCl
     `${name} is active in ${industry.title.toLowerCase()} (NACE ${industry.code}) and was founded in ${new Date(founded).getUTCFullYear()}.`,
     sentence(`${activityB ?? activityA ?? 'works'} ${audience}.`),
     `Its offering covers ${[offerA, offerB, offerC].filter(Boolean).join(', ')}.`,
-    `The team of about ${employees} people works from ${city}${place.state ? `, ${place.state}` : ''}, ${place.country}.`,
+    `${teamOf(employees)} from ${[city, place.state, place.country].filter((part, i, parts) => part !== null && part !== parts[i - 1]).join(', ')}.`,
   ].join(' ');
   return { summary, keywords, text };
+}
+
+/** "The team of about 40 people works", in words that fit the number. */
+function teamOf(employees: number): string {
+  if (employees === 1) return 'One person runs it';
+  if (employees < 10) return `A team of ${String(employees)} people works`;
+  return `The team of about ${String(employees)} people works`;
 }
 
 function registrations(ctx: Context, place: Place, legalForm: string, type: OrganizationType, founded: number): Registration[] {

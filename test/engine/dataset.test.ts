@@ -26,6 +26,13 @@ describe('generateDataset', () => {
     expect(domains.size).toBe(rows.length);
   });
 
+  test('texts read as written by a person: team sizes in words that fit, each place named once', () => {
+    const texts = rows.map((row) => row.text ?? '');
+    expect(texts.filter((text) => /\babout 1 people|\b1 people\b/.test(text))).toEqual([]);
+    expect(texts.filter((text) => /(?:from |, )([^,.]+), \1[,.]/.test(text))).toEqual([]);
+    expect(texts.some((text) => text.includes('One person runs it from'))).toBe(true);
+  });
+
   test('size band, employee class and type agree', () => {
     const bandOf: Record<string, string> = {
       '1-4': 'Micro (0-9)', '5-9': 'Micro (0-9)', '10-19': 'Small (10-49)', '20-49': 'Small (10-49)',

@@ -254,7 +254,7 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
         return;
       }
       try {
-        const server = await serve(
+        await serve(
           {
             host: options.host,
             port,
@@ -276,26 +276,28 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
           (line) => {
             io.stderr(`${line}\n`);
           },
+          (close) => {
+            const stop = (signal: string): void => {
+              io.stderr(`${signal}: closing (flushing the quota journal)\n`);
+              close().then(
+                () => process.exit(0),
+                (error: unknown) => {
+                  io.stderr(`error while closing: ${(error as Error).message}\n`);
+                  process.exit(1);
+                },
+              );
+            };
+            process.once('SIGINT', stop);
+            process.once('SIGTERM', stop);
+            // Started by a supervisor that holds our stdin (npm start): its end means the supervisor is gone.
+            if (options.exitWithStdin) {
+              process.stdin.once('close', () => {
+                stop('stdin closed');
+              });
+              process.stdin.resume();
+            }
+          },
         );
-        const stop = (signal: string): void => {
-          io.stderr(`${signal}: closing (flushing the quota journal)\n`);
-          server.close().then(
-            () => process.exit(0),
-            (error: unknown) => {
-              io.stderr(`error while closing: ${(error as Error).message}\n`);
-              process.exit(1);
-            },
-          );
-        };
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-        // Started by a supervisor that holds our stdin (npm start): its end means the supervisor is gone.
-        if (options.exitWithStdin) {
-          process.stdin.once('close', () => {
-            stop('stdin closed');
-          });
-          process.stdin.resume();
-        }
       } catch (error) {
         io.stderr(`${(error as Error).message}\n`);
         setExitCode(error instanceof ServeUsageError ? 2 : 1);

@@ -131,7 +131,11 @@ function loadKeys(options: ServeOptions): { keys: KeyRing; developmentKey: strin
   return { keys: new KeyRing(file), developmentKey: development?.key ?? null, source: path };
 }
 
-export async function serve(options: ServeOptions, print: (line: string) => void): Promise<RunningServer> {
+/**
+ * Starts the server and prints where it runs. `onListening` gets the server's `close` once it listens and
+ * before the first line says so (the place to install signal handlers).
+ */
+export async function serve(options: ServeOptions, print: (line: string) => void, onListening?: (close: () => Promise<void>) => void): Promise<RunningServer> {
   const started = performance.now();
   if (options.jwtSecret !== undefined) {
     let warning: string | null;
@@ -190,6 +194,21 @@ export async function serve(options: ServeOptions, print: (line: string) => void
       await app.close();
       throw new ServeError(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
     }
+    let closing: Promise<void> | null = null;
+    const close = (): Promise<void> => {
+      closing ??= (async () => {
+        try {
+          await app.close();
+          await openedLedger.close();
+        } finally {
+          lock.release();
+          process.removeListener('exit', releaseOnExit);
+        }
+      })();
+      return closing;
+    };
+    // Before anything says "ready": a supervisor may stop the server as soon as it reads that.
+    onListening?.(close);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     print(`OrgIndex v2 ready at ${address}/v2 — ${index.store.size.toLocaleString('en')} organizations, started in ${seconds} s (legacy v1 and language routes under ${address}/v1)`);
     print(`  keys: ${source}${developmentKey ? `\n  development key (tier_2): ${developmentKey}` : ` (${keys.size} key(s))`}`);
@@ -209,19 +228,6 @@ export async function serve(options: ServeOptions, print: (line: string) => void
       print(`  development sign-in token (12 h; \`orgindex token\` makes another): ${await signToken(jwtSecret)}`);
     }
     print(`  try: curl -s -H "x-api-key: ${developmentKey ?? '<key>'}" -H "content-type: application/json" -d '{"keywords":{"must_all":["solar"]},"size":3}' ${address}/v2/search`);
-    let closing: Promise<void> | null = null;
-    const close = (): Promise<void> => {
-      closing ??= (async () => {
-        try {
-          await app.close();
-          await openedLedger.close();
-        } finally {
-          lock.release();
-          process.removeListener('exit', releaseOnExit);
-        }
-      })();
-      return closing;
-    };
     return { app, url: address, close };
   } catch (error) {
     await ledger?.close();

@@ -13,6 +13,14 @@ const { generateCustomFunctionsMetadata } = require('custom-functions-metadata')
 /** Excel's ORG.SEARCH is Sheets' ORGSEARCH. */
 const sheetsWords = (text) => text.replace(/\bORG\.(SEARCH|FETCH|STATS|ASK)\b/g, 'ORG$1').replace(/\*\//g, '* /');
 
+/**
+ * Where a function does more in Sheets than in Excel, its own description: Apps Script reads websites
+ * itself (UrlFetchApp), so =ORGASK answers on the built-in sample too; an Excel page cannot (cross-origin).
+ */
+const SHEETS_DESCRIPTIONS = {
+  ORGASK: 'Answers a question from an organization’s website (read by the spreadsheet itself on the built-in sample, by the service on a connection). No answer gives #N/A with the reason.',
+};
+
 /** One stub per function of the metadata: JSDoc with @customfunction, delegating to the bundle. */
 export function stubsOf(metadata, library = 'OrgIndexSheets') {
   return metadata.functions
@@ -21,7 +29,7 @@ export function stubsOf(metadata, library = 'OrgIndexSheets') {
       const params = fn.parameters.map((p) => ` * @param {${p.dimensionality === 'matrix' ? 'any' : p.type}} ${p.optional ? `[${p.name}]` : p.name} ${sheetsWords(p.description ?? '')}`);
       return [
         '/**',
-        ` * ${sheetsWords(fn.description ?? '')}`,
+        ` * ${SHEETS_DESCRIPTIONS[fn.id] ?? sheetsWords(fn.description ?? '')}`,
         ...params,
         ` * @return ${sheetsWords(fn.result?.description ?? 'A table.')}`,
         ' * @customfunction',

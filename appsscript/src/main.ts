@@ -3,6 +3,7 @@
  * steps, arguments, tables and messages as Excel's ORG.*. Sheets shows a thrown error as #ERROR! with its
  * message, so a whole-call failure is thrown; a per-row miss in ORGFETCH is a text marker that says why.
  */
+import './platform.js';
 import { isErrorCell, type CellValue, type Table } from '../../src/sheet/cells.js';
 import type { Argument } from '../../src/sheet/arguments.js';
 import { createFunctions } from './runtime.js';

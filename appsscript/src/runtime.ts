@@ -12,6 +12,7 @@ import { localSyncBackend, remoteSyncBackend, type SyncSheetBackend } from '../.
 import { clientOptionsOf, readConnection, type Connection } from '../../src/sheet/connection.js';
 import { executionStore, SyncResultCache } from '../../src/sheet/sync-cache.js';
 import { SyncSheetFunctions } from '../../src/sheet/sync-functions.js';
+import { askSite, scriptSiteSettings } from './site-qna.js';
 import { CUSTOM_FUNCTION_BUDGET_MS, Deadline, fetchAllChunks, urlFetchTransport } from './transport.js';
 
 export const CONNECTION_PROPERTY = 'orgindex.connection';
@@ -38,9 +39,12 @@ export const SHEETS_SAMPLE = { ...DEFAULT_DATASET, count: 10_000 } as const;
 let localIndex: LocalIndex | null = null;
 let local: SyncSheetBackend | null = null;
 
-/** The embedded sample, indexed on first use in this execution. */
+/** The embedded sample, indexed on first use in this execution; =ORGASK reads the website itself (site-qna.ts). */
 export function localBackend(): SyncSheetBackend {
-  local ??= localSyncBackend(() => (localIndex ??= createLocalIndex(generateDataset(SHEETS_SAMPLE))));
+  local ??= localSyncBackend(
+    () => (localIndex ??= createLocalIndex(generateDataset(SHEETS_SAMPLE))),
+    (body) => askSite(body, scriptSiteSettings()),
+  );
   return local;
 }
 

@@ -41,7 +41,8 @@ function paramsOf(request: HttpRequest): GoogleAppsScript.URL_Fetch.URLFetchRequ
   };
 }
 
-function responseOf(response: GoogleAppsScript.URL_Fetch.HTTPResponse): HttpResponse {
+/** A UrlFetchApp response as status, lower-case headers and text. */
+export function responseOf(response: GoogleAppsScript.URL_Fetch.HTTPResponse): HttpResponse {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(response.getAllHeaders() as Record<string, string | string[]>)) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   return { status: response.getResponseCode(), headers, body: response.getContentText() };

@@ -1,8 +1,8 @@
 /**
- * Fetching a website's pages for /v1/qna, safely.
+ * Fetching a website's pages for /v1/qna, safely: the Node I/O around the portable page choice, robots.txt
+ * rules, address policy and page text of src/engine/language/site-reading.ts (which the Google Sheets
+ * runtime drives with UrlFetchApp instead).
  *
- * - Start: a bare domain starts at `https://<domain>/`; a URL where it points. Then same-site links (same
- *   host, http or https), breadth first, until `maxPages` pages with text.
  * - No server-side request forgery: only globally routable unicast addresses are connected to (see
  *   `isPublicAddress`), unless the server runs with `--allow-private-fetch` (tests, intranets). Every
  *   connection resolves the host itself, checks every record and connects to a checked one — so the check
@@ -13,8 +13,6 @@
  *   a note saying so); an abort signal (the caller left) ends every connection at once.
  * - Read while it arrives, in slices of 32 KB with a turn of the event loop between them (a page is
  *   parsed by htmlparser2, a streaming parser), so that no large page holds the server's one event loop.
- * - Text: scripts, styles, navigation and page chrome dropped, a line per block element; the page label
- *   is its title, else its path (see `PageReader`).
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http, { type IncomingMessage } from 'node:http';
@@ -22,29 +20,14 @@ import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import ipaddr from 'ipaddr.js';
-import { Parser } from 'htmlparser2';
-import robotsModule from 'robots-parser';
+import { crawlSteps, FetchError, isPublicAddress, MAX_PAGE_BYTES, MAX_REDIRECTS, startAddress, USER_AGENT, type BodyReader, type FetchAnswer, type FetchedPage, type ReaderFor } from '../engine/language/site-reading.js';
 import { nextTurn } from './slices.js';
 
-interface Robots {
-  isAllowed(url: string, userAgent?: string): boolean | undefined;
-}
-/** robots-parser is CommonJS: its function is the module itself (its typings call it `default`). */
-const robotsParser = robotsModule as unknown as (url: string, robotsTxt: string) => Robots;
+export { FetchError, isPublicAddress, MAX_PAGE_BYTES, PageReader, USER_AGENT, type FetchedPage, type PageContent } from '../engine/language/site-reading.js';
 
-export const USER_AGENT = 'OrgIndexBot/1.0 (+https://github.com/orgindex)';
 /** The time one site's fetching may take, all pages together. */
 export const SITE_DEADLINE_MS = 20_000;
 const TIMEOUT_MS = 10_000;
-export const MAX_PAGE_BYTES = 2 * 1024 * 1024;
-const MAX_REDIRECTS = 5;
-
-export interface FetchedPage {
-  url: string;
-  /** How the answer cites the page: its title, else its path. */
-  label: string;
-  text: string;
-}
 
 export interface FetchedSite {
   pages: FetchedPage[];
@@ -67,50 +50,6 @@ export interface FetchOptions {
   signal?: AbortSignal;
   /** All addresses of a host name not in `hosts` (default: the system resolver, A and AAAA). */
   resolve?: (hostname: string) => Promise<readonly string[]>;
-}
-
-/** A failure to fetch, with a message for the caller (the language envelope's `error`). */
-export class FetchError extends Error {}
-
-type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number];
-const cidrs = (...ranges: string[]): Cidr[] => ranges.map((range) => ipaddr.parseCIDR(range));
-const within = (address: ipaddr.IPv4 | ipaddr.IPv6, ranges: readonly Cidr[]): boolean => ranges.some(([base, bits]) => base.kind() === address.kind() && address.match(base, bits));
-
-// Special-purpose IPv4 blocks that are not globally reachable (IANA registry, RFC 6890), named here as
-// well as by ipaddr.js's `range()`, so the policy does not depend on the library's version.
-const IPV4_REFUSED = cidrs('0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12', '192.0.0.0/24', '192.0.2.0/24', '192.88.99.0/24', '192.168.0.0/16', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24', '224.0.0.0/4', '240.0.0.0/4');
-// Global unicast IPv6 is 2000::/3; everything else (::/96 IPv4-compatible, 100::/64 discard, fc00::/7,
-// fe80::/10, fec0::/10, ff00::/8, ...) is refused by not being in it.
-const IPV6_GLOBAL = cidrs('2000::/3');
-// Inside 2000::/3 but not a host on the internet: IETF protocol assignments incl. Teredo (2001::/23),
-// documentation (2001:db8::/32, 3fff::/20), and 6to4 (2002::/16, deprecated; it embeds any IPv4 address).
-const IPV6_REFUSED = cidrs('2001::/23', '2001:db8::/32', '2002::/16', '3fff::/20');
-// IPv6 forms whose connection ends at an embedded IPv4 address: judged by that address.
-const IPV4_MAPPED = cidrs('::ffff:0:0/96');
-const NAT64 = cidrs('64:ff9b::/96');
-
-function isPublicV4(address: ipaddr.IPv4): boolean {
-  return address.range() === 'unicast' && !within(address, IPV4_REFUSED);
-}
-
-/**
- * Whether an address may be connected to: globally routable unicast only (an allow-list). IPv4-mapped
- * (::ffff:a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) addresses are judged by the IPv4 address they reach;
- * other IPv6 forms embedding IPv4 (IPv4-compatible, IPv4-translated, 6to4, Teredo, local-use NAT64) are
- * refused. Only the canonical forms a resolver or the URL parser produce are accepted.
- */
-export function isPublicAddress(address: string): boolean {
-  if (isIP(address) === 4) return isPublicV4(ipaddr.IPv4.parse(address));
-  // A zone (fe80::1%eth0) only exists for non-global scopes.
-  if (isIP(address) !== 6 || address.includes('%')) return false;
-  // ipaddr.js reads any dotted tail as IPv4-mapped (::8.8.8.8 → ::ffff:808:808); the URL parser's
-  // canonical form is what a socket connects to (::808:808).
-  const v6 = ipaddr.IPv6.parse(new URL(`http://[${address}]/`).hostname.slice(1, -1));
-  if (within(v6, IPV4_MAPPED) || within(v6, NAT64)) {
-    const bytes = v6.toByteArray().slice(12);
-    return isPublicV4(new ipaddr.IPv4(bytes));
-  }
-  return v6.range() === 'unicast' && within(v6, IPV6_GLOBAL) && !within(v6, IPV6_REFUSED);
 }
 
 /** The system resolver: every A and AAAA record of a name. */
@@ -147,18 +86,6 @@ function guardedLookup(options: Required<FetchOptions>): LookupFunction {
   };
 }
 
-/**
- * What reads a response body as it arrives: `write` gets the body's text (UTF-8) at most `READ_SLICE_BYTES`
- * at a time, with a turn of the event loop between calls; `end` gives the result.
- */
-interface BodyReader<T> {
-  write(text: string): void;
-  end(): T;
-}
-
-/** The reader for a response (`url` after redirects), or null when its body is not wanted. */
-type ReaderFor<T> = (url: URL, status: number, contentType: string) => BodyReader<T> | null;
-
 interface Response<T> {
   status: number;
   contentType: string;
@@ -174,18 +101,7 @@ interface Response<T> {
  */
 export const READ_SLICE_BYTES = 32 * 1024;
 
-/** Plain text as it arrives. */
-function textReader(): BodyReader<string> {
-  const parts: string[] = [];
-  return {
-    write(text) {
-      parts.push(text);
-    },
-    end: () => parts.join(''),
-  };
-}
-
-function request<T>(url: URL, options: Required<FetchOptions>, readerFor: ReaderFor<T>): Promise<Response<T>> {
+function request<T>(url: URL, options: Required<FetchOptions>, readerFor: ReaderFor<T, URL>): Promise<Response<T>> {
   return new Promise((resolve, reject) => {
     const { signal } = options;
     if (signal.aborted) {
@@ -269,7 +185,7 @@ async function readBody<T>(url: URL, res: IncomingMessage, reader: BodyReader<T>
 }
 
 /** GET with bounded redirects; every hop goes through the guarded lookup. */
-async function get<T>(start: URL, options: Required<FetchOptions>, readerFor: ReaderFor<T>): Promise<{ url: URL; response: Response<T> }> {
+async function get<T>(start: URL, options: Required<FetchOptions>, readerFor: ReaderFor<T, URL>): Promise<{ url: URL; response: Response<T> }> {
   let url = start;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FetchError(`only http and https are fetched, not ${url.protocol}`);
@@ -290,235 +206,7 @@ async function get<T>(start: URL, options: Required<FetchOptions>, readerFor: Re
 
 /** Where fetching starts: a bare domain → https://domain/; a URL as given. */
 export function startUrl(domain: string): URL {
-  return /^https?:\/\//i.test(domain) ? new URL(domain) : new URL(`https://${domain}/`);
-}
-
-/** The part of a robots.txt that is read (RFC 9309 asks for at least 500 KiB; Google reads as much). */
-const ROBOTS_MAX_CHARS = 500 * 1024;
-
-/** robots-parser's form of a user agent: lower case, without a version. */
-const robotsAgent = (userAgent: string): string => (userAgent.toLowerCase().split('/')[0] ?? '').trim();
-const OUR_AGENT = robotsAgent(USER_AGENT);
-
-/**
- * A robots.txt read as it arrives, line by line, with robots-parser's grouping rules: only the groups for
- * our agent and for `*` are kept (the only ones robots-parser consults for us), each rule added as its line
- * is read, so that no single step parses the whole file. The first ROBOTS_MAX_CHARS characters count.
- */
-class RobotsReader implements BodyReader<Robots> {
-  private readonly robots: Robots & { addRule(userAgents: string[], pattern: string, allow: boolean, lineNumber: number): void };
-  private rest = '';
-  private read = 0;
-  private lineNumber = 0;
-  private agents: string[] = [];
-  /** The last line was not a user-agent line: the next user-agent line starts a new group. */
-  private groupEnded = true;
-
-  constructor(url: URL) {
-    this.robots = robotsParser(url.href, '') as RobotsReader['robots'];
-  }
-
-  write(text: string): void {
-    if (this.read >= ROBOTS_MAX_CHARS) return;
-    const kept = text.slice(0, ROBOTS_MAX_CHARS - this.read);
-    this.read += kept.length;
-    const lines = (this.rest + kept).split(/\r\n|\r|\n/);
-    this.rest = lines.pop() ?? '';
-    for (const line of lines) this.line(line);
-  }
-
-  end(): Robots {
-    this.line(this.rest);
-    this.rest = '';
-    return this.robots;
-  }
-
-  private line(raw: string): void {
-    this.lineNumber++;
-    const hash = raw.indexOf('#');
-    const content = hash >= 0 ? raw.slice(0, hash) : raw;
-    const colon = content.indexOf(':');
-    if (colon < 0) return;
-    const key = content.slice(0, colon).trim().toLowerCase();
-    const value = content.slice(colon + 1).trim();
-    if (!key) return;
-    if (key === 'user-agent') {
-      if (this.groupEnded) this.agents = [];
-      if (value) this.agents.push(robotsAgent(value));
-    } else if (key === 'allow' || key === 'disallow') {
-      const ours = this.agents.filter((agent) => agent === OUR_AGENT || agent === '*');
-      if (ours.length > 0) this.robots.addRule(ours, value, key === 'allow', this.lineNumber);
-    }
-    this.groupEnded = key !== 'user-agent';
-  }
-}
-
-/** What a page gives: its title, its text, and (collected by the reader's caller) its links. */
-export interface PageContent {
-  title: string;
-  text: string;
-}
-
-/** Elements whose text is not page text: code, styles, navigation and page chrome (their links still count). */
-const SKIPPED = new Set(['script', 'style', 'noscript', 'nav', 'footer', 'header', 'svg', 'template']);
-/** Elements that end a line of text: a sentence never runs across them. */
-const BLOCKS = new Set([
-  ...['address', 'article', 'aside', 'blockquote', 'body', 'br', 'caption', 'center', 'dd', 'details', 'dialog', 'div', 'dl', 'dt', 'fieldset', 'figcaption', 'figure', 'footer', 'form'],
-  ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hgroup', 'hr', 'html', 'legend', 'li', 'main', 'menu', 'nav', 'ol', 'p', 'pre', 'section', 'summary'],
-  ...['table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'ul'],
-]);
-/**
- * Open elements beyond which a page is not read further (its text so far counts): the parser's cost per
- * tag grows with the depth. Browsers flatten the tree beyond the same depth; no ordinary page comes near.
- */
-const MAX_DEPTH = 512;
-/** Characters of a title kept as the page's label. */
-const MAX_TITLE = 300;
-
-/**
- * Text made of many pieces, joined a thousand at a time, so that no single join (of a page's lines, or of
- * a line of many small pieces) is long.
- */
-class Joiner {
-  private pieces: string[] = [];
-  private readonly groups: string[] = [];
-  constructor(private readonly separator: string) {}
-
-  get empty(): boolean {
-    return this.pieces.length === 0 && this.groups.length === 0;
-  }
-
-  push(piece: string): void {
-    this.pieces.push(piece);
-    if (this.pieces.length >= 1_024) {
-      this.groups.push(this.pieces.join(this.separator));
-      this.pieces = [];
-    }
-  }
-
-  /** The text so far; the joiner is empty again. */
-  take(): string {
-    if (this.pieces.length > 0) this.groups.push(this.pieces.join(this.separator));
-    this.pieces = [];
-    return this.groups.splice(0).join(this.separator);
-  }
-}
-
-/**
- * An HTML page read as it arrives (htmlparser2, a streaming parser: each slice is parsed when it comes).
- * - label: the first <title>, whitespace collapsed;
- * - text: everything outside SKIPPED elements and the title; whitespace runs are one space, each BLOCKS
- *   element begins and ends a line, line breaks inside <pre> stay;
- * - links: every <a href> (inside navigation too), handed to `onLink` in document order.
- */
-export class PageReader implements BodyReader<PageContent> {
-  private readonly parser: Parser;
-  private readonly lines = new Joiner('\n');
-  /** The current line's pieces: joined when it ends, so that only flat lines are kept. */
-  private readonly line = new Joiner('');
-  /** Whitespace came after the line's last word: the next word is preceded by a space. */
-  private space = false;
-  private title: string | null = null;
-  private inTitle = false;
-  private skipped = 0;
-  private pre = 0;
-  private depth = 0;
-  private stopped = false;
-
-  constructor(private readonly onLink: (href: string) => void = () => undefined) {
-    this.parser = new Parser(
-      {
-        onopentag: (name, attributes) => {
-          this.open(name, attributes);
-        },
-        onclosetag: (name) => {
-          this.close(name);
-        },
-        ontext: (text) => {
-          this.text(text);
-        },
-      },
-      { decodeEntities: true },
-    );
-  }
-
-  write(html: string): void {
-    if (!this.stopped && html) this.parser.write(html);
-  }
-
-  end(): PageContent {
-    if (!this.stopped) this.parser.end();
-    this.stopped = true;
-    this.breakLine();
-    return { title: (this.title ?? '').replace(/\s+/g, ' ').trim().slice(0, MAX_TITLE), text: this.lines.take() };
-  }
-
-  private open(name: string, attributes: Record<string, string>): void {
-    if (this.stopped) return;
-    if (++this.depth > MAX_DEPTH) {
-      // Not a word more: the parser stops at once, not only at the end of this slice.
-      this.stopped = true;
-      this.parser.pause();
-      return;
-    }
-    const href = attributes['href'];
-    if (name === 'a' && href !== undefined) this.onLink(href);
-    if (name === 'title' && this.title === null) {
-      this.title = '';
-      this.inTitle = true;
-    }
-    if (SKIPPED.has(name)) this.skipped++;
-    if (name === 'pre') this.pre++;
-    if (BLOCKS.has(name)) this.breakLine();
-  }
-
-  private close(name: string): void {
-    if (this.stopped) return;
-    this.depth--;
-    if (name === 'title') this.inTitle = false;
-    if (SKIPPED.has(name)) this.skipped = Math.max(0, this.skipped - 1);
-    if (name === 'pre') this.pre = Math.max(0, this.pre - 1);
-    if (BLOCKS.has(name)) this.breakLine();
-  }
-
-  private text(text: string): void {
-    if (this.stopped) return;
-    if (this.inTitle) {
-      if (this.title !== null && this.title.length < MAX_TITLE * 4) this.title += text;
-      return;
-    }
-    if (this.skipped > 0) return;
-    if (this.pre === 0) {
-      this.append(text);
-      return;
-    }
-    const lines = text.split(/\r\n?|\n/);
-    lines.forEach((line, index) => {
-      if (index > 0) this.breakLine();
-      this.append(line);
-    });
-  }
-
-  /** Adds text to the current line, whitespace runs as one space, none at the line's ends. */
-  private append(raw: string): void {
-    const text = raw.replace(/\s+/g, ' ');
-    let start = 0;
-    let end = text.length;
-    if (text.startsWith(' ')) {
-      start = 1;
-      if (!this.line.empty) this.space = true;
-    }
-    if (end > start && text.endsWith(' ')) end--;
-    if (end <= start) return;
-    if (this.space) this.line.push(' ');
-    this.line.push(start === 0 && end === text.length ? text : text.slice(start, end));
-    this.space = end < text.length;
-  }
-
-  private breakLine(): void {
-    if (!this.line.empty) this.lines.push(this.line.take());
-    this.space = false;
-  }
+  return new URL(startAddress(domain));
 }
 
 /** What the site's deadline aborts with: the pages read until then are the result. */
@@ -565,80 +253,32 @@ export async function fetchSite(domain: string, maxPages: number, fetchOptions: 
   }
 }
 
-/**
- * New same-site links kept from one page: breadth first, the crawl reads at most `maxPages` (10) pages, and
- * the start page's first thousand links are more than it ever reaches; resolving more only costs time.
- */
-const MAX_LINKS_PER_PAGE = 1_000;
-/** Longer links are not followed (the common limit of URLs; resolving and checking one costs with its length). */
-const MAX_LINK_LENGTH = 2_048;
+/** A URL resolved as Node resolves it, or null. */
+function parseUrl(href: string, base?: URL): URL | null {
+  try {
+    return new URL(href, base);
+  } catch {
+    return null;
+  }
+}
 
 /** The pages read until `maxPages`, the end of the site's links, or the abort of `options.signal`. */
 async function crawl(start: URL, maxPages: number, options: Required<FetchOptions>): Promise<FetchedPage[]> {
-  const { signal } = options;
-  let robots: Robots | null = null;
-  try {
-    const { response } = await get(new URL('/robots.txt', start), options, (url, status) => (status === 200 ? new RobotsReader(url) : null));
-    robots = response.body;
-    // RFC 9309: an unreachable robots.txt (server error) means the site is to be treated as disallowed.
-    if (response.status >= 500) throw new FetchError(`${start.host} answers ${response.status} for robots.txt: the site is not crawled now`);
-  } catch (error) {
-    if (error instanceof FetchError && /private or local|robots\.txt|credentials/.test(error.message)) throw error;
-    // No robots.txt (or unreachable): everything is allowed.
-  }
-  const queue: string[] = [start.href];
-  const seen = new Set<string>([start.href.split('#')[0] ?? start.href]);
-  const pages: FetchedPage[] = [];
-  let firstError: Error | null = null;
-  while (queue.length > 0 && pages.length < maxPages && !signal.aborted) {
-    const next = new URL(queue.shift() as string);
-    if (robots) {
-      // A check costs in proportion to the rules (up to a few ms for a long robots.txt): one per turn.
+  const steps = crawlSteps(start, maxPages, { parse: parseUrl, stopped: () => options.signal.aborted });
+  let answer: FetchAnswer<URL> | undefined;
+  for (;;) {
+    const step = steps.next(answer);
+    if (step.done) return step.value;
+    answer = undefined;
+    if (step.value.kind === 'turn') {
       await nextTurn();
-      if (robots.isAllowed(next.href, USER_AGENT) === false) continue;
+      continue;
     }
-    // The page's new same-site links, resolved while it is parsed; queued once the page was read whole.
-    const links = new Set<string>();
-    const readerFor: ReaderFor<PageContent> = (url, status, contentType) => {
-      if (status !== 200) return null;
-      if (/text\/plain/i.test(contentType)) {
-        const text = textReader();
-        return { write: (chunk) => { text.write(chunk); }, end: () => ({ title: '', text: text.end() }) };
-      }
-      if (!/text\/html/i.test(contentType)) return null;
-      return new PageReader((href) => {
-        if (links.size >= MAX_LINKS_PER_PAGE || href.length > MAX_LINK_LENGTH) return;
-        let link: URL;
-        try {
-          link = new URL(href, url);
-        } catch {
-          return;
-        }
-        link.hash = '';
-        if (link.host === start.host && (link.protocol === 'http:' || link.protocol === 'https:') && !seen.has(link.href)) links.add(link.href);
-      });
-    };
-    let fetched: { url: URL; response: Response<PageContent> };
     try {
-      fetched = await get(next, options, readerFor);
+      const { url, response } = await get(step.value.url, options, step.value.readerFor);
+      answer = { ok: true, url, status: response.status, contentType: response.contentType, body: response.body };
     } catch (error) {
-      firstError ??= error as Error;
-      continue;
-    }
-    const { url, response } = fetched;
-    if (!response.body) {
-      firstError ??= new FetchError(`${url.href} answered ${response.status}${response.status === 200 ? ` with ${response.contentType || 'no content type'}` : ''}`);
-      continue;
-    }
-    const { title, text } = response.body;
-    if (text) pages.push({ url: url.href, label: title || url.pathname, text });
-    for (const link of links) {
-      if (seen.has(link)) continue;
-      seen.add(link);
-      queue.push(link);
+      answer = { ok: false, error: error as Error };
     }
   }
-  if (signal.aborted) return pages;
-  if (pages.length === 0) throw firstError instanceof FetchError ? firstError : new FetchError(`no page of ${start.host} could be read${firstError ? `: ${firstError.message}` : ''}`);
-  return pages;
 }

@@ -38,11 +38,16 @@ export function callBackend<Mode extends 'sync' | 'async'>(backend: Backend<Mode
   return backend.qna(body as RequestInput<'language.qna'>);
 }
 
+/** Why ORG.ASK has no local answer where the host cannot read websites (Excel's page: no cross-origin fetch). */
 const LOCAL_QNA_MESSAGE =
   'answering from a website needs an OrgIndex service with a sign-in token (OrgIndex → Connection): the built-in sample cannot read websites from inside a spreadsheet';
 
-/** The engine, synchronously (Apps Script); `load` builds the index on first use. */
-export function localSyncBackend(load: () => LocalIndex): SyncSheetBackend {
+/**
+ * The engine, synchronously (Apps Script); `load` builds the index on first use. `qna` answers from a
+ * website where the host can read one itself (Apps Script's UrlFetchApp reads any public site); without
+ * it ORG.ASK says that it needs a service.
+ */
+export function localSyncBackend(load: () => LocalIndex, qna?: (body: RequestInput<'language.qna'>) => ResponseBody<'language.qna'>): SyncSheetBackend {
   let index: LocalIndex | null = null;
   const engine = (): LocalIndex => (index ??= load());
   return {
@@ -54,7 +59,8 @@ export function localSyncBackend(load: () => LocalIndex): SyncSheetBackend {
     filterOptions: () => engine().filterOptions(),
     locationSearch: (query) => engine().locationSearch(query),
     health: () => engine().health(),
-    qna: () => {
+    qna: (body) => {
+      if (qna) return qna(body);
       throw new OrgIndexError('configuration', LOCAL_QNA_MESSAGE);
     },
   };

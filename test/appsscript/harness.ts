@@ -94,6 +94,7 @@ interface FetchParams {
   contentType?: string;
   payload?: string;
   muteHttpExceptions?: boolean;
+  followRedirects?: boolean;
 }
 
 function httpResponse(raw: { status: number; headers: Record<string, string>; body: string }) {
@@ -104,6 +105,8 @@ export interface AppsScriptSandbox {
   context: vm.Context;
   userProperties: Properties;
   documentProperties: Properties;
+  /** The script's own properties (set in the Apps Script editor: Project Settings → Script properties). */
+  scriptProperties: Properties;
   cache: StandInCache;
   /** Every URL the bundle fetched. */
   fetched: string[];
@@ -117,6 +120,7 @@ export interface AppsScriptSandbox {
 export function loadBundle(file = join(process.cwd(), 'dist/appsscript/Code.js'), extraGlobals: Record<string, unknown> = {}): AppsScriptSandbox {
   const userProperties = new Properties();
   const documentProperties = new Properties();
+  const scriptProperties = new Properties();
   const cache = new StandInCache();
   const fetched: string[] = [];
   const lock = new StandInLock();
@@ -133,7 +137,7 @@ export function loadBundle(file = join(process.cwd(), 'dist/appsscript/Code.js')
     });
   };
   const context = vm.createContext({
-    PropertiesService: { getUserProperties: () => userProperties, getDocumentProperties: () => documentProperties, getScriptProperties: () => new Properties() },
+    PropertiesService: { getUserProperties: () => userProperties, getDocumentProperties: () => documentProperties, getScriptProperties: () => scriptProperties },
     CacheService: { getDocumentCache: () => cache, getScriptCache: () => cache, getUserCache: () => cache },
     Utilities: {
       sleep: (ms: number) => void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms),
@@ -155,6 +159,7 @@ export function loadBundle(file = join(process.cwd(), 'dist/appsscript/Code.js')
     context,
     userProperties,
     documentProperties,
+    scriptProperties,
     cache,
     fetched,
     lock,

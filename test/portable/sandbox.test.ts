@@ -1,5 +1,5 @@
 /**
- * Architecture rule 2, tested: the webpack bundle of the portable core parses as ES2019 (what Apps
+ * The webpack bundle of the portable core parses as ES2019 (what Apps
  * Script V8 accepts) and works in a V8 context that, like Apps Script, has no fetch, setTimeout, URL,
  * TextEncoder, process or require. The transport there is scripted — a stand-in for UrlFetchApp.
  */
@@ -20,7 +20,8 @@ let core: typeof Portable;
 let sandbox: Record<string, unknown>;
 
 beforeAll(() => {
-  execFileSync(process.execPath, [path.join(root, 'node_modules/webpack-cli/bin/cli.js'), '--mode', 'production'], {
+  // Only this bundle: rebuilding the others would empty dist/addin and dist/appsscript under the tests reading them.
+  execFileSync(process.execPath, [path.join(root, 'node_modules/webpack-cli/bin/cli.js'), '--mode', 'production', '--config-name', 'portable-core'], {
     cwd: root,
     stdio: 'pipe',
   });

@@ -6,7 +6,7 @@
  */
 import type { OrgIndexClient } from '../src/client/client.js';
 import type { ClientOptions } from '../src/client/config.js';
-import type { Quota } from '../src/client/quota.js';
+import type { Quota } from '../src/contract/errors.js';
 import type { LocalIndex } from '../src/engine/local-index.js';
 import { localBackend, remoteBackend, type SheetBackend } from '../src/sheet/backend.js';
 import { ResultCache, type AsyncStorage } from '../src/sheet/cache.js';

@@ -3,8 +3,8 @@
  * `orgindexSidebarCall`, JSON both ways), wrapped in promises. Errors come back as data and are rebuilt
  * as the client's typed errors, so the sidebar words them as the cells do.
  */
-import { AuthError, OrgIndexError, RateLimitError, ValidationError } from '../../src/client/errors.js';
-import type { Quota } from '../../src/client/quota.js';
+import { AuthError, OrgIndexError, RateLimitError, ValidationError } from '../../src/contract/errors.js';
+import type { Quota } from '../../src/contract/errors.js';
 import type { ValidationErrorItem } from '../../src/contract/validation.js';
 import type { SheetBackend } from '../../src/sheet/backend.js';
 import { ArgumentError } from '../../src/sheet/cells.js';

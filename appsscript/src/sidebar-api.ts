@@ -7,8 +7,8 @@
  * of the response; saved queries and their schedule are in saved-queries.ts.
  */
 import { resolveConfig } from '../../src/client/config.js';
-import { OrgIndexError, RateLimitError, ValidationError } from '../../src/client/errors.js';
-import type { Quota } from '../../src/client/quota.js';
+import { OrgIndexError, RateLimitError, ValidationError } from '../../src/contract/errors.js';
+import type { Quota } from '../../src/contract/errors.js';
 import { remoteSyncBackend, type SyncSheetBackend } from '../../src/sheet/backend.js';
 import { clientOptionsOf, readConnection, type Connection } from '../../src/sheet/connection.js';
 import { ArgumentError } from '../../src/sheet/cells.js';

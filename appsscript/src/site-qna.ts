@@ -19,7 +19,8 @@
  * - A site that cannot be read is the error the remote client makes of the service's error envelope:
  *   "Could not read <domain>: <why>".
  */
-import { ConfigurationError, ServiceError, ValidationError } from '../../src/client/errors.js';
+import { ConfigurationError } from '../../src/client/errors.js';
+import { ServiceError, ValidationError } from '../../src/contract/errors.js';
 import { ENDPOINTS } from '../../src/contract/endpoints.js';
 import type { QnaResult } from '../../src/contract/language.js';
 import { validate } from '../../src/contract/validation.js';

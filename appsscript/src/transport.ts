@@ -5,7 +5,7 @@
  * "exceeded maximum execution time". Also ORG.FETCH's chunks sent in parallel with UrlFetchApp.fetchAll.
  */
 import type { ClientConfig } from '../../src/client/config.js';
-import { OrgIndexError } from '../../src/client/errors.js';
+import { OrgIndexError } from '../../src/contract/errors.js';
 import type { HttpOutcome, HttpRequest, HttpResponse } from '../../src/client/http.js';
 import type { SyncTransport } from '../../src/client/operation.js';
 import { buildRequest } from '../../src/client/request.js';

@@ -3,7 +3,7 @@
  * over an injected async transport (see transports/ky.ts). The last quota seen is kept for the UI.
  */
 import { resolveConfig, type ClientConfig, type ClientOptions } from './config.js';
-import type { Quota } from './quota.js';
+import type { Quota } from '../contract/errors.js';
 import { callEndpoint, runAsync, type AsyncTransport, type CallResult } from './operation.js';
 import { advancePagination, nextPageRequest, startPagination, type PaginationOptions, type PaginationState } from './paginate.js';
 import type { EndpointId, RequestInput, ResponseBody } from '../contract/endpoints.js';

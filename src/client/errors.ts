@@ -1,72 +1,8 @@
 /**
- * Typed client errors. Each says what went wrong in words a spreadsheet user can act on and carries
- * the structured facts (status, 422 detail, reset time, quota) for code that wants them.
+ * Errors of the transport: no response at all, or a client asked for what its configuration cannot do.
+ * The errors a response can carry are the contract's (src/contract/errors.ts).
  */
-import type { ValidationErrorItem } from '../contract/validation.js';
-import type { Quota } from './quota.js';
-
-export type OrgIndexErrorKind =
-  | 'validation'
-  | 'auth'
-  | 'rate_limit'
-  | 'server'
-  | 'network'
-  | 'timeout'
-  | 'http'
-  | 'service'
-  | 'response_format'
-  | 'configuration';
-
-export class OrgIndexError extends Error {
-  readonly kind: OrgIndexErrorKind;
-  /** HTTP status, when a response arrived. */
-  readonly status: number | null;
-  readonly quota: Quota | null;
-
-  constructor(kind: OrgIndexErrorKind, message: string, status: number | null = null, quota: Quota | null = null) {
-    super(message);
-    this.name = 'OrgIndexError';
-    this.kind = kind;
-    this.status = status;
-    this.quota = quota;
-  }
-}
-
-/** 422 from the server, or the same body produced locally before sending (then `status` is null). */
-export class ValidationError extends OrgIndexError {
-  readonly detail: ValidationErrorItem[];
-  constructor(detail: ValidationErrorItem[], status: number | null, quota: Quota | null = null) {
-    super('validation', summarizeDetail(detail), status, quota);
-    this.name = 'ValidationError';
-    this.detail = detail;
-  }
-}
-
-/** 401 (missing or invalid credentials) or 403 (not allowed for this key's tier). */
-export class AuthError extends OrgIndexError {
-  constructor(message: string, status: 401 | 403, quota: Quota | null = null) {
-    super('auth', message, status, quota);
-    this.name = 'AuthError';
-  }
-}
-
-/** 429 after the retries the policy allows; `resetAt` says when asking again makes sense. */
-export class RateLimitError extends OrgIndexError {
-  readonly resetAt: string | null;
-  constructor(message: string, resetAt: string | null, quota: Quota | null = null) {
-    super('rate_limit', message, 429, quota);
-    this.name = 'RateLimitError';
-    this.resetAt = resetAt;
-  }
-}
-
-/** 5xx after retries. */
-export class ServerError extends OrgIndexError {
-  constructor(message: string, status: number, quota: Quota | null = null) {
-    super('server', message, status, quota);
-    this.name = 'ServerError';
-  }
-}
+import { OrgIndexError } from '../contract/errors.js';
 
 /** No response: connection refused, DNS, TLS, reset, or the per-attempt time limit. */
 export class NetworkError extends OrgIndexError {
@@ -76,45 +12,10 @@ export class NetworkError extends OrgIndexError {
   }
 }
 
-/** Any other non-2xx status (400, 404, 405 …), with the server's message. */
-export class HttpError extends OrgIndexError {
-  constructor(message: string, status: number, quota: Quota | null = null) {
-    super('http', message, status, quota);
-    this.name = 'HttpError';
-  }
-}
-
-/** A language-processing error envelope (`success: false`) inside a 2xx response. */
-export class ServiceError extends OrgIndexError {
-  constructor(message: string, status: number, quota: Quota | null = null) {
-    super('service', message, status, quota);
-    this.name = 'ServiceError';
-  }
-}
-
-/** A 2xx body that is not JSON or does not match the contract. */
-export class ResponseFormatError extends OrgIndexError {
-  constructor(message: string, status: number, quota: Quota | null = null) {
-    super('response_format', message, status, quota);
-    this.name = 'ResponseFormatError';
-  }
-}
-
 /** The client was asked for something its configuration cannot do (e.g. no base URL for that API). */
 export class ConfigurationError extends OrgIndexError {
   constructor(message: string) {
     super('configuration', message);
     this.name = 'ConfigurationError';
   }
-}
-
-/** One line per 422 item: `similar_to.1.boost: List should have at most 5 items …`. */
-export function summarizeDetail(detail: readonly ValidationErrorItem[]): string {
-  if (detail.length === 0) return 'The request is not valid';
-  return detail
-    .map((item) => {
-      const where = item.loc.filter((segment, i) => !(i === 0 && ['body', 'query', 'path'].includes(String(segment))));
-      return where.length > 0 ? `${where.join('.')}: ${item.msg}` : item.msg;
-    })
-    .join('; ');
 }

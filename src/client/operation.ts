@@ -4,9 +4,10 @@
  * (UrlFetchApp in Apps Script). Retries live here, once, for both.
  */
 import type { ClientConfig } from './config.js';
-import { NetworkError, type OrgIndexError } from './errors.js';
+import { NetworkError } from './errors.js';
+import { type OrgIndexError } from '../contract/errors.js';
 import type { Effect, HttpOutcome, HttpRequest, Operation } from './http.js';
-import type { Quota } from './quota.js';
+import type { Quota } from '../contract/errors.js';
 import { buildRequest } from './request.js';
 import { interpretResponse } from './response.js';
 import { decideRetry } from './retry.js';

@@ -2,15 +2,7 @@
  * Rate-limit and quota headers of a response: the `Quota` value the task pane and sidebar display, and
  * the one reading of "when may I ask again" that retries and error messages share.
  */
-
-export interface Quota {
-  requestsLimit: number | null;
-  requestsRemaining: number | null;
-  resultsLimit: number | null;
-  resultsRemaining: number | null;
-  /** ISO 8601 UTC instant at which the counters reset. */
-  resetAt: string | null;
-}
+import type { Quota } from '../contract/errors.js';
 
 /** The largest instant a JavaScript Date can hold; beyond it `toISOString` throws. */
 const MAX_DATE_MS = 8.64e15;

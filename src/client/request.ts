@@ -1,6 +1,7 @@
 /** Building the HTTP request for an endpoint call: pure, from the contract's endpoint table. */
 import type { ClientConfig } from './config.js';
-import { ConfigurationError, ValidationError } from './errors.js';
+import { ConfigurationError } from './errors.js';
+import { ValidationError } from '../contract/errors.js';
 import type { HttpRequest } from './http.js';
 import type { Endpoint } from '../contract/endpoints.js';
 import { validate, type InputLocation } from '../contract/validation.js';

@@ -2,18 +2,10 @@
 import type { Endpoint } from '../contract/endpoints.js';
 import { LanguageErrorSchema } from '../contract/language.js';
 import { ValidationErrorBodySchema } from '../contract/validation.js';
-import {
-  AuthError,
-  HttpError,
-  type OrgIndexError,
-  RateLimitError,
-  ResponseFormatError,
-  ServerError,
-  ServiceError,
-  ValidationError,
-} from './errors.js';
+import { AuthError, HttpError, type OrgIndexError, RateLimitError, ResponseFormatError, ServerError, ServiceError, ValidationError } from '../contract/errors.js';
 import type { HttpResponse } from './http.js';
-import { parseQuota, retryAtIso, type Quota } from './quota.js';
+import { parseQuota, retryAtIso } from './quota.js';
+import { type Quota } from '../contract/errors.js';
 
 export type Interpretation<T> =
   | { ok: true; body: T; status: number; quota: Quota | null }

@@ -1,5 +1,6 @@
 /** The contract of the three OrgIndex interfaces: zod schemas, inferred types, rules and the 422 layout. */
 export * from './validation.js';
+export * from './errors.js';
 export * from './domain.js';
 export * from './common.js';
 export * from './limits.js';

@@ -3,7 +3,7 @@
  * bodies as the HTTP interface, in-process and synchronously. Inputs are validated with the contract
  * (a bad body throws the same ValidationError the server's 422 carries); outputs are the response bodies.
  */
-import { ValidationError } from '../client/errors.js';
+import { ValidationError } from '../contract/errors.js';
 import { ENDPOINTS, type EndpointId, type RequestInput, type RequestOutput } from '../contract/endpoints.js';
 import { FiltersSchema, type FilterValueWarning, type Filters } from '../contract/v2/filters.js';
 import type { FetchResponse } from '../contract/v2/fetch.js';

@@ -18,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import cors from '@fastify/cors';
 import type * as z from 'zod';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
-import { ValidationError } from '../client/errors.js';
+import { ValidationError } from '../contract/errors.js';
 import { ENDPOINTS, type EndpointId, type RequestOutput } from '../contract/endpoints.js';
 import { validate } from '../contract/validation.js';
 import type { LocalIndex } from '../engine/local-index.js';

@@ -7,8 +7,8 @@
  */
 import type { OrgIndexClient } from '../client/client.js';
 import type { ClientConfig } from '../client/config.js';
-import { OrgIndexError } from '../client/errors.js';
-import type { Quota } from '../client/quota.js';
+import { OrgIndexError } from '../contract/errors.js';
+import type { Quota } from '../contract/errors.js';
 import { callEndpoint, runSync, type SyncTransport } from '../client/operation.js';
 import type { EndpointId, RequestInput, ResponseBody } from '../contract/endpoints.js';
 import type { LocalIndex } from '../engine/local-index.js';

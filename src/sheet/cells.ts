@@ -3,7 +3,7 @@
  * Excel turns an `ErrorCell` into `CustomFunctions.Error(code, message)`; Sheets into a thrown message
  * (`#ERROR!`) or, per row, a text marker. Written once here, used by both hosts.
  */
-import { OrgIndexError, RateLimitError, ValidationError } from '../client/errors.js';
+import { OrgIndexError, RateLimitError, ValidationError } from '../contract/errors.js';
 
 /** The two error kinds the functions use: bad arguments, and "no value" (not found, no answer, unavailable). */
 export type ErrorCode = '#VALUE!' | '#N/A';

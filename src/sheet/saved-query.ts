@@ -5,7 +5,7 @@
  */
 import { DEFAULT_COLUMNS, type SelectableColumn } from '../contract/common.js';
 import type * as z from 'zod';
-import { OrgIndexError } from '../client/errors.js';
+import { OrgIndexError } from '../contract/errors.js';
 import { SavedQuerySchema, type RefreshSchedule, type SavedQuery } from '../contract/saved-query.js';
 import type { SearchRequestInput } from '../contract/v2/search.js';
 import { SEARCH_LIMITS } from '../contract/v2/search.js';

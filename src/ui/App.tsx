@@ -4,7 +4,7 @@
  */
 import { Button, FluentProvider, Tab, TabList, Text, Tooltip, makeStyles, tokens, webLightTheme } from '@fluentui/react-components';
 import { useEffect, useState } from 'react';
-import type { Quota } from '../client/quota.js';
+import type { Quota } from '../contract/errors.js';
 import type { SheetFunctions } from '../sheet/functions.js';
 import { ConnectionPanel } from './components/ConnectionPanel.js';
 import { EnrichPanel } from './components/EnrichPanel.js';

@@ -3,7 +3,7 @@
  * React UI and a spreadsheet. Excel implements it with Excel.run (addin/taskpane/excel-host.ts), Sheets
  * with google.script.run; outside any spreadsheet a preview host lets the UI run in a plain browser.
  */
-import type { Quota } from '../client/quota.js';
+import type { Quota } from '../contract/errors.js';
 import type { SheetBackend } from '../sheet/backend.js';
 import type { Table } from '../sheet/cells.js';
 import type { Connection } from '../sheet/connection.js';

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { countTokens } from 'gpt-tokenizer';
-import { ServiceError, ValidationError } from '../../src/client/errors.js';
+import { ServiceError, ValidationError } from '../../src/contract/errors.js';
 import { localBackend, localSyncBackend } from '../../src/sheet/backend.js';
 import { decodeBase64 } from '../../appsscript/src/platform.js';
 import { askSite, readSite, SHEETS_MAX_PAGES, type SiteSettings } from '../../appsscript/src/site-qna.js';

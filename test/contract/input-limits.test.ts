@@ -17,7 +17,7 @@ import {
   V1SublocationsRequestSchema,
   type ValidationErrorItem,
 } from '../../src/contract/index.js';
-import { ValidationError } from '../../src/client/errors.js';
+import { ValidationError } from '../../src/contract/errors.js';
 import { createLocalIndex } from '../../src/engine/index.js';
 import { LegacyService } from '../../src/engine/legacy/legacy-service.js';
 import { FIXTURE } from '../engine/fixtures.js';

@@ -2,7 +2,7 @@
  * SheetFunctions on the local engine with a backend that fails on purpose (a rate limit on the second
  * /fetch chunk; slow answers around a Refresh): what a workbook sees when part of a calculation fails.
  */
-import { RateLimitError } from '../../src/client/errors.js';
+import { RateLimitError } from '../../src/contract/errors.js';
 import { createLocalIndex, generateDataset } from '../../src/engine/index.js';
 import { localBackend, type SheetBackend } from '../../src/sheet/backend.js';
 import { ResultCache } from '../../src/sheet/cache.js';

@@ -2,7 +2,7 @@
  * Saved queries: the one JSON shape every host stores, and their tables from the same steps as the
  * functions — run by both drivers on the local engine.
  */
-import { ValidationError } from '../../src/client/errors.js';
+import { ValidationError } from '../../src/contract/errors.js';
 import { SavedQuerySchema, type SavedQueryInput } from '../../src/contract/saved-query.js';
 import { createLocalIndex, generateDataset } from '../../src/engine/index.js';
 import { localBackend, localSyncBackend } from '../../src/sheet/backend.js';

@@ -4,7 +4,7 @@
  * for CacheService, which exists only inside Google's servers), values over 100 KB split into parts,
  * ORG.FETCH chunks handed over together (UrlFetchApp.fetchAll), Refresh by generation.
  */
-import { RateLimitError } from '../../src/client/errors.js';
+import { RateLimitError } from '../../src/contract/errors.js';
 import { createLocalIndex, generateDataset } from '../../src/engine/index.js';
 import { localBackend, localSyncBackend } from '../../src/sheet/backend.js';
 import { ResultCache } from '../../src/sheet/cache.js';

@@ -5,7 +5,7 @@
  * whether to stop or to go on without the reported rows.
  */
 import Papa from 'papaparse';
-import { summarizeDetail } from '../../client/errors.js';
+import { summarizeDetail } from '../../contract/errors.js';
 import { validate } from '../../contract/validation.js';
 import { OrganizationRecordSchema, type OrganizationRecord } from './record.js';
 

@@ -19,7 +19,7 @@
  * its own least recently used); the service at most 1,000, and refuses a new one when all are live
  * (PitCapacityError) rather than close another caller's (pit-registry.ts).
  */
-import { ValidationError } from '../../client/errors.js';
+import { ValidationError } from '../../contract/errors.js';
 import type { SelectableColumn } from '../../contract/common.js';
 import { GEO_LEVELS, type GeoLevel } from '../../contract/common.js';
 import type { Filters } from '../../contract/v2/filters.js';

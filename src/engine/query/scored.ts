@@ -8,7 +8,7 @@
  * Ranking is recomputed per page (stateless server); rankers are deterministic (ties by domain), so
  * consecutive pages have no duplicate and no gap.
  */
-import { ValidationError } from '../../client/errors.js';
+import { ValidationError } from '../../contract/errors.js';
 import { SEARCH_LIMITS, type SearchMode, type SearchRequest, type SearchResponse } from '../../contract/v2/search.js';
 import { duplicateNameGroups } from './dedup.js';
 import type { QueryContext } from './search.js';

@@ -11,7 +11,7 @@
  *   hybrid             weighted RRF of the BM25 list and the vector list, each cut at HYBRID_WINDOW
  * The `allowed` mask a ranker receives is read-only (it may be shared); rankers that drop rows copy it.
  */
-import { ValidationError } from '../../client/errors.js';
+import { ValidationError } from '../../contract/errors.js';
 import type { ValidationErrorItem } from '../../contract/validation.js';
 import type { Keywords } from '../../contract/v2/filters.js';
 import type { SearchRequest } from '../../contract/v2/search.js';

@@ -1,6 +1,6 @@
 /** Requests and results left this month, with bars; a warning under 10 %. Updated from every response's headers. */
 import { Caption1, Field, MessageBar, MessageBarBody, ProgressBar } from '@fluentui/react-components';
-import type { Quota } from '../../client/quota.js';
+import type { Quota } from '../../contract/errors.js';
 
 function Meter({ label, remaining, limit }: { label: string; remaining: number | null; limit: number | null }) {
   if (remaining === null || limit === null || limit <= 0) return null;

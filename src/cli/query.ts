@@ -10,7 +10,8 @@ import { readFileSync } from 'node:fs';
 import { ENDPOINTS } from '../contract/endpoints.js';
 import { SavedQuerySchema, type SavedQuery } from '../contract/saved-query.js';
 import { validate } from '../contract/validation.js';
-import { columnNumber, ownedRangeName, SAVED_QUERY_SHEET, serviceName, serviceOf, summaryOf, targetOf, zodMessage, type SavedQuerySummary } from '../sheet/saved-query.js';
+import { columnNumber } from '../sheet/a1.js';
+import { ownedRangeName, SAVED_QUERY_SHEET, serviceName, serviceOf, summaryOf, targetOf, zodMessage, type SavedQuerySummary } from '../sheet/saved-query.js';
 import { GRID, printable, RefreshUsageError } from './workbook-guard.js';
 import { addressOf, areaOf, claim, openWorkbook, readQueries, saveWorkbook, storeSheet, writeQueries, type OpenedWorkbook, type StoreEntry } from './workbook-store.js';
 

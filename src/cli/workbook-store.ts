@@ -11,7 +11,8 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, existsSync, fsyncSync, linkSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import ExcelJS from 'exceljs';
-import { columnLetters, columnNumber, readSavedQueryRows, SAVED_QUERY_HEADER, SAVED_QUERY_SHEET, savedQueryRow, type StoredQuery } from '../sheet/saved-query.js';
+import { columnLetters, columnNumber } from '../sheet/a1.js';
+import { readSavedQueryRows, SAVED_QUERY_HEADER, SAVED_QUERY_SHEET, savedQueryRow, type StoredQuery } from '../sheet/saved-query.js';
 import { DefinedNames, prepareWorkbook, RefreshUsageError, withDefinedNames } from './workbook-guard.js';
 
 /** A workbook as read, with what writing it back needs. */

@@ -3,6 +3,7 @@
  * refreshed sheet shows exactly what the formula would. Written as values, not as a custom function's
  * result, so no payload cap applies; failures throw (the refresher reports them per query).
  */
+import { columnLetters, columnNumber } from './a1.js';
 import { DEFAULT_COLUMNS, type SelectableColumn } from '../contract/common.js';
 import type * as z from 'zod';
 import { OrgIndexError } from '../contract/errors.js';
@@ -42,20 +43,6 @@ export function* savedQuerySteps(query: SavedQuery): SheetSteps<Table> {
  * spreadsheet moves with inserted rows and columns and renamed sheets (letters, digits, underscores).
  */
 export const ownedRangeName = (id: string): string => `ORGINDEX_${id.replace(/[^A-Za-z0-9]/g, '_')}`;
-
-/** A column's number from its letters (A → 1, Z → 26, AA → 27). */
-export function columnNumber(letters: string): number {
-  let column = 0;
-  for (let i = 0; i < letters.length; i++) column = column * 26 + letters.charCodeAt(i) - 64;
-  return column;
-}
-
-/** Column letters of a 1-based column number (1 → A, 27 → AA). */
-export function columnLetters(column: number): string {
-  let letters = '';
-  for (let n = column; n > 0; n = Math.floor((n - 1) / 26)) letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
-  return letters;
-}
 
 /**
  * Why an answer of rows × columns written from the cell `from` may not be written: the first cell it

@@ -1,6 +1,8 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import { importX } from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 // The portable core (everything in src/ but the Node-only hosts and the ky transport) must run in Node,
 // in Excel's JavaScript runtime and in Apps Script V8, which lacks these globals. Hosts inject them.
@@ -9,7 +11,21 @@ const hostOnlyGlobals = [
   'URL', 'URLSearchParams', 'TextEncoder', 'TextDecoder', 'atob', 'btoa', 'crypto', 'structuredClone',
   'process', 'Buffer', 'require', 'window', 'document', 'navigator', 'Office', 'Excel', 'OfficeRuntime',
   'UrlFetchApp', 'PropertiesService', 'CacheService', 'Utilities', 'SpreadsheetApp',
-].map((name) => ({ name, message: `${name} is a host global: inject it from the host (see ARCHITECTURE rule 2).` }));
+].map((name) => ({ name, message: `${name} is a host global: inject it from the host (see CONTRIBUTING.md, portability).` }));
+
+const portableImports = { group: ['node:*', 'ky'], message: 'The portable core may not import Node modules or a transport.' };
+/** Layers of src/ and what each may not import (CONTRIBUTING.md, layering). */
+const layers = [
+  { dir: 'contract', forbidden: ['engine', 'client', 'server', 'sheet', 'ui', 'cli'], why: 'the contract imports nothing of the project but itself' },
+  { dir: 'engine', forbidden: ['client', 'server', 'sheet', 'ui', 'cli'], why: 'the engine knows the contract only' },
+  { dir: 'client', forbidden: ['engine', 'server', 'sheet', 'ui', 'cli'], why: 'the client knows the contract only' },
+  { dir: 'sheet', forbidden: ['server', 'ui', 'cli', 'addin', 'appsscript'], why: 'the spreadsheet functions run in every host: hosts import them, not the reverse' },
+  { dir: 'ui', forbidden: ['server', 'cli', 'addin', 'appsscript'], why: 'the task pane runs in every host: hosts import it, not the reverse' },
+];
+const layerPatterns = (forbidden, why) => ({
+  group: forbidden.flatMap((dir) => [`**/${dir}/*`, `**/${dir}/**`, `**/src/${dir}`]),
+  message: `Layering: ${why}.`,
+});
 
 export default tseslint.config(
   { ignores: ['dist/', 'coverage/', 'node_modules/'] },
@@ -32,8 +48,20 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.es2021 } },
     rules: {
       'no-restricted-globals': ['error', ...hostOnlyGlobals],
-      'no-restricted-imports': ['error', { patterns: [{ group: ['node:*', 'ky'], message: 'The portable core may not import Node modules or a transport.' }] }],
+      'no-restricted-imports': ['error', { patterns: [portableImports] }],
     },
+  },
+  ...layers.map(({ dir, forbidden, why }) => ({
+    files: [`src/${dir}/**/*.ts`, `src/${dir}/**/*.tsx`],
+    ignores: ['src/client/transports/ky.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [portableImports, layerPatterns(forbidden, why)] }] },
+  })),
+  {
+    // An import cycle works only while every use sits inside a function body: one top-level use and a module reads undefined.
+    files: ['src/**/*.ts', 'src/**/*.tsx', 'addin/**/*.ts', 'addin/**/*.tsx', 'appsscript/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: { ...importX.flatConfigs.typescript.settings, 'import-x/resolver-next': [createTypeScriptImportResolver({ project: 'tsconfig.json' })] },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   {
     // React event props take arrow shorthands such as `onChange={(_, d) => set(d.value)}`: returning the setter's void there is idiomatic.

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { createDefaultLocalIndex, generateDataset, DEFAULT_DATASET } from '../dist/lib/index.js';
 // Not exported from the package entry: deep import of the compiled module.
-import { buildTextIndex } from '../dist/lib/engine/relevance/rankers.js';
+import { buildTextIndex } from '../dist/lib/engine/relevance/store-relevance.js';
 
 const verbose = process.argv.includes('--verbose');
 const { queries } = JSON.parse(readFileSync(new URL('../eval/queries.json', import.meta.url), 'utf8'));

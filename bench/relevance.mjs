@@ -11,7 +11,7 @@ import { create as createOrama, insertMultiple as oramaInsertMultiple, search as
 import { createLocalIndex, generateDataset } from '../dist/lib/index.js';
 import { fmt, gc, mb, memory, time, timeAsync, timedDataset } from './timing.mjs';
 // Not exported from the package entry: deep imports of the compiled modules.
-import { textIndexOf, vectorsOf, warmRelevance } from '../dist/lib/engine/relevance/rankers.js';
+import { textIndexOf, vectorsOf, warmRelevance } from '../dist/lib/engine/relevance/store-relevance.js';
 import { applyComponentRemoval, embeddingVocabulary, sifGloveEmbedder } from '../dist/lib/engine/relevance/embedder.js';
 import { nearest } from '../dist/lib/engine/relevance/vectors.js';
 import { INDUSTRY_CLASSES } from '../dist/lib/engine/dataset/industries.js';

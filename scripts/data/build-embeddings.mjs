@@ -228,7 +228,7 @@ async function principalAxes(provisional) {
   const lib = (file) => import(pathToFileURL(join(REPO, 'dist', 'lib', file)).href);
   const { createLocalIndex, generateDataset, DEFAULT_DATASET } = await lib('index.js');
   const { decodeEmbeddings, SifGloveEmbedder } = await lib('engine/relevance/embedder.js');
-  const { vectorsOf } = await lib('engine/relevance/rankers.js');
+  const { vectorsOf } = await lib('engine/relevance/store-relevance.js');
   const { store } = createLocalIndex(generateDataset(DEFAULT_DATASET));
   const { matrix } = vectorsOf(store, new SifGloveEmbedder({ vocabulary: decodeEmbeddings(provisional) }));
   const moment = new Float64Array(DIMS * DIMS);

@@ -17,7 +17,7 @@ import type { FastifyInstance } from 'fastify';
 import { DEFAULT_DATASET, generateDataset } from '../engine/dataset/generate.js';
 import { readDataFile } from '../engine/dataset/read.js';
 import { createDefaultLocalIndex, createLocalIndex, type LocalIndex } from '../engine/local-index.js';
-import { warmRelevance } from '../engine/relevance/rankers.js';
+import { warmRelevance } from '../engine/relevance/store-relevance.js';
 import { duplicateNameGroups } from '../engine/query/dedup.js';
 import { warmFilterSpellings } from '../engine/query/filter-values.js';
 import { developmentSecret, signToken } from './dev-token.js';

@@ -12,7 +12,7 @@ export {
 export { ColumnStore } from './store/store.js';
 export { LocationIndex } from './locations/location-index.js';
 export { similarity as trigramSimilarity } from './locations/trigram.js';
-export { warmRelevance } from './relevance/rankers.js';
+export { warmRelevance } from './relevance/store-relevance.js';
 export { TextIndex } from './relevance/text-index.js';
 export { SifGloveEmbedder, type Embedder } from './relevance/embedder.js';
 export { LegacyService, LegacyError, LEGACY_INDEX, type LegacyCaller, type LegacyOptions, type DownloadContent } from './legacy/legacy-service.js';

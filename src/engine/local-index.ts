@@ -20,7 +20,8 @@ import { filterMask } from './query/filters.js';
 import { resolveFilterSpellings } from './query/filter-values.js';
 import { locationItems } from './query/location-items.js';
 import { filterOptions } from './query/options.js';
-import { rankAll, search, type FullRanking, type QueryContext } from './query/search.js';
+import type { QueryContext } from './query/context.js';
+import { rankAll, search, type FullRanking } from './query/search.js';
 import { computeStats } from './query/stats.js';
 import { ColumnStore } from './store/store.js';
 

@@ -12,7 +12,7 @@
  */
 import { foldForMatch } from '../query/dedup.js';
 import { sifGloveEmbedder } from '../relevance/embedder.js';
-import { textIndexOf } from '../relevance/rankers.js';
+import { textIndexOf } from '../relevance/store-relevance.js';
 import { stemMinimalEnglish } from '../relevance/tokenize.js';
 import type { ColumnStore } from '../store/store.js';
 

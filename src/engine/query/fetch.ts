@@ -1,6 +1,6 @@
 /** v2 fetch: rows for known domains in request order, duplicates collapsed, unknown or invisible → missing. */
 import type { FetchRequest, FetchResponse } from '../../contract/v2/fetch.js';
-import type { QueryContext } from './search.js';
+import type { QueryContext } from './context.js';
 
 export function fetchRows(context: QueryContext, request: FetchRequest): FetchResponse {
   const { store, visible } = context;

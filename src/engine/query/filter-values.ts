@@ -21,7 +21,7 @@ import { foldLocationName } from '../locations/location-index.js';
 import { similarityFromCounts, SIMILARITY_THRESHOLD, trigramSet } from '../locations/trigram.js';
 import type { CategoricalColumn } from '../store/dictionary.js';
 import type { ColumnStore, MultiValued } from '../store/store.js';
-import type { QueryContext } from './search.js';
+import type { QueryContext } from './context.js';
 
 const LOCATION_KEYS = ['country', 'state', 'region', 'district', 'municipality'] as const;
 type LocationKey = (typeof LOCATION_KEYS)[number];

@@ -8,7 +8,7 @@ import { sectionOf } from '../../contract/nace.js';
 import { dayOf, NO_DAY } from '../store/dates.js';
 import type { CategoricalColumn } from '../store/dictionary.js';
 import type { CategoricalKey, ColumnStore } from '../store/store.js';
-import { searchableTextIndex } from '../relevance/rankers.js';
+import { searchableTextIndex } from '../relevance/store-relevance.js';
 
 export interface Mask {
   bits: Uint8Array;

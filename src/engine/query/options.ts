@@ -8,7 +8,7 @@ import { NACE_SECTIONS, sectionOf } from '../../contract/nace.js';
 import type { CategoricalColumn, Codes } from '../store/dictionary.js';
 import type { ColumnStore } from '../store/store.js';
 import { CATEGORICAL_FILTER_KEYS } from './filters.js';
-import type { QueryContext } from './search.js';
+import type { QueryContext } from './context.js';
 
 
 function countIds(codes: Codes, visible: Uint8Array | null, dictionarySize: number): Uint32Array {

@@ -11,7 +11,7 @@
 import { ValidationError } from '../../contract/errors.js';
 import { SEARCH_LIMITS, type SearchMode, type SearchRequest, type SearchResponse } from '../../contract/v2/search.js';
 import { duplicateNameGroups } from './dedup.js';
-import type { QueryContext } from './search.js';
+import type { QueryContext } from './context.js';
 
 export interface Ranking {
   /** Candidate rows, best first (at most the k asked for). */

@@ -16,7 +16,7 @@ import { dayOf, dayOfMs, formatDay, NO_DAY, truncateDay } from '../store/dates.j
 import type { CategoricalColumn, Dictionary } from '../store/dictionary.js';
 import { CATEGORICAL_COLUMNS, type CategoricalKey, type ColumnStore, type DayColumn, type KeywordColumn } from '../store/store.js';
 import { filterMask, registrationMask } from './filters.js';
-import type { QueryContext } from './search.js';
+import type { QueryContext } from './context.js';
 
 const REGISTRATION_DIMENSIONS: readonly StatsGroupBy[] = ['company_register_court', 'company_register_date'];
 

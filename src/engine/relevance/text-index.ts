@@ -60,12 +60,13 @@
  * QUERY COST. Postings are walked once per clause into dense per-doc buffers sized N that live with the
  * index (32 bytes a doc, ≈ 3 MB at 100,000, allocated at the first query) and are reset lazily by stamps:
  * only touched entries, never an O(N) clear. must_all clauses run rarest first and later clauses only
- * update docs the first one found. `top` keeps a binary heap of k. Results are fresh arrays; the buffers
+ * update docs the first one found. `top` keeps the best k in a heap (top-k.ts). Results are fresh arrays; the buffers
  * make an index single-threaded (as everything here is). Compiling a query string costs time linear in its
  * length (at most 16 alternatives of its words), and a phrase with more words than the longest doc's field
  * is known to match nothing without reading a posting — whatever a caller passes, with or without the
  * contract's limits (src/contract/limits.ts).
  */
+import { TopK } from './top-k.js';
 import { TermDictionary } from './term-dictionary.js';
 import { analyzeQuery, ASCII_WORD, END, stemMinimalEnglish, WordScanner } from './tokenize.js';
 
@@ -545,71 +546,10 @@ export class TextIndex {
    */
   top(query: KeywordQuery, k: number, allowed?: Uint8Array, tieRank?: Uint32Array): { docs: Uint32Array; scores: Float64Array; total: number } {
     const found = this.run(query, allowed, true);
-    const size = Math.max(0, Math.min(Math.floor(k), found.count));
-    const heapDocs = new Uint32Array(size);
-    const heapScores = new Float64Array(size);
-    const rank = (doc: number): number => (tieRank ? (tieRank[doc] ?? doc) : doc);
-    /** Whether the entry (sa, da) ranks below (sb, db). */
-    const worse = (sa: number, da: number, sb: number, db: number): boolean => sa < sb || (sa === sb && rank(da) > rank(db));
-    let filled = 0;
-    const siftDown = (from: number): void => {
-      let i = from;
-      const doc = heapDocs[i] ?? 0;
-      const score = heapScores[i] ?? 0;
-      for (;;) {
-        const left = 2 * i + 1;
-        if (left >= filled) break;
-        const right = left + 1;
-        let child = left;
-        if (right < filled && worse(heapScores[right] ?? 0, heapDocs[right] ?? 0, heapScores[left] ?? 0, heapDocs[left] ?? 0)) child = right;
-        const childScore = heapScores[child] ?? 0;
-        const childDoc = heapDocs[child] ?? 0;
-        if (!worse(childScore, childDoc, score, doc)) break;
-        heapDocs[i] = childDoc;
-        heapScores[i] = childScore;
-        i = child;
-      }
-      heapDocs[i] = doc;
-      heapScores[i] = score;
-    };
-    if (size > 0) {
-      const { docs, scores, count } = found;
-      for (let j = 0; j < count; j++) {
-        const doc = docs[j] ?? 0;
-        const score = scores[j] ?? 0;
-        if (filled < size) {
-          // Sift up.
-          let i = filled++;
-          while (i > 0) {
-            const parent = (i - 1) >> 1;
-            const parentScore = heapScores[parent] ?? 0;
-            const parentDoc = heapDocs[parent] ?? 0;
-            if (!worse(score, doc, parentScore, parentDoc)) break;
-            heapDocs[i] = parentDoc;
-            heapScores[i] = parentScore;
-            i = parent;
-          }
-          heapDocs[i] = doc;
-          heapScores[i] = score;
-        } else if (worse(heapScores[0] ?? 0, heapDocs[0] ?? 0, score, doc)) {
-          heapDocs[0] = doc;
-          heapScores[0] = score;
-          siftDown(0);
-        }
-      }
-    }
-    // Pop the worst into the back until empty: best first.
-    const outDocs = new Uint32Array(size);
-    const outScores = new Float64Array(size);
-    for (let i = size - 1; i >= 0; i--) {
-      outDocs[i] = heapDocs[0] ?? 0;
-      outScores[i] = heapScores[0] ?? 0;
-      filled--;
-      heapDocs[0] = heapDocs[filled] ?? 0;
-      heapScores[0] = heapScores[filled] ?? 0;
-      if (filled > 0) siftDown(0);
-    }
-    return { docs: outDocs, scores: outScores, total: found.count };
+    const best = new TopK(Math.max(0, Math.min(Math.floor(k), found.count)), tieRank);
+    for (let j = 0; j < found.count; j++) best.offer(found.docs[j] ?? 0, found.scores[j] ?? 0);
+    const { rows, scores } = best.sorted();
+    return { docs: rows, scores, total: found.count };
   }
 
   /**

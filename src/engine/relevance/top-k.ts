@@ -1,7 +1,7 @@
 /**
  * Keeping the best k of many scored rows with a binary min-heap (O(n log k), no full sort). "Better"
  * means a higher score, then a smaller tie key (the row's rank in domain order: ties go to the domain
- * that sorts first).
+ * that sorts first; without tie keys, the smaller row).
  */
 export class TopK {
   private readonly scores: Float64Array;
@@ -11,7 +11,7 @@ export class TopK {
 
   constructor(
     private readonly k: number,
-    private readonly tieKey: Uint32Array,
+    private readonly tieKey?: Uint32Array,
   ) {
     this.scores = new Float64Array(Math.max(1, k));
     this.rows = new Int32Array(Math.max(1, k));
@@ -34,7 +34,7 @@ export class TopK {
 
   offer(row: number, score: number): void {
     if (this.k <= 0) return;
-    const tie = this.tieKey[row] ?? 0;
+    const tie = this.tieKey ? (this.tieKey[row] ?? row) : row;
     if (this.length < this.k) {
       let i = this.length++;
       // sift up

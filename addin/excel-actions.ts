@@ -3,7 +3,7 @@
  * commands. Error cells are written as readable text ("#N/A example.com is not in the index").
  */
 import { isErrorCell, type CellValue, type Table } from '../src/sheet/cells.js';
-import type { AddinRuntime } from './runtime.js';
+import type { AddinRuntime } from './addin-runtime.js';
 
 const written = (cell: CellValue): string | number | boolean => (isErrorCell(cell) ? `${cell.error} ${cell.message}` : (cell ?? ''));
 
@@ -95,7 +95,7 @@ export async function refresh(runtime: AddinRuntime): Promise<void> {
 /**
  * The selected formulas replaced by their values. A selection inside a spill (anchor or not) pins the
  * whole spill — pinning part of it would leave the anchor on #SPILL!. Text is written as text (see
- * writeValues), and a whole-column selection is cut to the used range.
+ * writeValues), and a whole-column selection is cut to the used range (a selection outside it is left alone).
  */
 export async function pinSelection(): Promise<void> {
   await Excel.run(async (context) => {
@@ -104,9 +104,11 @@ export async function pinSelection(): Promise<void> {
     const used = selected.worksheet.getUsedRange(true);
     await context.sync();
     const spill = parent.isNullObject ? null : parent.getSpillingToRange();
-    const target = spill ?? selected.getIntersection(used);
+    // Excel fails getIntersection on disjoint ranges; a selection outside the used range has nothing to pin.
+    const target = spill ?? selected.getIntersectionOrNullObject(used);
     target.load(['values', 'numberFormat']);
     await context.sync();
+    if (target.isNullObject) return;
     // Numbers and dates keep their formats.
     writeValues(target, target.values as (string | number | boolean)[][], target.numberFormat);
     await context.sync();

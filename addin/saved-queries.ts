@@ -14,7 +14,7 @@ import { SheetFunctions } from '../src/sheet/functions.js';
 import { answerConflict, mergedConflict, ownedRangeName, readSavedQueryRows, refreshMessageOf, SAVED_QUERY_HEADER, SAVED_QUERY_SHEET, savedQueryRow, serviceName, serviceOf, summaryOf, targetOf, zodMessage, type StoredQuery } from '../src/sheet/saved-query.js';
 import type { SavedQueriesHost } from '../src/ui/host.js';
 import { rectangle, writeValues } from './excel-actions.js';
-import type { AddinRuntime } from './runtime.js';
+import type { AddinRuntime } from './addin-runtime.js';
 
 interface Row {
   stored: StoredQuery;

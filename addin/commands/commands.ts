@@ -1,5 +1,5 @@
 /** Ribbon commands (ExecuteFunction buttons), run in the shared runtime beside the task pane. */
-import { addinRuntime } from '../office-runtime.js';
+import { addinRuntime } from '../page-runtime.js';
 import { pinSelection, refresh } from '../excel-actions.js';
 import { refreshSavedQueries } from '../saved-queries.js';
 

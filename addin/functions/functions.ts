@@ -8,7 +8,7 @@
  */
 /* eslint-disable @typescript-eslint/no-explicit-any -- functions.json types come from these signatures; "any" is the metadata's type for "text, number or range" */
 import { isErrorCell, type Table } from '../../src/sheet/cells.js';
-import { addinRuntime } from '../office-runtime.js';
+import { addinRuntime } from '../page-runtime.js';
 
 /** Error cells become CustomFunctions.Error values (the only kinds that carry a message: #VALUE! and #N/A). */
 export function toExcel(table: Table): any[][] {

@@ -3,7 +3,7 @@
  * browser, the UI test): same backend and connection storage, but nothing to write into.
  */
 import type { Host } from '../../src/ui/host.js';
-import type { AddinRuntime } from '../runtime.js';
+import type { AddinRuntime } from '../addin-runtime.js';
 import * as excel from '../excel-actions.js';
 import { excelSavedQueries } from '../saved-queries.js';
 

@@ -1,7 +1,7 @@
 /** The task pane page: wait for Office (if present), read the stored connection, render the shared UI. */
 import { createRoot } from 'react-dom/client';
 import { App } from '../../src/ui/App.js';
-import { addinRuntime } from '../office-runtime.js';
+import { addinRuntime } from '../page-runtime.js';
 import { excelHost, previewHost } from './hosts.js';
 
 async function inExcel(): Promise<boolean> {

@@ -29,7 +29,7 @@ function rebuild(error: SidebarError): Error {
     case 'validation':
       return new ValidationError((error.detail ?? []) as ValidationErrorItem[], error.status);
     case 'rate_limit':
-      return new RateLimitError(error.message, error.resetAt);
+      return new RateLimitError(error.message, error.resetAt, null, error.limit ?? 'rate');
     case 'auth':
       return new AuthError(error.message, error.status === 403 ? 403 : 401);
     case 'unexpected':

@@ -8,7 +8,7 @@
  */
 import { resolveConfig } from '../../src/client/config.js';
 import { OrgIndexError, RateLimitError, ValidationError } from '../../src/contract/errors.js';
-import type { Quota } from '../../src/contract/errors.js';
+import type { Quota, ReachedLimit } from '../../src/contract/errors.js';
 import { remoteSyncBackend, type SyncSheetBackend } from '../../src/sheet/backend.js';
 import { clientOptionsOf, readConnection, type Connection } from '../../src/sheet/connection.js';
 import { ArgumentError } from '../../src/sheet/cells.js';
@@ -26,6 +26,8 @@ export interface SidebarError {
   message: string;
   status: number | null;
   resetAt: string | null;
+  /** A rate limit's: the request rate or a monthly quota. */
+  limit: ReachedLimit | null;
   detail: unknown;
   argument: string | null;
 }
@@ -41,9 +43,10 @@ function errorOf(error: unknown): SidebarError {
   return {
     name: error instanceof Error ? error.name : 'Error',
     kind: error instanceof OrgIndexError ? error.kind : error instanceof ArgumentError ? 'argument' : 'unexpected',
-    message: error instanceof ArgumentError ? error.message.slice(error.argument.length + 2) : error instanceof Error ? error.message : String(error),
+    message: error instanceof ArgumentError ? error.reason : error instanceof Error ? error.message : String(error),
     status: error instanceof OrgIndexError ? error.status : null,
     resetAt: error instanceof RateLimitError ? error.resetAt : null,
+    limit: error instanceof RateLimitError ? error.limit : null,
     detail: error instanceof ValidationError ? error.detail : null,
     argument: error instanceof ArgumentError ? error.argument : null,
   };

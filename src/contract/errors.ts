@@ -61,13 +61,22 @@ export class AuthError extends OrgIndexError {
   }
 }
 
+/** The limit a 429 reached: the request rate (it lifts in moments) or a monthly quota (it lifts when the month resets). */
+export type ReachedLimit = 'rate' | 'quota';
+
+/** A quota with its requests or its results used up (X-RateLimit-*-Remaining: 0): a 429 that carries it is the quota's. */
+const quotaUsedUp = (quota: Quota | null): boolean => quota !== null && (quota.requestsRemaining === 0 || quota.resultsRemaining === 0);
+
 /** 429 after the retries the policy allows; `resetAt` says when asking again makes sense. */
 export class RateLimitError extends OrgIndexError {
   readonly resetAt: string | null;
-  constructor(message: string, resetAt: string | null, quota: Quota | null = null) {
+  /** Which limit was reached: read from the response's quota, unless the caller knows it (an error rebuilt from its parts). */
+  readonly limit: ReachedLimit;
+  constructor(message: string, resetAt: string | null, quota: Quota | null = null, limit: ReachedLimit = quotaUsedUp(quota) ? 'quota' : 'rate') {
     super('rate_limit', message, 429, quota);
     this.name = 'RateLimitError';
     this.resetAt = resetAt;
+    this.limit = limit;
   }
 }
 

@@ -9,30 +9,32 @@ import type { OrgIndexClient } from '../client/client.js';
 import type { ClientConfig } from '../client/config.js';
 import { OrgIndexError } from '../contract/errors.js';
 import type { Quota } from '../contract/errors.js';
+import { fnv1a } from '../contract/hash.js';
 import { callEndpoint, runSync, type SyncTransport } from '../client/operation.js';
 import type { EndpointId, RequestInput, ResponseBody } from '../contract/endpoints.js';
 import type { LocalIndex } from '../engine/local-index.js';
 
-type Answer<Mode extends 'sync' | 'async', T> = Mode extends 'sync' ? T : Promise<T>;
+/** A value as a backend of `Mode` returns it: at once (sync) or as a promise (async). */
+type InMode<Mode extends 'sync' | 'async', T> = Mode extends 'sync' ? T : Promise<T>;
 
 export interface Backend<Mode extends 'sync' | 'async'> {
   /** What results depend on besides the request (cache keys include it): "local", or the URLs and key of a remote. */
   readonly scope: string;
   readonly kind: 'local' | 'remote';
-  search(body: RequestInput<'v2.search'>): Answer<Mode, ResponseBody<'v2.search'>>;
-  fetch(body: RequestInput<'v2.fetch'>): Answer<Mode, ResponseBody<'v2.fetch'>>;
-  stats(body: RequestInput<'v2.stats'>): Answer<Mode, ResponseBody<'v2.stats'>>;
-  filterOptions(): Answer<Mode, ResponseBody<'v2.filterOptions'>>;
-  locationSearch(query: RequestInput<'v2.locationSearch'>): Answer<Mode, ResponseBody<'v2.locationSearch'>>;
-  health(): Answer<Mode, ResponseBody<'v2.health'>>;
-  qna(body: RequestInput<'language.qna'>): Answer<Mode, ResponseBody<'language.qna'>>;
+  search(body: RequestInput<'v2.search'>): InMode<Mode, ResponseBody<'v2.search'>>;
+  fetch(body: RequestInput<'v2.fetch'>): InMode<Mode, ResponseBody<'v2.fetch'>>;
+  stats(body: RequestInput<'v2.stats'>): InMode<Mode, ResponseBody<'v2.stats'>>;
+  filterOptions(): InMode<Mode, ResponseBody<'v2.filterOptions'>>;
+  locationSearch(query: RequestInput<'v2.locationSearch'>): InMode<Mode, ResponseBody<'v2.locationSearch'>>;
+  health(): InMode<Mode, ResponseBody<'v2.health'>>;
+  qna(body: RequestInput<'language.qna'>): InMode<Mode, ResponseBody<'language.qna'>>;
 }
 
 export type SheetBackend = Backend<'async'>;
 export type SyncSheetBackend = Backend<'sync'>;
 
-/** The calls the spreadsheet steps make by name (src/sheet/steps.ts), dispatched to a backend of either mode. */
-export function callBackend<Mode extends 'sync' | 'async'>(backend: Backend<Mode>, op: 'search' | 'stats' | 'qna', body: unknown): Answer<Mode, unknown> {
+/** The calls the spreadsheet steps make by name (src/sheet/formula-steps.ts), dispatched to a backend of either mode. */
+export function callBackend<Mode extends 'sync' | 'async'>(backend: Backend<Mode>, op: 'search' | 'stats' | 'qna', body: unknown): InMode<Mode, unknown> {
   if (op === 'search') return backend.search(body as RequestInput<'v2.search'>);
   if (op === 'stats') return backend.stats(body as RequestInput<'v2.stats'>);
   return backend.qna(body as RequestInput<'language.qna'>);
@@ -117,11 +119,7 @@ export function localBackend(load: () => LocalIndex | Promise<LocalIndex>): Shee
 }
 
 /** Short, stable, not reversible in practice: enough to keep two keys' cached answers apart. */
-function fingerprint(text: string): string {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  return (hash >>> 0).toString(36);
-}
+const fingerprint = (text: string): string => fnv1a(text).toString(36);
 
 /** A remote's cache scope: its URLs and a fingerprint of its credentials (another key may see other rows). */
 function remoteScope({ baseUrls, apiKey, accessToken }: ClientConfig): string {

@@ -4,12 +4,10 @@
  * (or null: not found). A failed request rejects every cell that waited for it — no cell is left busy.
  * The timer is injected (the portable core touches no host timer; Excel and Node pass setTimeout).
  */
-import { FETCH_CHUNK } from './fetch-plan.js';
-
-export type Row = Readonly<Record<string, unknown>>;
+import { fetchChunks, type Row } from './fetch-rows.js';
 
 export interface BatcherOptions {
-  /** One request for these distinct domains (≤ FETCH_CHUNK): the rows found, by domain. */
+  /** One request for these distinct domains (at most 5,000): the rows found, by domain. */
   fetch: (domains: string[]) => Promise<ReadonlyMap<string, Row>>;
   /** Runs `run` after `ms` milliseconds. */
   schedule: (run: () => void, ms: number) => void;
@@ -45,11 +43,8 @@ export class FetchBatcher {
     const queue = this.queue;
     this.queue = new Map();
     this.scheduled = false;
-    const domains = [...queue.keys()];
-    const chunks: string[][] = [];
-    for (let i = 0; i < domains.length; i += FETCH_CHUNK) chunks.push(domains.slice(i, i + FETCH_CHUNK));
     await Promise.all(
-      chunks.map(async (chunk) => {
+      fetchChunks([...queue.keys()]).map(async (chunk) => {
         try {
           const rows = await this.options.fetch(chunk);
           for (const domain of chunk) for (const waiting of queue.get(domain) ?? []) waiting.resolve(rows.get(domain) ?? null);

@@ -4,6 +4,7 @@
  * `OfficeRuntime.storage`; injected, so the core stays portable). Entries expire after a TTL (default
  * 24 h); "Refresh" clears everything this cache wrote.
  */
+import { FNV1A_PRIME, fnv1a } from '../contract/hash.js';
 
 /** The shape of OfficeRuntime.storage (and of a Map-backed stand-in). */
 export interface AsyncStorage {
@@ -73,22 +74,23 @@ export function stableJson(value: unknown): string {
   return json ?? 'null';
 }
 
-/** Two independent 32-bit FNV-1a hashes: an address, not a proof (entries carry their request text). */
+/**
+ * Two independent 32-bit hashes, FNV-1a and a second one mixed otherwise: an address, not a proof (entries
+ * carry their request text). Stored entries are found by it, so it never changes.
+ */
 function hash64(text: string): string {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
-  }
-  return (a >>> 0).toString(36) + (b >>> 0).toString(36);
+  let b = FNV1A_PRIME ^ text.length;
+  for (let i = 0; i < text.length; i++) b = Math.imul(b ^ text.charCodeAt(i), 0x5bd1e995) ^ (b >>> 15);
+  return fnv1a(text).toString(36) + (b >>> 0).toString(36);
 }
 
-/** A request's cache key: `text` is its normalised form, `id` a short address of it (with `prefix`). */
-export function cacheKey(kind: string, request: unknown, prefix = PREFIX): CacheKey {
-  const text = `${kind}:${stableJson(request)}`;
-  return { id: `${prefix}${kind}:${hash64(text)}`, text };
+/**
+ * A request's cache key: `text` is its normalised form, `id` a short address of it (with `prefix`).
+ * `namespace` says what is cached ('search', 'stats', 'fetch' …): requests of two namespaces never share a key.
+ */
+export function cacheKey(namespace: string, request: unknown, prefix = PREFIX): CacheKey {
+  const text = `${namespace}:${stableJson(request)}`;
+  return { id: `${prefix}${namespace}:${hash64(text)}`, text };
 }
 
 export class ResultCache {
@@ -115,8 +117,13 @@ export class ResultCache {
     return this.epoch;
   }
 
-  key(kind: string, request: unknown): CacheKey {
-    return cacheKey(kind, request);
+  key(namespace: string, request: unknown): CacheKey {
+    return cacheKey(namespace, request);
+  }
+
+  /** The keys of many requests in one namespace (one ORG.FETCH row per domain). */
+  keysIn(namespace: string): (request: unknown) => CacheKey {
+    return (request) => cacheKey(namespace, request);
   }
 
   async get<T>(key: CacheKey): Promise<T | undefined> {

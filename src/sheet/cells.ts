@@ -28,9 +28,10 @@ export function isErrorCell(value: unknown): value is ErrorCell {
 export class ArgumentError extends Error {
   constructor(
     readonly argument: string,
-    message: string,
+    /** What is wrong with it (the message without the argument's name). */
+    readonly reason: string,
   ) {
-    super(`${argument}: ${message}`);
+    super(`${argument}: ${reason}`);
     this.name = 'ArgumentError';
   }
 }
@@ -60,8 +61,7 @@ export function errorCellOf(error: unknown, now: number = Date.now()): ErrorCell
     return errorCell('#VALUE!', first ? `${where ? `${where}: ` : ''}${first.msg}` : error.message);
   }
   if (error instanceof RateLimitError) {
-    const monthly = /monthly|quota/i.test(error.message);
-    return errorCell('#N/A', `${monthly ? 'Monthly quota used up' : 'Rate limit reached'}: try again ${whenText(error.resetAt, now)}. ${error.message}`);
+    return errorCell('#N/A', `${error.limit === 'quota' ? 'Monthly quota used up' : 'Rate limit reached'}: try again ${whenText(error.resetAt, now)}. ${error.message}`);
   }
   if (error instanceof OrgIndexError) {
     const prefix: Record<string, string> = {

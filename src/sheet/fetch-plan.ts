@@ -2,8 +2,8 @@
  * ORG.FETCH's request planning and table shaping, host-neutral:
  * - every input cell becomes a normalised domain (URLs and e-mail addresses accepted), a blank, or an
  *   error cell for text that is no domain;
- * - the distinct domains go out in chunks of at most 5,000 (the /fetch limit): `=ORG.FETCH(A2:A10001)`
- *   is two requests, however many cells repeat a domain;
+ * - each distinct domain is asked for once, however many cells repeat it (the drivers cut the domains
+ *   they send into requests of at most 5,000: fetch-rows.ts);
  * - the answer comes back one output row per input cell, in input order: a blank cell gives a blank row,
  *   a domain the index lacks gives `#N/A` in that row only.
  */
@@ -11,16 +11,14 @@ import type { SelectableColumn } from '../contract/common.js';
 import { normalizeDomain } from '../contract/domain.js';
 import { errorCell, isErrorCell, type CellValue, type ErrorCell, type Table } from './cells.js';
 
-export const FETCH_CHUNK = 5_000;
-
 export interface FetchPlan {
   /** Per input cell: its domain, '' for a blank cell, or the error of text that is no domain. */
   keys: (string | ErrorCell)[];
-  /** Distinct domains, at most FETCH_CHUNK per chunk (one request each). */
-  chunks: string[][];
+  /** The distinct domains, in order of first appearance. */
+  domains: string[];
 }
 
-export function planFetch(cells: readonly unknown[], chunkSize = FETCH_CHUNK): FetchPlan {
+export function planFetch(cells: readonly unknown[]): FetchPlan {
   const distinct = new Set<string>();
   const keys = cells.map((cell): string | ErrorCell => {
     const text = typeof cell === 'string' ? cell.trim() : typeof cell === 'number' ? String(cell) : '';
@@ -30,10 +28,7 @@ export function planFetch(cells: readonly unknown[], chunkSize = FETCH_CHUNK): F
     distinct.add(result.domain);
     return result.domain;
   });
-  const all = [...distinct];
-  const chunks: string[][] = [];
-  for (let i = 0; i < all.length; i += chunkSize) chunks.push(all.slice(i, i + chunkSize));
-  return { keys, chunks };
+  return { keys, domains: [...distinct] };
 }
 
 /** A value as a cell shows it: lists joined with "; ", nothing as a blank. */

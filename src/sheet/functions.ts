@@ -1,5 +1,5 @@
 /**
- * The asynchronous driver of the spreadsheet functions (src/sheet/steps.ts): Excel's custom functions and
+ * The asynchronous driver of the spreadsheet functions (src/sheet/formula-steps.ts): Excel's custom functions and
  * the task pane. ORG.SEARCH / ORG.FETCH / ORG.STATS / ORG.ASK take the formula's arguments as the host
  * hands them over and resolve to a table whose cells may be error cells; they never reject, so no host
  * is left with a cell stuck busy.
@@ -9,19 +9,19 @@
  * - ORG.FETCH calls — one whole range or many single cells within a short window — share one batcher per
  *   backend and column set: distinct domains, at most 5,000 per request.
  */
-import type { FetchResponse } from '../contract/v2/fetch.js';
 import type { SearchRequestInput, SearchResponse } from '../contract/v2/search.js';
 import type { SelectableColumn } from '../contract/common.js';
 import { callBackend, type SheetBackend } from './backend.js';
-import { FetchBatcher, type Row } from './batcher.js';
+import { FetchBatcher } from './batcher.js';
 import type { CacheKey, ResultCache } from './cache.js';
 import type { Table } from './cells.js';
 import type { Argument } from './arguments.js';
 import type { SavedQuery } from '../contract/saved-query.js';
 import { savedQuerySteps } from './saved-query.js';
-import { askSteps, DEFAULT_MAX_PAYLOAD_BYTES, fetchSteps, guarded, searchResponseSteps, searchSteps, statsSteps, type Effect, type RowsAnswer, type SheetSteps, type StepLimits } from './steps.js';
+import { cachedByDomain, fetchBody, rowKeys, rowsByDomain, type FetchedRows, type Row } from './fetch-rows.js';
+import { askSteps, DEFAULT_MAX_PAYLOAD_BYTES, fetchSteps, guarded, searchResponseSteps, searchSteps, statsSteps, type SheetEffect, type SheetSteps, type StepLimits } from './formula-steps.js';
 
-export { DEFAULT_MAX_PAYLOAD_BYTES } from './steps.js';
+export { DEFAULT_MAX_PAYLOAD_BYTES } from './formula-steps.js';
 
 export interface SheetFunctionsOptions {
   /** The backend in use now (the task pane may switch it between calls). */
@@ -46,13 +46,13 @@ export class SheetFunctions {
     this.limits = { now: options.now ?? (() => Date.now()), maxPayloadBytes: options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES };
   }
 
-  /** Runs steps, answering their effects; every call of one run goes to the backend current at its start. */
-  private async run<T>(steps: SheetSteps<T>, backend: SheetBackend = this.options.backend()): Promise<T> {
+  /** Runs steps, performing their effects; every call of one run goes to the backend current at its start. */
+  private async runSteps<T>(steps: SheetSteps<T>, backend: SheetBackend = this.options.backend()): Promise<T> {
     let next = steps.next();
     while (!next.done) {
       let value: unknown;
       try {
-        value = await this.answer(next.value, backend);
+        value = await this.perform(next.value, backend);
       } catch (error) {
         next = steps.throw(error);
         continue;
@@ -62,25 +62,27 @@ export class SheetFunctions {
     return next.value;
   }
 
-  private answer(effect: Effect, backend: SheetBackend): Promise<unknown> {
+  private perform(effect: SheetEffect, backend: SheetBackend): Promise<unknown> {
     switch (effect.type) {
       case 'call':
         this.requests++;
         return callBackend(backend, effect.op, effect.body);
       case 'cached':
-        return this.cached(effect.kind, effect.request, backend, () => this.run(effect.steps(), backend));
-      case 'rows':
-        return this.rowsFor(effect.domains, effect.columns, backend);
+        return this.cached(effect.namespace, effect.request, backend, () => this.runSteps(effect.steps(), backend));
+      case 'cached-rows':
+        return this.cachedRows(effect.domains, effect.columns, backend);
+      case 'request-rows':
+        return this.requestRows(effect.domains, effect.columns, backend);
     }
   }
 
   /**
-   * A cached answer for `request` under `backend`, or one fresh computation — shared by every cell that
+   * A cached result for `request` under `backend`, or one fresh computation — shared by every cell that
    * asks the same while it is in flight (twenty equal formulas, or a recalculation mid-request).
    */
-  private async cached<T>(kind: string, request: unknown, backend: SheetBackend, compute: () => Promise<T>): Promise<T> {
+  private async cached<T>(namespace: string, request: unknown, backend: SheetBackend, compute: () => Promise<T>): Promise<T> {
     const cache = this.options.cache;
-    const key = cache.key(kind, { scope: backend.scope, request });
+    const key = cache.key(namespace, { scope: backend.scope, request });
     // Taken before anything is awaited: a Refresh from here on makes this call "before the Refresh".
     const generation = cache.generation;
     const hit = await cache.get<T>(key);
@@ -89,13 +91,13 @@ export class SheetFunctions {
     const flyingKey = `${generation}|${key.text}`;
     const flying = this.inFlight.get(flyingKey) as Promise<T> | undefined;
     if (flying) return flying;
-    const answer = compute().then((value) => {
+    const computed = compute().then((value) => {
       cache.set(key, value, generation);
       return value;
     });
-    this.inFlight.set(flyingKey, answer);
+    this.inFlight.set(flyingKey, computed);
     try {
-      return await answer;
+      return await computed;
     } finally {
       this.inFlight.delete(flyingKey);
     }
@@ -103,58 +105,56 @@ export class SheetFunctions {
 
   /** ORG.SEARCH(query, [filters], [columns], [options]) → header row, then one row per organization. */
   search(query: Argument, filters: Argument, columns: Argument, options: Argument): Promise<Table> {
-    return this.run(guarded(searchSteps(query, filters, columns, options, this.limits), this.limits));
+    return this.runSteps(guarded(searchSteps(query, filters, columns, options, this.limits), this.limits));
   }
 
   /** A search body answered through the cache (the task pane's preview and "Insert values"). Throws on failure. */
   searchResponse(body: SearchRequestInput): Promise<SearchResponse> {
-    return this.run(searchResponseSteps(body));
+    return this.runSteps(searchResponseSteps(body));
   }
 
   /** ORG.FETCH(domains, [columns], [options]) → one row per input cell, in input order. */
   fetch(domains: Argument, columns: Argument, options: Argument): Promise<Table> {
-    return this.run(guarded(fetchSteps(domains, columns, options, this.limits), this.limits));
+    return this.runSteps(guarded(fetchSteps(domains, columns, options, this.limits), this.limits));
   }
 
   /** ORG.FETCH that throws when the whole call fails (the task pane's enrichment stops on it instead of writing an error row). */
   fetchStrict(domains: Argument, columns: Argument, options: Argument): Promise<Table> {
-    return this.run(fetchSteps(domains, columns, options, this.limits));
+    return this.runSteps(fetchSteps(domains, columns, options, this.limits));
   }
 
   /** ORG.STATS(group_by, [group_by_secondary], [filters], [options]) → value/count, crosstab or long table. */
   stats(groupBy: Argument, secondary: Argument, filters: Argument, options: Argument): Promise<Table> {
-    return this.run(guarded(statsSteps(groupBy, secondary, filters, options, this.limits), this.limits));
+    return this.runSteps(guarded(statsSteps(groupBy, secondary, filters, options, this.limits), this.limits));
   }
 
   /** ORG.ASK(domain, question, [max_pages], [options]) → the answer in one cell, or answer | confidence | sources. */
   ask(domain: Argument, question: Argument, maxPages: Argument, options: Argument): Promise<Table> {
-    return this.run(guarded(askSteps(domain, question, maxPages, options), this.limits));
+    return this.runSteps(guarded(askSteps(domain, question, maxPages, options), this.limits));
   }
 
-  /** Rows of `domains` (normalised, distinct): cached ones at once, the rest through the batcher (each domain asked once at a time). */
-  private async rowsFor(domains: readonly string[], columns: readonly SelectableColumn[], backend: SheetBackend): Promise<RowsAnswer> {
+  private async cachedRows(domains: readonly string[], columns: readonly SelectableColumn[], backend: SheetBackend): Promise<Map<string, Row | null>> {
+    const keys = rowKeys(this.options.cache, backend.scope, domains, columns);
+    return cachedByDomain(keys, await this.options.cache.getMany<Row | null>([...keys.values()]));
+  }
+
+  /**
+   * Rows of domains the cache lacks, through the batcher of the backend and columns: each domain asked once
+   * at a time (a cell needing a row another cell's request is fetching waits for that request), and what
+   * this call's own requests find is cached.
+   */
+  private async requestRows(domains: readonly string[], columns: readonly SelectableColumn[], backend: SheetBackend): Promise<FetchedRows> {
     const cache = this.options.cache;
-    const sorted = [...columns].sort();
-    const keys = domains.map((domain) => cache.key('fetch', { scope: backend.scope, columns: sorted, domain }));
+    // Taken before anything is sent: rows requested before a Refresh are not stored after it.
     const generation = cache.generation;
-    const cached = await cache.getMany<Row | null>(keys);
-    const found = new Map<string, Row>();
-    const failed = new Map<string, unknown>();
-    const waiting: Promise<void>[] = [];
+    const rows: FetchedRows = { found: new Map(), failed: new Map() };
     const fresh: [CacheKey, Row | null][] = [];
     let batcher: FetchBatcher | null = null;
-    domains.forEach((domain, i) => {
-      const key = keys[i];
-      if (!key) return;
-      if (cached.has(key.id)) {
-        const row = cached.get(key.id);
-        if (row) found.set(domain, row);
-        return;
-      }
+    const waiting = [...rowKeys(cache, backend.scope, domains, columns)].map(([domain, key]) => {
       const flyingKey = `${generation}|${key.text}`;
       let flying = this.inFlight.get(flyingKey) as Promise<Row | null> | undefined;
       if (!flying) {
-        batcher ??= this.batcherFor(backend, sorted);
+        batcher ??= this.batcherFor(backend, columns);
         const request = batcher.request(domain);
         flying = request;
         this.inFlight.set(flyingKey, request);
@@ -164,36 +164,31 @@ export class SheetFunctions {
           forget();
         }, forget);
       }
-      waiting.push(
-        flying.then(
-          (row) => {
-            if (row) found.set(domain, row);
-          },
-          (error: unknown) => {
-            failed.set(domain, error);
-          },
-        ),
+      return flying.then(
+        (row) => {
+          if (row) rows.found.set(domain, row);
+        },
+        (error: unknown) => {
+          rows.failed.set(domain, error);
+        },
       );
     });
     await Promise.all(waiting);
     // What arrived is kept even when another chunk failed: asking again costs only the failed part.
     cache.setMany(fresh, generation);
-    if (failed.size > 0 && failed.size === waiting.length && found.size === 0) throw failed.values().next().value;
-    return { found, failed };
+    return rows;
   }
 
   private batcherFor(backend: SheetBackend, columns: readonly SelectableColumn[]): FetchBatcher {
     const id = `${backend.scope}|${columns.join(',')}`;
     let batcher = this.batchers.get(id);
     if (!batcher) {
-      const withDomain: SelectableColumn[] = columns.includes('domain') ? [...columns] : ['domain', ...columns];
       batcher = new FetchBatcher({
         schedule: this.options.schedule,
         windowMs: this.options.batchWindowMs,
         fetch: async (chunk) => {
           this.requests++;
-          const response: FetchResponse = await backend.fetch({ domains: chunk, columns: withDomain });
-          return new Map(response.data.map((row) => [row.domain, row]));
+          return rowsByDomain(await backend.fetch(fetchBody(chunk, columns)));
         },
       });
       this.batchers.set(id, batcher);
@@ -203,7 +198,7 @@ export class SheetFunctions {
 
   /** A saved query's table (rejects when it fails: the refresher reports it for that query). */
   savedQuery(query: SavedQuery): Promise<Table> {
-    return this.run(savedQuerySteps(query));
+    return this.runSteps(savedQuerySteps(query));
   }
 
   /** Forgets cached answers (the task pane's Refresh, before it recalculates). */

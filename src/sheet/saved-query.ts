@@ -13,7 +13,7 @@ import { SEARCH_LIMITS } from '../contract/v2/search.js';
 import type { StatsRequestInput } from '../contract/v2/stats.js';
 import { ArgumentError, errorCellOf, type Table } from './cells.js';
 import { fetchTable, planFetch } from './fetch-plan.js';
-import { answer, searchRows, type RowsAnswer, type SheetSteps } from './steps.js';
+import { cachedCall, rowsFor, searchRows, type SheetSteps } from './formula-steps.js';
 import { searchTable, statsTable } from './tables.js';
 
 const columnsOf = (body: Record<string, unknown>): SelectableColumn[] => (Array.isArray(body.columns) && body.columns.length > 0 ? (body.columns as SelectableColumn[]) : [...DEFAULT_COLUMNS]);
@@ -27,11 +27,11 @@ export function* savedQuerySteps(query: SavedQuery): SheetSteps<Table> {
       return searchTable(yield* searchRows({ ...body, size: Math.min(rows, SEARCH_LIMITS.sizeMax) }, rows, Number.POSITIVE_INFINITY), columnsOf(request.body), output.headers);
     }
     case 'stats':
-      return statsTable(yield* answer('stats', 'stats', request.body as StatsRequestInput), output.layout, output.headers);
+      return statsTable(yield* cachedCall('stats', 'stats', request.body as StatsRequestInput), output.layout, output.headers);
     case 'fetch': {
       const columns = columnsOf(request.body);
       const plan = planFetch(Array.isArray(request.body.domains) ? (request.body.domains as unknown[]) : []);
-      const { found, failed } = (yield { type: 'rows', domains: plan.chunks.flat(), columns }) as RowsAnswer;
+      const { found, failed } = yield* rowsFor(plan.domains, columns);
       if (failed.size > 0) throw failed.values().next().value;
       return fetchTable(plan, found, columns, output.headers);
     }

@@ -41,8 +41,14 @@ export class SyncResultCache {
     return this.store.get(GENERATION_KEY) ?? '0';
   }
 
-  key(kind: string, request: unknown): CacheKey {
-    return cacheKey(kind, request, `orgindex:${this.generation()}:`);
+  key(namespace: string, request: unknown): CacheKey {
+    return this.keysIn(namespace)(request);
+  }
+
+  /** The keys of many requests in one namespace (one ORG.FETCH row per domain), the generation read once: CacheService reads add up. */
+  keysIn(namespace: string): (request: unknown) => CacheKey {
+    const prefix = `orgindex:${this.generation()}:`;
+    return (request) => cacheKey(namespace, request, prefix);
   }
 
   get(key: CacheKey): unknown {

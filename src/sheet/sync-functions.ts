@@ -1,25 +1,24 @@
 /**
- * The synchronous driver of the spreadsheet functions (src/sheet/steps.ts): the Apps Script host, where
+ * The synchronous driver of the spreadsheet functions (src/sheet/formula-steps.ts): the Apps Script host, where
  * a custom function must return its table before it ends (no promises run after it) and I/O is
  * UrlFetchApp. Same steps as Excel's SheetFunctions, so the same tables, messages and caps; what differs
- * is only how effects are answered: a synchronous backend and cache, and ORG.FETCH's chunks sent
+ * is only how effects are performed: a synchronous backend and cache, and ORG.FETCH's requests sent
  * together when the backend can (UrlFetchApp.fetchAll).
  */
 import type { FetchResponse } from '../contract/v2/fetch.js';
 import type { SelectableColumn } from '../contract/common.js';
 import type { Argument } from './arguments.js';
 import { callBackend, type SyncSheetBackend } from './backend.js';
-import type { Row } from './batcher.js';
 import type { CacheKey } from './cache.js';
 import type { Table } from './cells.js';
-import { FETCH_CHUNK } from './fetch-plan.js';
-import { askSteps, DEFAULT_MAX_PAYLOAD_BYTES, fetchSteps, guarded, searchSteps, statsSteps, type Effect, type RowsAnswer, type SheetSteps, type StepLimits } from './steps.js';
+import { cachedByDomain, fetchBody, fetchChunks, rowKeys, rowsByDomain, type FetchBody, type FetchedRows, type Row } from './fetch-rows.js';
+import { askSteps, DEFAULT_MAX_PAYLOAD_BYTES, fetchSteps, guarded, searchSteps, statsSteps, type SheetEffect, type SheetSteps, type StepLimits } from './formula-steps.js';
 import type { SyncResultCache } from './sync-cache.js';
 import type { SavedQuery } from '../contract/saved-query.js';
 import { savedQuerySteps } from './saved-query.js';
 
 /** /fetch requests of one ORG.FETCH, answered together where the host can (each a response or the error it failed with). */
-export type FetchMany = (bodies: { domains: string[]; columns: SelectableColumn[] }[]) => (FetchResponse | Error)[];
+export type FetchMany = (bodies: FetchBody[]) => (FetchResponse | Error)[];
 
 export interface SyncSheetFunctionsOptions {
   backend: () => SyncSheetBackend;
@@ -39,12 +38,12 @@ export class SyncSheetFunctions {
     this.limits = { now: options.now ?? (() => Date.now()), maxPayloadBytes: options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES };
   }
 
-  private run<T>(steps: SheetSteps<T>, backend: SyncSheetBackend = this.options.backend()): T {
+  private runSteps<T>(steps: SheetSteps<T>, backend: SyncSheetBackend = this.options.backend()): T {
     let next = steps.next();
     while (!next.done) {
       let value: unknown;
       try {
-        value = this.answer(next.value, backend);
+        value = this.perform(next.value, backend);
       } catch (error) {
         next = steps.throw(error);
         continue;
@@ -54,48 +53,36 @@ export class SyncSheetFunctions {
     return next.value;
   }
 
-  private answer(effect: Effect, backend: SyncSheetBackend): unknown {
+  private perform(effect: SheetEffect, backend: SyncSheetBackend): unknown {
     switch (effect.type) {
       case 'call':
         this.requests++;
         return callBackend(backend, effect.op, effect.body);
       case 'cached': {
-        const key = this.options.cache.key(effect.kind, { scope: backend.scope, request: effect.request });
+        const key = this.options.cache.key(effect.namespace, { scope: backend.scope, request: effect.request });
         const hit = this.options.cache.get(key);
         if (hit !== undefined) return hit;
-        const value = this.run(effect.steps(), backend);
+        const value = this.runSteps(effect.steps(), backend);
         this.options.cache.setMany([[key, value]]);
         return value;
       }
-      case 'rows':
-        return this.rowsFor(effect.domains, effect.columns, backend);
+      case 'cached-rows': {
+        const keys = rowKeys(this.options.cache, backend.scope, effect.domains, effect.columns);
+        return cachedByDomain(keys, this.options.cache.getMany<Row | null>([...keys.values()]));
+      }
+      case 'request-rows':
+        return this.requestRows(effect.domains, effect.columns, backend);
     }
   }
 
-  /** Rows per domain from the cache; the rest in chunks of ≤ 5,000, sent together when the host can. */
-  private rowsFor(domains: readonly string[], columns: readonly SelectableColumn[], backend: SyncSheetBackend): RowsAnswer {
+  /** Rows of domains the cache lacks, in requests of at most 5,000 domains sent together when the host can; what they find is cached. */
+  private requestRows(domains: readonly string[], columns: readonly SelectableColumn[], backend: SyncSheetBackend): FetchedRows {
     const cache = this.options.cache;
-    const sorted = [...columns].sort();
-    const keys = domains.map((domain) => cache.key('fetch', { scope: backend.scope, columns: sorted, domain }));
-    const cached = cache.getMany<Row | null>(keys);
-    const found = new Map<string, Row>();
-    const failed = new Map<string, unknown>();
-    const missing: [string, CacheKey][] = [];
-    domains.forEach((domain, i) => {
-      const key = keys[i];
-      if (!key) return;
-      if (!cached.has(key.id)) missing.push([domain, key]);
-      else {
-        const row = cached.get(key.id);
-        if (row) found.set(domain, row);
-      }
-    });
-    const withDomain: SelectableColumn[] = sorted.includes('domain') ? sorted : ['domain', ...sorted];
-    const chunks: [string, CacheKey][][] = [];
-    for (let i = 0; i < missing.length; i += FETCH_CHUNK) chunks.push(missing.slice(i, i + FETCH_CHUNK));
-    const bodies = chunks.map((chunk) => ({ domains: chunk.map(([domain]) => domain), columns: withDomain }));
+    // Keys before requests: they carry the generation, so rows asked for before a Refresh are not read after it.
+    const chunks = fetchChunks([...rowKeys(cache, backend.scope, domains, columns)]);
+    const bodies = chunks.map((chunk) => fetchBody(chunk.map(([domain]) => domain), columns));
     this.requests += bodies.length;
-    const answers = this.options.fetchMany
+    const responses = this.options.fetchMany
       ? this.options.fetchMany(bodies)
       : bodies.map((body) => {
           try {
@@ -104,44 +91,44 @@ export class SyncSheetFunctions {
             return error instanceof Error ? error : new Error(String(error));
           }
         });
+    const rows: FetchedRows = { found: new Map(), failed: new Map() };
     const fresh: [CacheKey, Row | null][] = [];
     chunks.forEach((chunk, i) => {
-      const response = answers[i];
+      const response = responses[i];
       if (!response || response instanceof Error) {
-        for (const [domain] of chunk) failed.set(domain, response ?? new Error('no answer'));
+        for (const [domain] of chunk) rows.failed.set(domain, response ?? new Error('no answer'));
         return;
       }
-      const rows = new Map(response.data.map((row) => [row.domain, row]));
+      const byDomain = rowsByDomain(response);
       for (const [domain, key] of chunk) {
-        const row = rows.get(domain) ?? null;
-        if (row) found.set(domain, row);
+        const row = byDomain.get(domain) ?? null;
+        if (row) rows.found.set(domain, row);
         fresh.push([key, row]);
       }
     });
     cache.setMany(fresh);
-    if (failed.size > 0 && found.size === 0 && failed.size === missing.length) throw failed.values().next().value;
-    return { found, failed };
+    return rows;
   }
 
   search(query: Argument, filters: Argument, columns: Argument, options: Argument): Table {
-    return this.run(guarded(searchSteps(query, filters, columns, options, this.limits), this.limits));
+    return this.runSteps(guarded(searchSteps(query, filters, columns, options, this.limits), this.limits));
   }
 
   fetch(domains: Argument, columns: Argument, options: Argument): Table {
-    return this.run(guarded(fetchSteps(domains, columns, options, this.limits), this.limits));
+    return this.runSteps(guarded(fetchSteps(domains, columns, options, this.limits), this.limits));
   }
 
   stats(groupBy: Argument, secondary: Argument, filters: Argument, options: Argument): Table {
-    return this.run(guarded(statsSteps(groupBy, secondary, filters, options, this.limits), this.limits));
+    return this.runSteps(guarded(statsSteps(groupBy, secondary, filters, options, this.limits), this.limits));
   }
 
   ask(domain: Argument, question: Argument, maxPages: Argument, options: Argument): Table {
-    return this.run(guarded(askSteps(domain, question, maxPages, options), this.limits));
+    return this.runSteps(guarded(askSteps(domain, question, maxPages, options), this.limits));
   }
 
   /** A saved query's table (throws when it fails: the refresher reports it for that query). */
   savedQuery(query: SavedQuery): Table {
-    return this.run(savedQuerySteps(query));
+    return this.runSteps(savedQuerySteps(query));
   }
 
   /** Refresh: every cached answer is forgotten. */

@@ -1,6 +1,6 @@
 /**
  * What the task pane (Excel) and the sidebar (Sheets) need from their host — the one seam between the
- * React UI and a spreadsheet. Excel implements it with Excel.run (addin/taskpane/excel-host.ts), Sheets
+ * React UI and a spreadsheet. Excel implements it with Excel.run (addin/taskpane/hosts.ts), Sheets
  * with google.script.run; outside any spreadsheet a preview host lets the UI run in a plain browser.
  */
 import type { Quota } from '../contract/errors.js';

@@ -1,7 +1,7 @@
 /**
  * The search builder's state, and what it becomes: a v2 search body (for the preview and "Insert
  * values") and the formula that asks the same thing (for "Insert formula"), written in the grammar of
- * src/sheet/requests.ts — a test parses the formula back and compares the bodies.
+ * src/sheet/formula-grammar.ts — a test parses the formula back and compares the bodies.
  */
 import type { SearchRequestInput } from '../contract/v2/search.js';
 import type { SelectableColumn } from '../contract/common.js';

@@ -13,7 +13,7 @@ import { ResultCache } from '../../src/sheet/cache.js';
 import { SheetFunctions } from '../../src/sheet/functions.js';
 import { DEFAULT_CONNECTION, type Connection } from '../../src/sheet/connection.js';
 import { orgAsk, orgFetch, orgSearch, orgStats } from '../../addin/functions/functions.js';
-import { addinRuntime } from '../../addin/office-runtime.js';
+import { addinRuntime } from '../../addin/page-runtime.js';
 
 // The functions read the Office globals on first call, so installing them here is early enough.
 const storage: StandInStorage = installExcelStandIn();

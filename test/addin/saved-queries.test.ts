@@ -9,7 +9,7 @@ import { StandInWorkbook } from './workbook-stand-in.js';
 import { KEYS, startTestServer, type TestServer } from '../server/support.js';
 import { DEFAULT_CONNECTION } from '../../src/sheet/connection.js';
 import { readSavedQueryRows, serviceOf } from '../../src/sheet/saved-query.js';
-import { addinRuntime } from '../../addin/office-runtime.js';
+import { addinRuntime } from '../../addin/page-runtime.js';
 import { excelSavedQueries, refreshSavedQueries } from '../../addin/saved-queries.js';
 
 installExcelStandIn();
@@ -30,15 +30,15 @@ function setup() {
   return { workbook, leads: workbook.sheet('Leads'), saved: excelSavedQueries(addinRuntime()) };
 }
 
-const stored = (workbook: StandInWorkbook) => readSavedQueryRows(workbook.sheet('_orgindex').getUsedRangeOrNullObject().values);
+const stored = (workbook: StandInWorkbook) => readSavedQueryRows(workbook.sheet('_orgindex').usedValues());
 
 test('Insert as refreshable values: the answer at the selected cell, the query in the hidden _orgindex sheet, its cells a defined name', async () => {
   const { workbook, leads, saved } = setup();
-  workbook.selection = leads.getRange('B3');
+  workbook.selection = leads.area('B3');
   const summary = await saved.insert(searchRequest(5), OUTPUT);
   expect(summary).toMatchObject({ target: "'Leads'!B3", description: 'search · 5 rows', status: 'ok' });
   const expected = await server.client(KEYS.tier2).search(SEARCH_BODY);
-  expect(leads.getRange('B3:C8').values).toEqual([['domain', 'name'], ...expected.data.map((row) => [row.domain, row.name])]);
+  expect(leads.valuesAt('B3:C8')).toEqual([['domain', 'name'], ...expected.data.map((row) => [row.domain, row.name])]);
   expect(workbook.sheet('_orgindex').visibility).toBe('Hidden');
   const [entry] = stored(workbook);
   expect(entry?.query).toMatchObject({ sheet: 'Leads', cell: 'B3', service: serviceOf(server.url), extent: { rows: 6, columns: 2 }, status: 'ok' });
@@ -48,9 +48,9 @@ test('Insert as refreshable values: the answer at the selected cell, the query i
 
 test('Refresh saved queries: follows its defined name past inserted rows, clears what it owned, keeps a heading; refuses a user\'s cell and merged cells', async () => {
   const { workbook, leads, saved } = setup();
-  workbook.selection = leads.getRange('B3');
+  workbook.selection = leads.area('B3');
   await saved.insert(searchRequest(5), OUTPUT);
-  workbook.selection = workbook.sheet('Notes').getRange('A1');
+  workbook.selection = workbook.sheet('Notes').area('A1');
   await saved.insert(searchRequest(2), OUTPUT);
   // Two rows inserted above the table, a heading typed there, and the query now asks for 3 rows.
   leads.insertRowsAbove(0, 2);
@@ -67,7 +67,7 @@ test('Refresh saved queries: follows its defined name past inserted rows, clears
   expect(report.refreshed).toBe(1);
   expect(report.failed).toEqual([{ id: notes?.id, target: "'Notes'!A1", message: 'The answer (7 × 2 cells from A1) would overwrite A5: clear or move that cell, or move the saved query' }]);
   const three = await server.client(KEYS.tier2).search({ ...SEARCH_BODY, size: 3 });
-  expect(leads.getRange('B3:B12').values).toEqual([['MY HEADING'], [''], ['domain'], ...three.data.map((row) => [row.domain]), [''], [''], [''], ['']]);
+  expect(leads.valuesAt('B3:B12')).toEqual([['MY HEADING'], [''], ['domain'], ...three.data.map((row) => [row.domain]), [''], [''], [''], ['']]);
   expect(leads.cell(9, 1).format).toBe('General');
   expect(workbook.sheet('Notes').cell(4, 0).value).toBe('my note');
   expect(stored(workbook).map((entry) => [entry.query?.sheet, entry.query?.cell, entry.query?.extent, entry.query?.status?.slice(0, 10)])).toEqual([
@@ -88,7 +88,7 @@ test('Refresh saved queries: follows its defined name past inserted rows, clears
 
 test('a query saved on another connection is not refreshed on this one', async () => {
   const { workbook, leads, saved } = setup();
-  workbook.selection = leads.getRange('A1');
+  workbook.selection = leads.area('A1');
   await saved.insert(searchRequest(2), OUTPUT);
   const cell = workbook.sheet('_orgindex').cell(1, 4);
   cell.value = String(cell.value).replace(/"service":"[^"]*"/, '"service":"https://orgindex.example"');
@@ -98,21 +98,21 @@ test('a query saved on another connection is not refreshed on this one', async (
 
 test('a new insert where a query used to be (it moved with inserted rows) is a new query; the store sheet is refused; operations run one at a time', async () => {
   const { workbook, leads, saved } = setup();
-  workbook.selection = leads.getRange('B3');
+  workbook.selection = leads.area('B3');
   await saved.insert(searchRequest(2), OUTPUT);
   leads.insertRowsAbove(0, 5);
-  workbook.selection = leads.getRange('B3');
+  workbook.selection = leads.area('B3');
   await saved.insert(searchRequest(2), OUTPUT);
   // The list shows where each query is now.
   expect((await saved.list()).map((query) => query.target).sort()).toEqual(["'Leads'!B3", "'Leads'!B8"]);
   expect(stored(workbook).map((entry) => entry.query?.id).filter((id, i, ids) => ids.indexOf(id) === i)).toHaveLength(2);
-  expect(leads.getRange('B8').values).toEqual([['domain']]);
+  expect(leads.valuesAt('B8')).toEqual([['domain']]);
 
-  workbook.selection = workbook.sheet('_orgindex').getRange('A10');
+  workbook.selection = workbook.sheet('_orgindex').area('A10');
   await expect(saved.insert(searchRequest(2), OUTPUT)).rejects.toThrow('Select a cell on another sheet: "_orgindex" keeps the saved queries themselves');
 
   // A refresh and an insert started together: both land in the store.
-  workbook.selection = workbook.sheet('Notes').getRange('D4');
+  workbook.selection = workbook.sheet('Notes').area('D4');
   const [report] = await Promise.all([refreshSavedQueries(addinRuntime()), saved.insert(searchRequest(2), OUTPUT)]);
   expect(report.refreshed).toBe(2);
   expect(stored(workbook)).toHaveLength(3);

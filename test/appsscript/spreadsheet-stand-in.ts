@@ -8,6 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { columnLetters, columnNumber } from '../../src/sheet/a1.js';
 
 interface Cell {
   value: unknown;
@@ -15,8 +16,6 @@ interface Cell {
   formula: string;
   note?: string;
 }
-
-const column = (index: number): string => String.fromCharCode(64 + index);
 
 /** A named range: the area it covers, on its sheet (kept by the spreadsheet, moved by the sheet). */
 export interface NamedArea {
@@ -131,7 +130,10 @@ export class StandInSheet {
   getRange(rowOrA1: number | string, col = 1, rows = 1, cols = 1): StandInRange {
     if (typeof rowOrA1 === 'string') {
       const [from = 'A1', to = from] = rowOrA1.replace(/^.*!/, '').split(':');
-      const parse = (a1: string): [number, number] => [Number(a1.slice(1)), a1.charCodeAt(0) - 64];
+      const parse = (a1: string): [number, number] => {
+        const [, letters = '', digits = ''] = /^([A-Z]+)(\d+)$/.exec(a1) ?? [];
+        return [Number(digits), columnNumber(letters)];
+      };
       const [r1, c1] = parse(from);
       const [r2, c2] = parse(to);
       return this.range(r1, c1, r2 - r1 + 1, c2 - c1 + 1);
@@ -196,8 +198,8 @@ export class StandInRange {
     return this.col + this.cols - 1;
   }
   getA1Notation(): string {
-    const start = `${column(this.col)}${this.row}`;
-    return this.rows === 1 && this.cols === 1 ? start : `${start}:${column(this.col + this.cols - 1)}${this.row + this.rows - 1}`;
+    const start = `${columnLetters(this.col)}${this.row}`;
+    return this.rows === 1 && this.cols === 1 ? start : `${start}:${columnLetters(this.col + this.cols - 1)}${this.row + this.rows - 1}`;
   }
   setNote(note: string): this {
     this.sheet.cell(this.row, this.col).note = note;

@@ -26,7 +26,7 @@ test('the 20,000 most frequent words and every dataset word are kept, with their
   expect(inAsset.length).toBeGreaterThan(1_000);
   const kept = new Set(trimmed.words);
   expect(inAsset.filter((word) => !kept.has(word))).toEqual([]);
-  // Words beyond the 20,000 most frequent that the dataset needs (the review found these dropped once).
+  // Words beyond the 20,000 most frequent that the dataset needs (a build that kept only the most frequent words would lose them).
   for (const word of ['photovoltaic', 'horticulture', 'breweries']) expect(kept.has(word)).toBe(true);
   expect(dependencies).toEqual([join(root, 'src/engine/dataset/industries.ts')]);
 

@@ -9,6 +9,7 @@ import { parseFieldList, parseOptions, type OptionSpec } from '../../src/sheet/a
 import { ArgumentError, errorCell, errorCellOf } from '../../src/sheet/cells.js';
 import { cellOf, fetchTable, planFetch } from '../../src/sheet/fetch-plan.js';
 import { FetchBatcher } from '../../src/sheet/batcher.js';
+import { fetchChunks } from '../../src/sheet/fetch-rows.js';
 import { ResultCache } from '../../src/sheet/cache.js';
 import { searchTable, statsTable } from '../../src/sheet/tables.js';
 
@@ -67,7 +68,13 @@ describe('error cells', () => {
 
   test('rate limits and exhausted quotas say when they lift', () => {
     expect(errorCellOf(new RateLimitError('Rate limit exceeded', '2026-11-21T10:00:02Z'), now).message).toMatch(/^Rate limit reached: try again at 10:00 UTC\./);
-    expect(errorCellOf(new RateLimitError('Monthly request quota exhausted', '2026-12-01T00:00:00Z'), now).message).toMatch(/^Monthly quota used up: try again on 1 Dec 2026, 00:00 UTC\./);
+    const usedUp = { requestsLimit: 10_000, requestsRemaining: 0, resultsLimit: 100_000, resultsRemaining: 4_200, resetAt: '2026-12-01T00:00:00Z' };
+    expect(errorCellOf(new RateLimitError('Monthly request quota exhausted', '2026-12-01T00:00:00Z', usedUp), now).message).toMatch(/^Monthly quota used up: try again on 1 Dec 2026, 00:00 UTC\./);
+  });
+
+  test('which limit a 429 reached comes from its quota (or the caller), not from the words of its message', () => {
+    expect(errorCellOf(new RateLimitError('Rate limit or quota exceeded', null), now).message).toMatch(/^Rate limit reached: try again later\./);
+    expect(errorCellOf(new RateLimitError('Too many requests', null, null, 'quota'), now).message).toMatch(/^Monthly quota used up/);
   });
 });
 
@@ -75,9 +82,10 @@ describe('ORG.FETCH planning and shaping', () => {
   test('10,000 input cells with repeats, URLs and e-mails: two requests of distinct domains', () => {
     const cells = Array.from({ length: 10_000 }, (_, i) => (i % 4 === 0 ? `https://www.firm-${i % 6001}.de/impressum` : i % 4 === 1 ? `info@firm-${i % 6001}.de` : `firm-${i % 6001}.de`));
     const plan = planFetch(cells);
-    expect(plan.chunks).toHaveLength(2);
-    expect(plan.chunks[0]).toHaveLength(5_000);
-    expect(new Set(plan.chunks.flat()).size).toBe(plan.chunks.flat().length);
+    const chunks = fetchChunks(plan.domains);
+    expect(chunks).toHaveLength(2);
+    expect(chunks[0]).toHaveLength(5_000);
+    expect(new Set(chunks.flat()).size).toBe(chunks.flat().length);
     expect(plan.keys[0]).toBe('firm-0.de');
     expect(plan.keys[1]).toBe('firm-1.de');
   });
@@ -87,9 +95,9 @@ describe('ORG.FETCH planning and shaping', () => {
     const known = index.search({ filters: { country: ['Deutschland'] }, size: 2, columns: ['domain'] }).data.map((row) => row.domain);
     const cells = [known[1], '', `https://www.${known[0]!}/about`, 'missing.example', 'not a domain', known[1]];
     const plan = planFetch(cells);
-    expect(plan.chunks).toEqual([[known[1], known[0], 'missing.example']]);
+    expect(plan.domains).toEqual([known[1], known[0], 'missing.example']);
     const columns = ['domain', 'name', 'summary_keywords'] as const;
-    const response = index.fetch({ domains: plan.chunks[0]!, columns: [...columns] });
+    const response = index.fetch({ domains: plan.domains, columns: [...columns] });
     const found = new Map(response.data.map((row) => [row.domain, row as Record<string, unknown>]));
     const table = fetchTable(plan, found, columns, true);
     expect(table[0]).toEqual(['domain', 'name', 'summary_keywords']);

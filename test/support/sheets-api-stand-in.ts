@@ -8,6 +8,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { columnNumber } from '../../src/sheet/a1.js';
 
 export interface StandInSheet {
   sheetId: number;
@@ -35,12 +36,6 @@ interface GridRange {
   startColumnIndex: number;
   endColumnIndex: number;
 }
-
-const columnNumber = (letters: string): number => {
-  let n = 0;
-  for (let i = 0; i < letters.length; i++) n = n * 26 + letters.charCodeAt(i) - 64;
-  return n;
-};
 
 export class SheetsApiStandIn {
   readonly requests: RecordedRequest[] = [];

@@ -14,7 +14,7 @@ import { extname, join, normalize } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { CONNECTION_KEY } from '../../addin/runtime.js';
+import { CONNECTION_KEY } from '../../addin/addin-runtime.js';
 import { answerDevConnection, DEV_CONNECTION_PATH, devConnectionOf, type DevConnection } from '../../scripts/addin/dev-connection.mjs';
 import { DEFAULT_CONNECTION } from '../../src/sheet/connection.js';
 import { launchChromium } from '../support/browser.js';

@@ -9,6 +9,7 @@
  * consecutive pages have no duplicate and no gap.
  */
 import { ValidationError } from '../../contract/errors.js';
+import { fnv1a } from '../../contract/hash.js';
 import { SEARCH_LIMITS, type SearchMode, type SearchRequest, type SearchResponse } from '../../contract/v2/search.js';
 import { duplicateNameGroups } from './dedup.js';
 import type { QueryContext } from './context.js';
@@ -40,12 +41,7 @@ export function queryFingerprint(mode: SearchMode, request: SearchRequest): stri
     request.search_balance,
     request.dedup,
   ]);
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < identity.length; i++) {
-    hash ^= identity.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return `q:${hash.toString(16).padStart(8, '0')}`;
+  return `q:${fnv1a(identity).toString(16).padStart(8, '0')}`;
 }
 
 /** The 422 of a `search_after` that cannot be used (filter mode and scored modes alike). */

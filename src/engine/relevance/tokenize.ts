@@ -39,6 +39,7 @@
  * real words in this data — "IT-Systemhaus"); no stemming here: the index keeps words as written, and the
  * keyword engine expands a query word to its plural forms instead (`stemMinimalEnglish`, text-index.ts).
  */
+import { FNV1A_OFFSET, fnv1a, fnv1aStep } from '../../contract/hash.js';
 
 /** Receives the tokens of one text, in order. Positions are implicit: see the methods. */
 export interface TokenVisitor {
@@ -59,13 +60,8 @@ export interface TokenVisitor {
 
 /** FNV-1a over the UTF-16 code units of a term (the dictionary's hash; `TokenVisitor.ascii` passes it). */
 export function hashTerm(term: string): number {
-  let h = FNV_OFFSET;
-  for (let i = 0; i < term.length; i++) h = Math.imul(h ^ term.charCodeAt(i), FNV_PRIME);
-  return h;
+  return fnv1a(term) | 0;
 }
-
-const FNV_OFFSET = 0x811c9dc5 | 0;
-const FNV_PRIME = 0x01000193;
 
 // ---------------------------------------------------------------------------------------------------------
 // Plural stemming (the keyword engine's query expansion, see text-index.ts)
@@ -365,9 +361,9 @@ export class WordScanner {
         }
         // An ASCII word, hashed while scanning.
         const start = i;
-        let hash = FNV_OFFSET;
+        let hash = FNV1A_OFFSET;
         do {
-          hash = Math.imul(hash ^ (ASCII_LOWER[c] ?? 0), FNV_PRIME);
+          hash = fnv1aStep(hash, ASCII_LOWER[c] ?? 0);
           if (++i >= n) break;
           c = text.charCodeAt(i);
         } while (c < 128 && ASCII_CLASS[c] === WORD);

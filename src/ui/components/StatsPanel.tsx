@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { STATS_GROUP_BY } from '../../contract/v2/stats.js';
 import type { Table } from '../../sheet/cells.js';
 import type { SheetFunctions } from '../../sheet/functions.js';
-import { statsCall } from '../../sheet/requests.js';
+import { statsCall } from '../../sheet/formula-grammar.js';
 import type { Host } from '../host.js';
 import { PreviewGrid } from './PreviewGrid.js';
 import { Notice } from './Notice.js';

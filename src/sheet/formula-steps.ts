@@ -1,9 +1,9 @@
 /**
  * What the four spreadsheet functions do, written once as generators that yield effects — the answers
- * they need — and never perform I/O themselves (ARCHITECTURE rule 4). Two drivers run them:
- * `SheetFunctions` (async: Excel and the task pane; cache in OfficeRuntime.storage, batching across
- * cells) and the synchronous one of the Apps Script bundle (UrlFetchApp, CacheService). So argument
- * parsing, request planning, table shaping, payload caps and error cells are the same in both hosts.
+ * they need — and never perform I/O themselves, so hosts with and without an event loop share them. Two
+ * drivers run them: `SheetFunctions` (async: Excel and the task pane; cache in OfficeRuntime.storage, batching across
+ * cells) and `SyncSheetFunctions` (Apps Script: UrlFetchApp, CacheService). So argument parsing, request
+ * planning, table shaping, payload caps and error cells are the same in both hosts.
  */
 import { advancePagination, nextPageRequest, startPagination } from '../client/paginate.js';
 import type { SelectableColumn } from '../contract/common.js';
@@ -12,36 +12,36 @@ import { SEARCH_LIMITS, type SearchRequestInput, type SearchResponse } from '../
 import type { FilterValueWarning } from '../contract/v2/filters.js';
 import type { StatsResponse } from '../contract/v2/stats.js';
 import { parseOptions, type Argument } from './arguments.js';
-import type { Row } from './batcher.js';
 import { ArgumentError, errorCell, errorCellOf, isErrorCell, type CellValue, type Table } from './cells.js';
 import { fetchTable, planFetch } from './fetch-plan.js';
+import type { FetchedRows, Row } from './fetch-rows.js';
+import { ASK_OPTIONS, fetchCall, scalarText, searchCall, statsCall } from './formula-grammar.js';
 import { flattenMarkdown } from './markdown.js';
-import { ASK_OPTIONS, fetchCall, scalarText, searchCall, statsCall } from './requests.js';
 import { searchTable, statsTable } from './tables.js';
 
-/** The backend calls a step may need answered. */
+/** The backend calls a step may need answered: each call's body and its response. */
 export interface BackendCalls {
-  search: { body: SearchRequestInput; answer: SearchResponse };
-  stats: { body: unknown; answer: StatsResponse };
-  qna: { body: { domain: string; question: string; max_pages: number }; answer: QnaResult };
+  search: { body: SearchRequestInput; response: SearchResponse };
+  stats: { body: unknown; response: StatsResponse };
+  qna: { body: { domain: string; question: string; max_pages: number }; response: QnaResult };
 }
 export type BackendOp = keyof BackendCalls;
 
-export type Effect =
+/** What a step asks its driver for (not the client's HTTP effects: those are src/client/http.ts's `Effect`). */
+export type SheetEffect =
   /** One backend call, as is. */
   | { type: 'call'; op: BackendOp; body: unknown }
-  /** The answer of `steps` for `request`: from the cache, else by running them (their calls go to the same backend). */
-  | { type: 'cached'; kind: string; request: unknown; steps: () => SheetSteps<unknown> }
-  /** ORG.FETCH rows of distinct normalised domains: the driver caches per domain and batches. */
-  | { type: 'rows'; domains: string[]; columns: SelectableColumn[] };
+  /** The result of `steps` for `request`: from the cache, else by running them (their calls go to the same backend). */
+  | { type: 'cached'; namespace: string; request: unknown; steps: () => SheetSteps<unknown> }
+  /** ORG.FETCH rows the cache holds for these distinct domains, by domain (null: known not to be in the index). */
+  | { type: 'cached-rows'; domains: readonly string[]; columns: readonly SelectableColumn[] }
+  /**
+   * ORG.FETCH rows of distinct domains the cache lacks, as `FetchedRows`: the driver sends them in
+   * requests of at most 5,000 (fetch-rows.ts) and caches what it finds.
+   */
+  | { type: 'request-rows'; domains: readonly string[]; columns: readonly SelectableColumn[] };
 
-/** What a 'rows' effect is answered with: rows found, and the error of each domain whose request failed. */
-export interface RowsAnswer {
-  found: Map<string, Row>;
-  failed: Map<string, unknown>;
-}
-
-export type SheetSteps<T> = Generator<Effect, T, unknown>;
+export type SheetSteps<T> = Generator<SheetEffect, T, unknown>;
 
 /** Excel refuses results above about 5 MB; stay at half of it (the estimate counts JSON characters). */
 export const DEFAULT_MAX_PAYLOAD_BYTES = 2_500_000;
@@ -51,21 +51,37 @@ export interface StepLimits {
   now: () => number;
 }
 
-/** A backend call through the cache. */
-export function* answer<Op extends BackendOp>(op: Op, kind: string, body: BackendCalls[Op]['body']): SheetSteps<BackendCalls[Op]['answer']> {
+/** A backend call through the cache (under `namespace`). */
+export function* cachedCall<Op extends BackendOp>(op: Op, namespace: string, body: BackendCalls[Op]['body']): SheetSteps<BackendCalls[Op]['response']> {
   return (yield {
     type: 'cached',
-    kind,
+    namespace,
     request: body,
     steps: function* () {
       return yield { type: 'call', op, body };
     },
-  }) as BackendCalls[Op]['answer'];
+  }) as BackendCalls[Op]['response'];
 }
 
 /** A search body answered through the cache (the task pane's preview and "Insert values" use it too). */
 export function searchResponseSteps(body: SearchRequestInput): SheetSteps<SearchResponse> {
-  return answer('search', 'search', body);
+  return cachedCall('search', 'search', body);
+}
+
+/**
+ * ORG.FETCH rows of distinct normalised domains, for the function and saved queries alike: what the cache
+ * holds, then the rest from the backend. Throws when every domain asked for failed and none was found:
+ * one error for the call rather than a column of them.
+ */
+export function* rowsFor(domains: readonly string[], columns: readonly SelectableColumn[]): SheetSteps<FetchedRows> {
+  // One order: the same columns however written share cached rows and requests.
+  const sorted = [...columns].sort();
+  const cached = (yield { type: 'cached-rows', domains, columns: sorted }) as ReadonlyMap<string, Row | null>;
+  const missing = domains.filter((domain) => !cached.has(domain));
+  const { found, failed } = (yield { type: 'request-rows', domains: missing, columns: sorted }) as FetchedRows;
+  for (const [domain, row] of cached) if (row) found.set(domain, row);
+  if (failed.size > 0 && failed.size === missing.length && found.size === 0) throw failed.values().next().value;
+  return { found, failed };
 }
 
 /** Any failure as one error cell: bad arguments `#VALUE!`, the rest `#N/A` with a message. Never throws. */
@@ -125,7 +141,7 @@ export function* searchRows(body: SearchRequestInput, rows: number, maxBytes: nu
   if (rows <= SEARCH_LIMITS.sizeMax) return (yield* searchResponseSteps({ ...body, size: rows })).data;
   return (yield {
     type: 'cached',
-    kind: 'search-walk',
+    namespace: 'search-walk',
     request: { body, rows },
     steps: function* () {
       const found: SearchResponse['data'] = [];
@@ -177,7 +193,7 @@ export function* fetchSteps(domains: Argument, columns: Argument, options: Argum
   let end = cells.length;
   while (end > 0 && (cells[end - 1] === null || cells[end - 1] === undefined || cells[end - 1] === '')) end--;
   const plan = planFetch(cells.slice(0, Math.max(1, end)));
-  const { found, failed } = (yield { type: 'rows', domains: plan.chunks.flat(), columns: call.columns }) as RowsAnswer;
+  const { found, failed } = yield* rowsFor(plan.domains, call.columns);
   const now = limits.now();
   const errors = new Map([...failed].map(([domain, error]) => [domain, errorCellOf(error, now)]));
   return capAligned(fetchTable(plan, found, call.columns, call.headers, errors), call.headers ? 1 : 0, limits.maxPayloadBytes);
@@ -186,7 +202,7 @@ export function* fetchSteps(domains: Argument, columns: Argument, options: Argum
 /** ORG.STATS(group_by, [group_by_secondary], [filters], [options]) → value/count, crosstab or long table. */
 export function* statsSteps(groupBy: Argument, secondary: Argument, filters: Argument, options: Argument, limits: StepLimits): SheetSteps<Table> {
   const call = statsCall(groupBy, secondary, filters, options);
-  const response = yield* answer('stats', 'stats', call.body);
+  const response = yield* cachedCall('stats', 'stats', call.body);
   const { warnings } = response.metadata;
   if (response.data.length === 0 && warnings && warnings.length > 0) return unknownValuesCell(warnings);
   const table = statsTable(response, call.layout, call.headers);
@@ -206,7 +222,7 @@ export function* askSteps(domain: Argument, question: Argument, maxPages: Argume
   const pages = pagesText === '' ? 1 : Number(pagesText);
   if (!Number.isInteger(pages) || pages < 1) throw new ArgumentError('max_pages', `must be a whole number from 1 (got "${pagesText}")`);
   const option = parseOptions('options', options, ASK_OPTIONS);
-  const result = yield* answer('qna', 'ask', { domain: site, question: asked, max_pages: pages });
+  const result = yield* cachedCall('qna', 'ask', { domain: site, question: asked, max_pages: pages });
   if (!result.can_answer) return [[errorCell('#N/A', result.message || 'No answer found on the site')]];
   const text = flattenMarkdown(result.data.answer);
   if (option.detail !== true) return [[text]];

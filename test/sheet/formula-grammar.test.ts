@@ -1,5 +1,5 @@
 /**
- * The formula grammar (src/sheet/requests.ts) and the task pane's formula writer (src/ui/search-form.ts):
+ * The formula grammar (src/sheet/formula-grammar.ts) and the task pane's formula writer (src/ui/search-form.ts):
  * every v2 search input written in a formula arrives as the intended body, and the formula "Insert
  * formula" writes asks exactly what the form previewed — checked by validating both through the contract.
  */
@@ -8,7 +8,7 @@ import { ArgumentError } from '../../src/sheet/cells.js';
 import { isoDateOfSerial } from '../../src/sheet/arguments.js';
 import { flattenMarkdown } from '../../src/sheet/markdown.js';
 import { clientOptionsOf, DEFAULT_CONNECTION, readConnection } from '../../src/sheet/connection.js';
-import { fetchCall, parseFilters, parseKeywordSyntax, searchCall, statsCall } from '../../src/sheet/requests.js';
+import { fetchCall, parseFilters, parseKeywordSyntax, searchCall, statsCall } from '../../src/sheet/formula-grammar.js';
 import { EMPTY_FORM, formulaOf, requestOf, type SearchForm } from '../../src/ui/search-form.js';
 
 describe('keywords in the search-box syntax', () => {

@@ -5,7 +5,7 @@
  */
 import { createRemoteClient } from '../src/client/transports/ky.js';
 import type { AsyncStorage } from '../src/sheet/cache.js';
-import { AddinRuntime } from './runtime.js';
+import { AddinRuntime } from './addin-runtime.js';
 
 /** localStorage behind the async storage interface: the stand-in outside Office. */
 function pageStorage(): AsyncStorage {

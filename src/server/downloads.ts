@@ -21,6 +21,7 @@ import ExcelJS from 'exceljs';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import type { DownloadFormat } from '../contract/v1.js';
 import type { DownloadContent } from '../engine/legacy/legacy-service.js';
+import { secondsUntil } from './limits.js';
 
 export const DOWNLOAD_LINK_TTL_MS = 60 * 60_000;
 
@@ -115,6 +116,9 @@ export class DownloadLimitError extends Error {
     super(message);
   }
 }
+
+/** A download_id that cannot name a file (the route answers it as a bad parameter). */
+export class DownloadIdError extends Error {}
 
 export interface DownloadStoreOptions {
   limits?: Partial<DownloadLimits>;
@@ -299,7 +303,7 @@ export class DownloadStore {
     const replaced = this.files.get(path);
     const retry = (next: number | null): { text: string; seconds: number | null } => {
       if (next === null) return { text: '', seconds: null };
-      const seconds = Math.max(1, Math.ceil((next - at) / 1000));
+      const seconds = secondsUntil(next, at);
       return { text: `${isoSeconds(next)} (in ${count(seconds, 'second')})`, seconds };
     };
     const lifetime = `each is deleted ${count(DOWNLOAD_LINK_TTL_MS / 60_000, 'minute')} after it is written, when its link expires`;
@@ -326,10 +330,10 @@ export class DownloadStore {
 
   /**
    * Writes the file (temporary file + rename) and returns its object-store path and signed link path.
-   * Throws a DownloadLimitError over a cap (nothing written).
+   * Throws a DownloadIdError for an id that cannot name a file, a DownloadLimitError over a cap (nothing written).
    */
   async write(content: DownloadContent, owner: string): Promise<{ filePath: string; link: string }> {
-    if (!SAFE_ID.test(content.downloadId)) throw new Error('download_id may hold letters, digits, ".", "_" and "-" only (at most 100)');
+    if (!SAFE_ID.test(content.downloadId)) throw new DownloadIdError('download_id may hold letters, digits, ".", "_" and "-" only (at most 100)');
     // A key id is 16 hex digits; anything else (a token's sub) is hashed: no clash, no "..", no escaping.
     const ownerDir = /^key:[0-9a-f]{16}$/.test(owner) ? owner.replace(':', '-') : `user-${createHash('sha256').update(owner).digest('hex').slice(0, 16)}`;
     const filePath = `downloads/${ownerDir}/${content.downloadId}.${content.format}`;

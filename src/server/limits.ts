@@ -100,8 +100,13 @@ export function quotaRemaining(use: QuotaUse): number {
   return Math.max(0, use.limit - use.counted - use.held);
 }
 
+/** Retry-After of a refusal that lasts until `until` (ms): whole seconds from `now`, rounded up, at least 1. */
+export function secondsUntil(until: number, now: number): number {
+  return Math.max(1, Math.ceil((until - now) / 1000));
+}
+
 /** Retry-After (whole seconds, at least 1) of a quota refusal at `now`: a moment when held, the reset when exhausted. */
 export function quotaRetryAfterSeconds(standing: Exclude<QuotaStanding, 'available'>, now: number): number {
   if (standing === 'held') return IN_FLIGHT_RETRY_SECONDS;
-  return Math.max(1, Math.ceil((quotaReset(now).getTime() - now) / 1000));
+  return secondsUntil(quotaReset(now).getTime(), now);
 }

@@ -1,0 +1,372 @@
+/**
+ * Who may run a request, decided before any work, in one place:
+ *   - the API key (401); for v1 without a key and for the language routes, a verified bearer token (401/403);
+ *   - the token bucket of the key's tier, or tier_2's for a bearer user (429);
+ *   - the key's monthly quotas (429). An admitted request holds its place in them until it is counted or
+ *     answered otherwise, and /search and /fetch hold the rows they may return, so concurrent requests
+ *     cannot together pass a quota; a quota only requests in flight hold is a 429 of a second (limits.ts);
+ *   - tier rules (403), and the engine as each key sees it (its visibility intersected into everything).
+ * Every refusal that a later retry may pass says when in Retry-After; every answer to a key carries the
+ * X-RateLimit-* headers (Remaining: what a new request can take now, i.e. less counted usage and what
+ * requests in flight hold).
+ */
+import type * as z from 'zod';
+import { ValidationError } from '../contract/errors.js';
+import { ENDPOINTS, type EndpointId } from '../contract/endpoints.js';
+import { validate, type ValidationErrorItem } from '../contract/validation.js';
+import type { LocalIndex } from '../engine/local-index.js';
+import type { BearerUser, BearerVerifier } from './bearer.js';
+import type { ApiKey, KeyRing } from './keys.js';
+import { DEFAULT_TIER_LIMITS, quotaMonth, quotaRemaining, quotaReset, quotaRetryAfterSeconds, quotaStanding, TokenBucket, type QuotaStanding, type QuotaUse, type TierLimits } from './limits.js';
+import { HttpProblem, retryAfter } from './problem.js';
+import type { QuotaLedger, Usage } from './quota-ledger.js';
+
+/** The engine, or why there is none (health reports it; other routes answer 503). */
+export interface EngineState {
+  index: LocalIndex | null;
+  error: string | null;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    apiKey: ApiKey | null;
+    /** A verified bearer token's user (v1 without an API key, the language routes). */
+    bearerUser: BearerUser | null;
+    /** The place this request holds in its key's quotas while it runs (see `Admission.reserve`). */
+    reservation: Reservation | null;
+  }
+}
+
+/** The place an admitted request holds in its key's quotas of the month. */
+export interface Reservation {
+  readonly slot: string;
+  readonly stats: boolean;
+  /** Rows held for /search and /fetch (known once the body is parsed). */
+  results: number;
+  /** Given back (counted, or answered otherwise): releasing again changes nothing. */
+  released: boolean;
+}
+
+interface Held {
+  requests: number;
+  statsRequests: number;
+  results: number;
+}
+
+/** One quota a request needs, and the words of its 429. */
+interface QuotaNeed {
+  name: string;
+  unit: string;
+  use: QuotaUse;
+  /** What was used up, when the month's counted usage leaves too little. */
+  exhausted: string;
+}
+
+export const RATE_LIMIT_HEADERS = ['X-RateLimit-Requests-Limit', 'X-RateLimit-Requests-Remaining', 'X-RateLimit-Results-Limit', 'X-RateLimit-Results-Remaining', 'X-RateLimit-Reset'];
+
+/** Routes whose rows count against the result quota: page-sized ones (cut to the rows left) and domain lists. */
+const SIZED_ROUTES: Partial<Record<EndpointId, z.ZodType<{ size?: number | undefined }>>> = { 'v2.search': ENDPOINTS['v2.search'].request, 'v1.search': ENDPOINTS['v1.search'].request, 'v1.download': ENDPOINTS['v1.download'].request };
+const LISTED_ROUTES: Partial<Record<EndpointId, z.ZodType<{ domains?: readonly unknown[] | undefined }>>> = { 'v2.fetch': ENDPOINTS['v2.fetch'].request, 'v1.fetchMarket': ENDPOINTS['v1.fetchMarket'].request };
+const isRowRoute = (id: EndpointId): boolean => SIZED_ROUTES[id] !== undefined || LISTED_ROUTES[id] !== undefined;
+
+type RowsAsked = { kind: 'page' | 'list'; rows: number } | { kind: 'invalid'; detail: ValidationErrorItem[] };
+
+/** The rows a body asks for (a page's size, a row per listed domain); null on a route without rows. */
+function rowsAsked(id: EndpointId, body: unknown): RowsAsked | null {
+  const sized = SIZED_ROUTES[id];
+  if (sized) {
+    const checked = validate(sized, body);
+    return checked.ok ? { kind: 'page', rows: checked.value.size ?? 0 } : { kind: 'invalid', detail: checked.error.detail };
+  }
+  const listed = LISTED_ROUTES[id];
+  if (!listed) return null;
+  const checked = validate(listed, body);
+  return checked.ok ? { kind: 'list', rows: checked.value.domains?.length ?? 0 } : { kind: 'invalid', detail: checked.error.detail };
+}
+
+const fetchedRows = (metadata: unknown): number =>
+  metadata && typeof metadata === 'object' && 'total_fetched' in metadata && typeof metadata.total_fetched === 'number' ? metadata.total_fetched : 0;
+
+/** What a successful answer adds to the key's monthly usage. */
+function usageOf(id: EndpointId, body: unknown): Usage {
+  let rows = 0;
+  if (isRowRoute(id) && body && typeof body === 'object') {
+    if ('data' in body && Array.isArray(body.data)) rows = body.data.length;
+    // A download: its rows are in the file, their count in the metadata.
+    else if ('metadata' in body) rows = fetchedRows(body.metadata);
+  }
+  return { requests: 1, statsRequests: id === 'v2.stats' ? 1 : 0, results: rows };
+}
+
+const isoSeconds = (date: Date): string => `${date.toISOString().slice(0, 19)}Z`;
+const plural = (n: number, word: string): string => `${n.toLocaleString('en')} ${word}${n === 1 ? '' : 's'}`;
+const resultQuotaExhausted = (limit: number, tier: string): string => `Monthly result quota exhausted: ${plural(limit, 'row')} from /search and /fetch for ${tier}`;
+const slotOf = (month: string, keyId: string): string => `${month}\t${keyId}`;
+
+/** A 429: a rate or a quota refused, and when asking again may pass. */
+const tooManyRequests = (detail: string, retryAfterSeconds: number): HttpProblem => new HttpProblem(429, detail, retryAfter(retryAfterSeconds));
+
+/** Missing credentials: v1 and the language routes each say it their own way. */
+interface BearerRefusals {
+  status: 401 | 403;
+  /** No `Authorization: Bearer` header. */
+  missing: string;
+  /** The server was started without a way to verify tokens. */
+  unverifiable: string;
+}
+
+const V1_BEARER: BearerRefusals = {
+  status: 403,
+  missing: 'Not authenticated: send x-api-key, or Authorization: Bearer <token>',
+  unverifiable: 'This server accepts no bearer tokens (start it with --jwt-secret or --jwks); use an API key',
+};
+const LANGUAGE_BEARER: BearerRefusals = {
+  status: 401,
+  missing: 'Not authenticated: send Authorization: Bearer <token>',
+  unverifiable: 'This server accepts no bearer tokens (start it with --jwt-secret or --jwks)',
+};
+
+export const missingKey = (): HttpProblem => new HttpProblem(401, 'Missing API key: send it in the x-api-key header');
+
+export interface AdmissionOptions {
+  engine: EngineState;
+  keys: KeyRing;
+  ledger: QuotaLedger;
+  /** Wall clock in ms. */
+  now: () => number;
+  /** Verifies bearer tokens; null: the server accepts none. */
+  bearer: BearerVerifier | null;
+  /** When set, a bearer token needs one of these groups for the language routes. */
+  languageGroups?: readonly string[] | undefined;
+}
+
+export class Admission {
+  private readonly engine: EngineState;
+  private readonly keys: KeyRing;
+  private readonly ledger: QuotaLedger;
+  private readonly now: () => number;
+  private readonly bearer: BearerVerifier | null;
+  private readonly languageGroups: readonly string[] | undefined;
+  private readonly buckets = new Map<string, TokenBucket>();
+  /** What requests admitted but not answered yet hold, per month and key. */
+  private readonly inFlight = new Map<string, Held>();
+  private readonly views = new Map<string, LocalIndex>();
+
+  /** Throws when the engine refuses a key's visibility: a bad keys file stops the start, not a request. */
+  constructor(options: AdmissionOptions) {
+    this.engine = options.engine;
+    this.keys = options.keys;
+    this.ledger = options.ledger;
+    this.now = options.now;
+    this.bearer = options.bearer;
+    this.languageGroups = options.languageGroups;
+    for (const key of this.keys.entries()) {
+      if (!key.visibility || !this.engine.index) continue;
+      try {
+        this.view(key);
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        throw new Error(`keys file: the visibility of key ${key.name ?? key.id} is invalid: ${error.detail.map((item) => `${item.loc.slice(1).join('.')}: ${item.msg}`).join('; ')}`);
+      }
+    }
+  }
+
+  /** The key an `x-api-key` header presents, or a 401. */
+  key(presented: string | string[] | undefined): ApiKey {
+    const text = Array.isArray(presented) ? presented[0] : presented;
+    if (!text) throw missingKey();
+    const key = this.keys.lookup(text);
+    if (!key) throw new HttpProblem(401, 'Invalid API key');
+    return key;
+  }
+
+  /** The engine as a key sees it (null: unscoped, for bearer users), or a 503 while no index is loaded. */
+  view(key: ApiKey | null): LocalIndex {
+    const index = this.engine.index;
+    if (!index) throw new HttpProblem(503, `the index is not loaded${this.engine.error ? `: ${this.engine.error}` : ''}`);
+    if (!key?.visibility) return index;
+    let view = this.views.get(key.id);
+    if (!view) {
+      view = index.withVisibility(key.visibility);
+      this.views.set(key.id, view);
+    }
+    return view;
+  }
+
+  /** 403 unless the key is an admin key: `option` is for admins only. */
+  requireAdmin(key: ApiKey, option: string): void {
+    if (!key.admin) throw new HttpProblem(403, `${option} is for admin keys; this key is ${key.tier}`);
+  }
+
+  /**
+   * A token from the key's bucket and a place in its monthly quotas (the request quota, /stats for
+   * /stats, the result quota for routes that return rows), or a 429. Admin keys pass without either
+   * (null).
+   */
+  reserve(id: EndpointId, key: ApiKey): Reservation | null {
+    if (key.admin) return null;
+    const at = this.now();
+    const { limits, tier } = key;
+    this.takeToken(key.id, limits, `${tier} allows`, at);
+    const month = quotaMonth(at);
+    const slot = slotOf(month, key.id);
+    const held = this.inFlight.get(slot) ?? { requests: 0, statsRequests: 0, results: 0 };
+    const usage = this.ledger.get(month, key.id);
+    const stats = id === 'v2.stats';
+    const needs: QuotaNeed[] = [
+      { name: 'request', unit: 'request', use: { limit: limits.monthlyRequests, counted: usage.requests, held: held.requests }, exhausted: `Monthly request quota exhausted: ${plural(limits.monthlyRequests, 'request')} for ${tier}` },
+      ...(stats
+        ? [{ name: '/stats', unit: 'request', use: { limit: limits.monthlyStatsRequests, counted: usage.statsRequests, held: held.statsRequests }, exhausted: `Monthly /stats quota exhausted: ${plural(limits.monthlyStatsRequests, 'request')} for ${tier}` }]
+        : []),
+      ...(isRowRoute(id) ? [{ name: 'result', unit: 'row', use: { limit: limits.monthlyResults, counted: usage.results, held: held.results }, exhausted: resultQuotaExhausted(limits.monthlyResults, tier) }] : []),
+    ];
+    const quotas = needs.map((need) => ({ ...need, standing: quotaStanding(need.use) }));
+    // A quota used up for the month outranks one that frees up in a moment: retrying soon would not help.
+    const refused = quotas.find((quota) => quota.standing === 'exhausted') ?? quotas.find((quota) => quota.standing === 'held');
+    if (refused && refused.standing !== 'available') throw this.quotaRefusal(refused.standing, at, refused);
+    held.requests++;
+    if (stats) held.statsRequests++;
+    this.inFlight.set(slot, held);
+    return { slot, stats, results: 0, released: false };
+  }
+
+  /**
+   * /search and /fetch hold the rows they may return before they run: a search page is cut to the rows
+   * left (its cursor still walks on), a fetch that could return more rows than are left is a 429.
+   * Returns the body to run (a search's size cut). A v2 body that fails the contract is a 422 here; v1
+   * leaves its 400 to its own validation.
+   */
+  holdRows<Body>(id: EndpointId, key: ApiKey | null, reservation: Reservation | null, body: Body): Body {
+    if (!key || key.admin || !reservation) return body;
+    const asked = rowsAsked(id, body);
+    if (!asked) return body;
+    if (asked.kind === 'invalid') {
+      if (id.startsWith('v2.')) throw new ValidationError(asked.detail, 422);
+      return body;
+    }
+    const at = this.now();
+    const slot = this.inFlight.get(reservation.slot);
+    const use = { limit: key.limits.monthlyResults, counted: this.ledger.get(quotaMonth(at), key.id).results, held: slot?.results ?? 0 };
+    let rows = asked.rows;
+    let run = body;
+    if (asked.kind === 'page') {
+      // Nothing left to serve now: a 429 (held or exhausted) rather than an empty page.
+      const standing = quotaStanding(use);
+      if (asked.rows > 0 && standing !== 'available') {
+        throw this.quotaRefusal(standing, at, { name: 'result', unit: 'row', use, exhausted: resultQuotaExhausted(use.limit, key.tier) });
+      }
+      rows = Math.min(asked.rows, quotaRemaining(use));
+      if (rows < asked.rows) run = { ...body, size: rows };
+    } else {
+      const standing = quotaStanding(use, rows);
+      if (standing !== 'available') {
+        const counted = Math.max(0, use.limit - use.counted);
+        throw this.quotaRefusal(standing, at, {
+          name: 'result',
+          unit: 'row',
+          use,
+          exhausted: `Monthly result quota: a fetch of ${plural(rows, 'domain')} may return as many rows, and ${plural(counted, 'row')} ${counted === 1 ? 'is' : 'are'} left for ${key.tier}`,
+        });
+      }
+    }
+    reservation.results = rows;
+    if (slot) slot.results += rows;
+    return run;
+  }
+
+  /** Gives a reservation's place back (an answer without a count); once only, whoever calls it again. */
+  release(reservation: Reservation | null): void {
+    if (!reservation || reservation.released) return;
+    reservation.released = true;
+    const held = this.inFlight.get(reservation.slot);
+    if (!held) return;
+    held.requests--;
+    if (reservation.stats) held.statsRequests--;
+    held.results -= reservation.results;
+    if (held.requests <= 0) this.inFlight.delete(reservation.slot);
+  }
+
+  /**
+   * Counts a successful answer: +1 request, +1 /stats request, +rows for the routes that return rows. The
+   * held place is handed over to the count in one step (record adds it before it awaits the disk); the
+   * promise settles once the count is durable.
+   */
+  count(id: EndpointId, key: ApiKey, reservation: Reservation | null, body: unknown): Promise<void> {
+    this.release(reservation);
+    return this.ledger.record(quotaMonth(this.now()), key.id, usageOf(id, body));
+  }
+
+  /** The X-RateLimit-* headers of an answer to the key: Remaining is 0 exactly when a new request would be refused. */
+  rateLimitHeaders(key: ApiKey): Record<string, string> {
+    const at = this.now();
+    const month = quotaMonth(at);
+    const usage = this.ledger.get(month, key.id);
+    const held = this.inFlight.get(slotOf(month, key.id));
+    const { monthlyRequests, monthlyResults } = key.limits;
+    return {
+      'X-RateLimit-Requests-Limit': String(monthlyRequests),
+      'X-RateLimit-Requests-Remaining': String(quotaRemaining({ limit: monthlyRequests, counted: usage.requests, held: held?.requests ?? 0 })),
+      'X-RateLimit-Results-Limit': String(monthlyResults),
+      'X-RateLimit-Results-Remaining': String(quotaRemaining({ limit: monthlyResults, counted: usage.results, held: held?.results ?? 0 })),
+      'X-RateLimit-Reset': isoSeconds(quotaReset(at)),
+    };
+  }
+
+  /** A v1 caller without an API key: the user of a verified bearer token; 403 otherwise (v1 says every auth failure so). */
+  async v1User(authorization: string | undefined): Promise<BearerUser> {
+    const user = await this.verifyBearer(authorization, V1_BEARER);
+    this.throttle(user);
+    return user;
+  }
+
+  /** A language-route caller: the user of a verified bearer token (401), in one of the allowed groups when set (403). */
+  async languageUser(authorization: string | undefined): Promise<BearerUser> {
+    const user = await this.verifyBearer(authorization, LANGUAGE_BEARER);
+    const allowed = this.languageGroups;
+    if (allowed && !user.groups.some((group) => allowed.includes(group))) {
+      throw new HttpProblem(403, `Access denied: the language routes are for members of ${allowed.join(', ')}`);
+    }
+    this.throttle(user);
+    return user;
+  }
+
+  private async verifyBearer(authorization: string | undefined, refusals: BearerRefusals): Promise<BearerUser> {
+    const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
+    if (!token) throw new HttpProblem(refusals.status, refusals.missing);
+    if (!this.bearer) throw new HttpProblem(refusals.status, refusals.unverifiable);
+    return this.bearer(token);
+  }
+
+  /**
+   * Bearer (dashboard) users have no quota, but they share tier_2's rate so that one token cannot
+   * monopolise the server (each user by `sub`).
+   */
+  private throttle(user: BearerUser): void {
+    this.takeToken(`user:${user.sub}`, DEFAULT_TIER_LIMITS.tier_2, 'a signed-in user may send', this.now());
+  }
+
+  /** One token from the caller's bucket (created on first use), or a 429 saying the rate and when to retry. */
+  private takeToken(slot: string, limits: TierLimits, who: string, at: number): void {
+    let bucket = this.buckets.get(slot);
+    if (!bucket) {
+      bucket = new TokenBucket(limits.ratePerSecond, limits.burst, at);
+      this.buckets.set(slot, bucket);
+    }
+    const taken = bucket.take(at);
+    if (!taken.ok) {
+      throw tooManyRequests(`Rate limit exceeded: ${who} ${limits.ratePerSecond} requests per second (bursts of ${limits.burst}); retry in ${plural(taken.retryAfterSeconds, 'second')}`, taken.retryAfterSeconds);
+    }
+  }
+
+  /**
+   * The 429 of a quota that cannot give what a request needs: exhausted until the month resets, or held by
+   * requests in flight for a moment. One Retry-After rule for both (limits.ts).
+   */
+  private quotaRefusal(standing: Exclude<QuotaStanding, 'available'>, at: number, quota: QuotaNeed): HttpProblem {
+    const seconds = quotaRetryAfterSeconds(standing, at);
+    if (standing === 'exhausted') return tooManyRequests(`${quota.exhausted}; it resets at ${isoSeconds(quotaReset(at))}`, seconds);
+    const left = Math.max(0, quota.use.limit - quota.use.counted);
+    const held = Math.min(quota.use.held, left);
+    return tooManyRequests(`Monthly ${quota.name} quota held by requests in flight: ${held.toLocaleString('en')} of ${plural(left, `remaining ${quota.unit}`)} ${held === 1 ? 'is' : 'are'} reserved; retry in ${plural(seconds, 'second')}`, seconds);
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * The legacy v1 interface: an API key (same keys, limits, quotas and visibility as v2) or a bearer token
+ * (dashboard users: tier_2's rate, no quota), answered by the legacy service over the same engine. Errors
+ * as v1 says: bad parameters are 400 and every auth failure is 403, with a message.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyPluginCallback, FastifyRequest } from 'fastify';
+import { ENDPOINTS, type EndpointId } from '../../contract/endpoints.js';
+import { LegacyService, type LegacyCaller } from '../../engine/legacy/legacy-service.js';
+import type { Admission } from '../admission.js';
+import { errorHandler } from '../error-handler.js';
+import type { Downloads } from './files.js';
+import { keyedRoutes } from './keyed.js';
+
+type V1Id = Extract<EndpointId, `v1.${string}`>;
+
+/** How often expired PITs are swept when no request comes to do it. */
+const PIT_SWEEP_INTERVAL_MS = 60_000;
+
+export interface V1RoutesOptions {
+  admission: Admission;
+  downloads: Downloads;
+  /** Wall clock in ms (PIT expiry, download timestamps). */
+  now: () => number;
+}
+
+/** The caller a v1 request was admitted as: its API key, else the bearer user the onRequest hook verified. */
+function callerOf(request: FastifyRequest, admission: Admission): LegacyCaller {
+  const key = request.apiKey;
+  if (key) return { id: `key:${key.id}`, index: admission.view(key) };
+  const user = request.bearerUser;
+  if (!user) throw new Error('a v1 request reached its handler without a key or a user');
+  return { id: `user:${user.sub}`, index: admission.view(null) };
+}
+
+/** A `pit_id` field of the query string or of the body, whichever sends it. */
+const pitIdIn = (part: unknown): unknown => (typeof part === 'object' && part !== null && 'pit_id' in part ? part.pit_id : undefined);
+
+export const v1Routes: FastifyPluginCallback<V1RoutesOptions> = (app, { admission, downloads, now }, done) => {
+  app.setErrorHandler(errorHandler({ authStatus: 403 }));
+  const keyed = keyedRoutes(app, admission);
+  const legacy = new LegacyService({ now, newId: randomUUID });
+  // Expired PITs go even when no v1 request comes to sweep them: each may keep a replaced index alive.
+  const pitSweeper = setInterval(() => legacy.sweepPits(), PIT_SWEEP_INTERVAL_MS);
+  pitSweeper.unref();
+  app.addHook('onClose', (_instance, closed) => {
+    clearInterval(pitSweeper);
+    closed();
+  });
+
+  /** The body to run: with a key, the rows it may return held first (a search page cut to the rows left). */
+  const withRowsHeld = (id: V1Id, request: FastifyRequest): unknown => admission.holdRows(id, request.apiKey, request.reservation, request.body);
+
+  const answers: Record<V1Id, (request: FastifyRequest, caller: LegacyCaller) => unknown> = {
+    'v1.search': (request, caller) => legacy.search(withRowsHeld('v1.search', request), caller),
+    'v1.sublocations': (request, caller) => legacy.sublocations(request.body, caller),
+    'v1.fetchMarket': (request, caller) => legacy.fetchMarket(withRowsHeld('v1.fetchMarket', request), caller),
+    'v1.download': async (request, caller) => {
+      downloads.ensureConfigured();
+      const content = legacy.downloadContent(withRowsHeld('v1.download', request), caller);
+      const written = await downloads.write(content, caller.id, request);
+      return {
+        download_url: written.url,
+        metadata: {
+          download_id: content.downloadId,
+          user_id: request.apiKey?.id ?? request.bearerUser?.sub ?? null,
+          file_path: written.filePath,
+          total_hits: content.totalHits,
+          total_fetched: content.rows.length,
+          index: content.index,
+          timestamp: new Date(now()).toISOString(),
+          download_format: content.format,
+          query_type: content.queryType,
+        },
+      };
+    },
+    // pit_id in the query string or the body (the spec does not say which).
+    'v1.closePit': (request, caller) => legacy.closePit({ pit_id: pitIdIn(request.query) ?? pitIdIn(request.body) }, caller),
+  };
+
+  const isV1 = (id: string): id is V1Id => Object.hasOwn(answers, id);
+  for (const id of Object.keys(ENDPOINTS)) {
+    if (!isV1(id)) continue;
+    const endpoint = ENDPOINTS[id];
+    app.route({
+      method: endpoint.method,
+      url: endpoint.path,
+      onRequest: async (request, reply) => {
+        if (request.headers['x-api-key'] !== undefined) keyed.admit(id, request, reply);
+        else request.bearerUser = await admission.v1User(request.headers.authorization);
+      },
+      handler: async (request, reply) => keyed.send(id, request, reply, await answers[id](request, callerOf(request, admission))),
+    });
+  }
+  done();
+};

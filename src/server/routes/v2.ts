@@ -1,0 +1,87 @@
+/**
+ * The v2 interface, with methods and paths from the contract's endpoint table: /v2/health open to all, every other route
+ * behind an API key — onRequest admits it (401 / 429) before the body is parsed, the handler answers from
+ * the engine as the key sees it (422 when the contract refuses the input, 403 for tier rules), and a
+ * successful answer is counted before it is sent.
+ */
+import type { FastifyPluginCallback, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { ValidationError } from '../../contract/errors.js';
+import { ENDPOINTS, type EndpointId, type RequestInput } from '../../contract/endpoints.js';
+import { validate } from '../../contract/validation.js';
+import type { LocalIndex } from '../../engine/local-index.js';
+import { missingKey, type Admission, type EngineState } from '../admission.js';
+import type { ApiKey } from '../keys.js';
+import { HttpProblem } from '../problem.js';
+import { keyedRoutes } from './keyed.js';
+
+type KeyedId = Exclude<Extract<EndpointId, `v2.${string}`>, 'v2.health'>;
+
+export interface V2RoutesOptions {
+  admission: Admission;
+  engine: EngineState;
+}
+
+export const v2Routes: FastifyPluginCallback<V2RoutesOptions> = (app, { admission, engine }, done) => {
+  const keyed = keyedRoutes(app, admission);
+  const urlOf = (id: Extract<EndpointId, `v2.${string}`>): string => `/v2${ENDPOINTS[id].path.replace(/\{(\w+)\}/g, ':$1')}`;
+  /** A keyed route's method, URL and admission (synchronous, with a callback: no promise per request on the hottest path). */
+  const keyedRoute = (id: KeyedId): Pick<RouteOptions, 'method' | 'url' | 'onRequest'> => ({
+    method: ENDPOINTS[id].method,
+    url: urlOf(id),
+    onRequest: (request, reply, next) => {
+      try {
+        keyed.admit(id, request, reply);
+        next();
+      } catch (error) {
+        next(error as Error);
+      }
+    },
+  });
+  /** The engine's answer as the admitted key sees it, counted and sent. */
+  const answer = async (id: KeyedId, request: FastifyRequest, reply: FastifyReply, run: (view: LocalIndex, key: ApiKey) => unknown): Promise<FastifyReply> => {
+    const key = request.apiKey;
+    if (!key) throw missingKey();
+    return keyed.send(id, request, reply, run(admission.view(key), key));
+  };
+
+  app.get(urlOf('v2.health'), () => (engine.index ? engine.index.health() : { healthy: false, error: engine.error ?? 'the index is not loaded yet' }));
+  // Each route declares the request parts it reads as the engine's input types: the engine checks every
+  // input with the contract itself (a bad one throws the ValidationError of the 422), so they reach it as they came.
+  app.route<{ Body: RequestInput<'v2.search'> }>({
+    ...keyedRoute('v2.search'),
+    handler: (request, reply) => answer('v2.search', request, reply, (view, key) => view.search(admission.holdRows('v2.search', key, request.reservation, request.body))),
+  });
+  app.route<{ Body: RequestInput<'v2.fetch'> }>({
+    ...keyedRoute('v2.fetch'),
+    handler: (request, reply) => answer('v2.fetch', request, reply, (view, key) => view.fetch(admission.holdRows('v2.fetch', key, request.reservation, request.body))),
+  });
+  app.route({
+    ...keyedRoute('v2.stats'),
+    handler: (request, reply) =>
+      answer('v2.stats', request, reply, (view, key) => {
+        const checked = validate(ENDPOINTS['v2.stats'].request, request.body);
+        if (!checked.ok) throw new ValidationError(checked.error.detail, 422);
+        if (checked.value.explain) admission.requireAdmin(key, 'explain');
+        return view.stats(checked.value);
+      }),
+  });
+  app.route({ ...keyedRoute('v2.filterOptions'), handler: (request, reply) => answer('v2.filterOptions', request, reply, (view) => view.filterOptions()) });
+  app.route<{ Querystring: RequestInput<'v2.locationSearch'> }>({
+    ...keyedRoute('v2.locationSearch'),
+    handler: (request, reply) => answer('v2.locationSearch', request, reply, (view) => view.locationSearch(request.query)),
+  });
+  app.route<{ Querystring: RequestInput<'v2.locationList'> }>({
+    ...keyedRoute('v2.locationList'),
+    handler: (request, reply) => answer('v2.locationList', request, reply, (view) => view.locationList(request.query)),
+  });
+  app.route<{ Params: { location_id: string } }>({
+    ...keyedRoute('v2.location'),
+    handler: (request, reply) =>
+      answer('v2.location', request, reply, (view) => {
+        const item = view.location(request.params.location_id);
+        if (!item) throw new HttpProblem(404, 'Location not found');
+        return item;
+      }),
+  });
+  done();
+};

@@ -112,20 +112,25 @@ function buildSpellings(store: ColumnStore, key: SpelledKey): Spellings {
   return spellings;
 }
 
+/** A value per (owner, key), built on first use and kept as long as the owner lives. */
+function cachedPerKey<Owner extends object, Value>(cache: WeakMap<Owner, Map<SpelledKey, Value>>, owner: Owner, key: SpelledKey, build: () => Value): Value {
+  let byKey = cache.get(owner);
+  if (!byKey) {
+    byKey = new Map();
+    cache.set(owner, byKey);
+  }
+  let value = byKey.get(key);
+  if (value === undefined) {
+    value = build();
+    byKey.set(key, value);
+  }
+  return value;
+}
+
 const storeSpellings = new WeakMap<ColumnStore, Map<SpelledKey, Spellings>>();
 
 function spellingsOf(store: ColumnStore, key: SpelledKey): Spellings {
-  let byKey = storeSpellings.get(store);
-  if (!byKey) {
-    byKey = new Map();
-    storeSpellings.set(store, byKey);
-  }
-  let spellings = byKey.get(key);
-  if (!spellings) {
-    spellings = buildSpellings(store, key);
-    byKey.set(key, spellings);
-  }
-  return spellings;
+  return cachedPerKey(storeSpellings, store, key, () => buildSpellings(store, key));
 }
 
 /** Builds a store's spellings and closest-value postings ahead of the first request that needs them. */
@@ -163,17 +168,7 @@ function visibleTest(context: QueryContext, key: SpelledKey): (value: string) =>
     const { column } = columnOf(store, key);
     return (value) => column.dict.lookup(value) !== undefined;
   }
-  let byKey = viewValues.get(visible);
-  if (!byKey) {
-    byKey = new Map();
-    viewValues.set(visible, byKey);
-  }
-  let values = byKey.get(key);
-  if (!values) {
-    values = presentValues(store, key, visible);
-    byKey.set(key, values);
-  }
-  const present = values;
+  const present = cachedPerKey(viewValues, visible, key, () => presentValues(store, key, visible));
   return (value) => present.has(value);
 }
 

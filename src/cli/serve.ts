@@ -18,6 +18,7 @@ import { DEFAULT_DATASET, generateDataset } from '../engine/dataset/generate.js'
 import { readDataFile } from '../engine/dataset/read.js';
 import { createDefaultLocalIndex, createLocalIndex, type LocalIndex } from '../engine/local-index.js';
 import { warmRelevance } from '../engine/relevance/store-relevance.js';
+import { prepareVectorScan } from '../engine/relevance/vector-scan.js';
 import { duplicateNameGroups } from '../engine/query/dedup.js';
 import { warmFilterSpellings } from '../engine/query/filter-values.js';
 import { developmentSecret, signToken } from './dev-token.js';
@@ -218,6 +219,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     setImmediate(() => {
       const warming = performance.now();
       warmRelevance(index.store);
+      void prepareVectorScan();
       // The name groups of `dedup` too: built on first use, they would hold up that request and every other.
       duplicateNameGroups(index.store);
       // And the filter values' spellings (exonyms, codes, closest-value postings).

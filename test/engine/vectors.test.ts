@@ -1,7 +1,15 @@
 // The pruned vector scan (src/engine/relevance/vectors.ts) against the plainest brute force: every
 // dot product, a full sort. Rows, scores and totals must be identical — the bounds may only save work.
+// Both scans are checked: the WebAssembly one (vector-scan.ts, what Node runs by default) and the
+// JavaScript one (hosts without WebAssembly SIMD).
+import { execFileSync } from 'node:child_process';
+import { createLocalIndex, generateDataset } from '../../src/index.js';
+import { applyComponentRemoval, sifGloveEmbedder } from '../../src/engine/relevance/embedder.js';
+import { vectorsOf } from '../../src/engine/relevance/store-relevance.js';
+import { prepareVectorScan, vectorScanAvailable } from '../../src/engine/relevance/vector-scan.js';
+import { VECTOR_SCAN_WASM } from '../../src/engine/relevance/vector-scan-wasm.js';
 import { Random } from '../../src/engine/random.js';
-import { nearest, VectorMatrix } from '../../src/engine/relevance/vectors.js';
+import { nearest, VectorMatrix, type VectorHits } from '../../src/engine/relevance/vectors.js';
 
 function unit(values: number[]): number[] {
   const norm = Math.hypot(...values);
@@ -47,6 +55,36 @@ function bruteForce(matrix: VectorMatrix, query: Float32Array, k: number, allowe
   return { rows: top.map((h) => h.row), scores: top.map((h) => h.score), total: hits.length };
 }
 
+type Want = ReturnType<typeof bruteForce>;
+
+function expectSame(got: VectorHits, want: Want, counted: boolean): void {
+  expect(got.total).toBe(counted ? want.total : null);
+  expect(Array.from(got.rows)).toEqual(want.rows);
+  expect(Array.from(got.scores)).toEqual(want.scores);
+}
+
+/** Both scans, counted and not, against brute force; how many rows were compared. */
+function checkAll(matrix: VectorMatrix, query: Float32Array, k: number, allowed: Uint8Array, minScore: number, tieKey: Uint32Array): number {
+  const want = bruteForce(matrix, query, k, allowed, minScore, tieKey);
+  for (const wasm of [true, false]) {
+    expectSame(nearest(matrix, query, k, allowed, minScore, tieKey, { wasm }), want, true);
+    // Without the count (hybrid): the same rows and scores, pruned on the k-th best alone.
+    expectSame(nearest(matrix, query, k, allowed, minScore, tieKey, { wasm, count: false }), want, false);
+  }
+  return want.rows.length;
+}
+
+test('Node runs the WebAssembly scan (so the tests below compare both scans)', async () => {
+  expect(WebAssembly.validate(VECTOR_SCAN_WASM)).toBe(true);
+  expect(vectorScanAvailable()).toBe(true);
+  await expect(prepareVectorScan()).resolves.toBe(true);
+});
+
+test('the embedded module is a fresh compile of vector-scan.wat', () => {
+  // Throws (exit code 1) when the committed bytes differ from what wabt makes of the source.
+  expect(() => execFileSync(process.execPath, ['scripts/wasm/build-vector-scan.mjs', '--check'], { stdio: 'pipe' })).not.toThrow();
+});
+
 describe('nearest: the pruned scan returns exactly what brute force returns', () => {
   const cases = [
     { name: 'energy in the first dimensions (principal axes)', decay: 0.08, dims: 100 },
@@ -69,19 +107,7 @@ describe('nearest: the pruned scan returns exactly what brute force returns', ()
         const allowed = new Uint8Array(rows).fill(1);
         if (i % 3 === 1) for (let row = 0; row < rows; row += 3) allowed[row] = 0;
         for (const minScore of [-1, 0, 0.2, 0.35, 0.6]) {
-          for (const k of [0, 1, 10, 100, 1_000]) {
-            const got = nearest(matrix, query, k, allowed, minScore, tieKey);
-            const want = bruteForce(matrix, query, k, allowed, minScore, tieKey);
-            expect(got.total).toBe(want.total);
-            expect(Array.from(got.rows)).toEqual(want.rows);
-            expect(Array.from(got.scores)).toEqual(want.scores);
-            // Without the count (hybrid): the same rows and scores, pruned on the k-th best alone.
-            const uncounted = nearest(matrix, query, k, allowed, minScore, tieKey, { count: false });
-            expect(uncounted.total).toBeNull();
-            expect(Array.from(uncounted.rows)).toEqual(want.rows);
-            expect(Array.from(uncounted.scores)).toEqual(want.scores);
-            checked += want.rows.length;
-          }
+          for (const k of [0, 1, 10, 100, 1_000]) checked += checkAll(matrix, query, k, allowed, minScore, tieKey);
         }
       }
       expect(checked).toBeGreaterThan(1_000);
@@ -98,9 +124,75 @@ describe('nearest: the pruned scan returns exactly what brute force returns', ()
     for (let row = 0; row < rows; row++) data.set(base, row * dims);
     const matrix = new VectorMatrix(dims, data, new Uint8Array(rows).fill(1));
     const tieKey = Uint32Array.from({ length: rows }, (_, row) => rows - 1 - row);
-    const hits = nearest(matrix, Float32Array.from(base), 5, new Uint8Array(rows).fill(1), 0.35, tieKey);
-    expect(Array.from(hits.rows)).toEqual([499, 498, 497, 496, 495]);
-    expect(hits.total).toBe(rows);
+    for (const wasm of [true, false]) {
+      const hits = nearest(matrix, Float32Array.from(base), 5, new Uint8Array(rows).fill(1), 0.35, tieKey, { wasm });
+      expect(Array.from(hits.rows)).toEqual([499, 498, 497, 496, 495]);
+      expect(hits.total).toBe(rows);
+    }
+  });
+
+  test('groups of equal vectors straddling the k-th place, the floor and masked rows', () => {
+    const dims = 100;
+    const random = new Random(17);
+    const rows = 2_000;
+    const distinct = Array.from({ length: 40 }, () => unit(Array.from({ length: dims }, (_, d) => (random.next() * 2 - 1) * Math.exp(-0.06 * d))));
+    const data = new Float32Array(rows * dims);
+    for (let row = 0; row < rows; row++) data.set(distinct[row % distinct.length] ?? [], row * dims);
+    const matrix = new VectorMatrix(dims, data, new Uint8Array(rows).fill(1));
+    const tieKey = Uint32Array.from({ length: rows }, (_, row) => (row * 7919) % rows);
+    const allowed = Uint8Array.from({ length: rows }, (_, row) => (row % 7 === 3 ? 0 : row % 5 === 0 ? 2 : 1));
+    for (let i = 0; i < 6; i++) {
+      const query = Float32Array.from(distinct[i] ?? []);
+      for (const minScore of [-1, 0.1, 0.35]) for (const k of [1, 49, 50, 51, 100, 777]) checkAll(matrix, query, k, allowed, minScore, tieKey);
+    }
+  });
+
+  test('a floor equal to a score, or one float step either side of it', () => {
+    const random = new Random(23);
+    const rows = 3_000;
+    const matrix = randomMatrix(random, rows, 100, 0.06, 101);
+    const tieKey = Uint32Array.from({ length: rows }, (_, row) => row);
+    const allowed = new Uint8Array(rows).fill(1);
+    const query = Float32Array.from(matrix.vector(7) ?? []);
+    const scores = bruteForce(matrix, query, rows, allowed, -2, tieKey).scores;
+    const step = (x: number, direction: 1 | -1) => {
+      const view = new Float64Array([x]);
+      const bits = new BigInt64Array(view.buffer);
+      bits[0] = (bits[0] ?? 0n) + BigInt(x > 0 ? direction : -direction);
+      return view[0] ?? x;
+    };
+    for (const place of [0, 1, 99, 100, 500, 2_000]) {
+      const score = scores[place] ?? 0;
+      for (const minScore of [score, step(score, 1), step(score, -1)]) {
+        for (const k of [1, 100, 1_000]) checkAll(matrix, query, k, allowed, minScore, tieKey);
+      }
+    }
+  });
+
+  test('real organization vectors (a generated store): semantic and similar-to queries', () => {
+    const index = createLocalIndex(generateDataset({ count: 6_000, seed: 3 }));
+    const { matrix, component } = vectorsOf(index.store);
+    const embedder = sifGloveEmbedder();
+    const tieKey = index.store.domainRank;
+    const everything = new Uint8Array(matrix.rows).fill(1);
+    const some = Uint8Array.from({ length: matrix.rows }, (_, row) => (row % 3 === 0 ? 0 : 1));
+    const queries: Float32Array[] = [];
+    for (const text of ['solar panels for homes', 'accounting software for small businesses', 'organic bakery', 'logistics and freight forwarding']) {
+      const raw = embedder.embed(text);
+      if (raw) queries.push(applyComponentRemoval(raw, component));
+    }
+    for (const row of [0, 11, 222, 3_333]) {
+      const vector = matrix.vector(row);
+      if (vector) queries.push(vector);
+    }
+    expect(queries.length).toBeGreaterThanOrEqual(6);
+    let checked = 0;
+    for (const query of queries) {
+      for (const allowed of [everything, some]) {
+        for (const minScore of [0, 0.35, 0.5]) for (const k of [10, 100, 1_000]) checked += checkAll(matrix, query, k, allowed, minScore, tieKey);
+      }
+    }
+    expect(checked).toBeGreaterThan(5_000);
   });
 
   test('tail norms are per row and per cut, never below the true norm', () => {

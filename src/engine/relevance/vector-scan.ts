@@ -1,0 +1,239 @@
+/**
+ * The first pass of nearest() (vectors.ts) in WebAssembly SIMD (vector-scan.wat): every allowed row's
+ * score estimated from 8-bit codes, with an interval the exact score is certain to lie in. nearest()
+ * re-scores exactly only the rows the intervals cannot settle (a few hundred of 100,000 at min_score
+ * 0.35), so its results stay those of brute force.
+ *
+ * Codes: each coordinate is divided by its axis's RMS over the organizations (the principal axes carry
+ * very different energies; one scale per row would leave the later axes a code or two), then by a
+ * per-row scale that maps the row's largest value to 127. The query is coded to 16 bits the same way.
+ * With ŷ the decoded row in axis units, e = x − ŷ·axis its error and q̂ the decoded query:
+ *   x·q = e·q + ŷ·q̂ + ŷ·(axis∘q − q̂),  so  |x·q − ŷ·q̂| ≤ ‖e‖·‖q‖ + ‖ŷ‖·‖axis∘q − q̂‖
+ * (Cauchy–Schwarz twice); ‖e‖ and ‖ŷ‖ are stored per row, rounded up.
+ *
+ * Hosts: Excel's older runtime has no WebAssembly or no SIMD (detected by validating the module; the
+ * JavaScript scan runs instead, with identical results). Apps Script compiles only asynchronously:
+ * there the scan is used once prepareVectorScan() has resolved. Elsewhere the module (a few hundred
+ * bytes, under every synchronous-compile limit) is compiled on first use.
+ */
+import { VECTOR_SCAN_WASM } from './vector-scan-wasm.js';
+
+type ScanExport = (
+  rows: number, chunks: number, data: number, query: number, params: number, present: number, mask: number,
+  outRow: number, outLow: number, outHigh: number, t: number, qNorm: number, qError: number, slack: number, floor: number,
+) => number;
+
+interface Scanner {
+  memory: WebAssembly.Memory;
+  scan: ScanExport;
+  /** The coded matrix whose bytes the memory holds now (one at a time: hosts hold one store). */
+  resident: Coded | null;
+}
+
+/** One matrix in codes, with where each part goes in the module's memory. */
+interface Coded {
+  rows: number;
+  dims: number;
+  chunks: number;
+  /** RMS of each axis (1 for an all-zero axis). */
+  axis: Float64Array;
+  /** rows × chunks·8 int8 codes, zero-padded. */
+  codes: Int8Array;
+  /** rows × [scale, ‖e‖, ‖ŷ‖]. */
+  params: Float32Array;
+  present: Uint8Array;
+  layout: { params: number; present: number; mask: number; query: number; outRow: number; outLow: number; outHigh: number; end: number };
+}
+
+export interface ScanCandidates {
+  /** How many rows could reach the floor; rows, low and high hold that many entries. */
+  count: number;
+  /** Ascending. */
+  rows: Uint32Array;
+  /** The exact score of rows[i] lies in [low[i], high[i]]. */
+  low: Float64Array;
+  high: Float64Array;
+}
+
+/** Covers the floating-point rounding of the estimate, of the bound and of the exact score (all below 1e-13 for unit vectors). */
+const SLACK = 1e-9;
+/** int32 sums stay exact up to this many dimensions (see vector-scan.wat). */
+const MAX_DIMS = 512;
+const QUERY_CODE = 32_767;
+const ROW_CODE = 127;
+
+let scanner: Scanner | null = null;
+let supported: boolean | undefined;
+let syncRefused = false;
+let enabled = true;
+
+/** Turns the WebAssembly scan off or on for every later nearest() (benchmarks compare the two scans). */
+export function setVectorScanEnabled(on: boolean): void {
+  enabled = on;
+}
+
+function webAssembly(): typeof WebAssembly | undefined {
+  return (globalThis as { WebAssembly?: typeof WebAssembly }).WebAssembly;
+}
+
+function isSupported(): boolean {
+  if (supported === undefined) {
+    try {
+      supported = webAssembly()?.validate(VECTOR_SCAN_WASM) ?? false;
+    } catch {
+      supported = false;
+    }
+  }
+  return supported;
+}
+
+function scannerOf(instance: WebAssembly.Instance): Scanner {
+  return { memory: instance.exports.memory as WebAssembly.Memory, scan: instance.exports.scan as ScanExport, resident: null };
+}
+
+/**
+ * Compiles the scan asynchronously, where a host allows nothing else (Apps Script) or prefers it (a
+ * browser's main thread); true when nearest() will use it. Safe to call any number of times.
+ */
+export function prepareVectorScan(): Promise<boolean> {
+  const wasm = webAssembly();
+  if (scanner) return Promise.resolve(true);
+  if (!wasm || !isSupported()) return Promise.resolve(false);
+  return wasm.instantiate(VECTOR_SCAN_WASM, {}).then(
+    ({ instance }) => {
+      scanner ??= scannerOf(instance);
+      return true;
+    },
+    () => false,
+  );
+}
+
+/** The scanner now: compiled synchronously on first use where the host allows it. */
+function currentScanner(): Scanner | null {
+  const wasm = webAssembly();
+  if (scanner || syncRefused || !wasm || !isSupported()) return scanner;
+  try {
+    scanner = scannerOf(new wasm.Instance(new wasm.Module(VECTOR_SCAN_WASM), {}));
+  } catch {
+    syncRefused = true;
+  }
+  return scanner;
+}
+
+/** Whether nearest() scans in WebAssembly here (now). */
+export function vectorScanAvailable(): boolean {
+  return currentScanner() !== null;
+}
+
+const coded = new WeakMap<Float32Array, Coded>();
+
+const align = (offset: number, to: number): number => Math.ceil(offset / to) * to;
+/** Rounded up a little, so that a stored norm is never below the true one. */
+const up = (value: number): number => value * (1 + 1e-6);
+
+function code(dims: number, data: Float32Array, present: Uint8Array): Coded {
+  const rows = present.length;
+  const chunks = Math.ceil(dims / 8);
+  const stride = chunks * 8;
+  const axis = new Float64Array(dims);
+  let counted = 0;
+  /* eslint-disable @typescript-eslint/no-non-null-assertion -- every index is < length */
+  for (let row = 0; row < rows; row++) {
+    if (!present[row]) continue;
+    counted++;
+    for (let d = 0; d < dims; d++) axis[d] = axis[d]! + data[row * dims + d]! ** 2;
+  }
+  for (let d = 0; d < dims; d++) axis[d] = axis[d]! > 0 ? Math.sqrt(axis[d]! / counted) : 1;
+  const codes = new Int8Array(rows * stride);
+  const params = new Float32Array(rows * 3);
+  for (let row = 0; row < rows; row++) {
+    if (!present[row]) continue;
+    const base = row * dims;
+    let peak = 0;
+    for (let d = 0; d < dims; d++) peak = Math.max(peak, Math.abs(data[base + d]! / axis[d]!));
+    if (peak === 0) continue;
+    // Rounded to f32 before use: the estimate multiplies by the stored value, the error is measured against it.
+    const scale = Math.fround(peak / ROW_CODE);
+    let error = 0;
+    let decoded = 0;
+    for (let d = 0; d < dims; d++) {
+      const c = Math.max(-ROW_CODE, Math.min(ROW_CODE, Math.round(data[base + d]! / axis[d]! / scale)));
+      codes[row * stride + d] = c;
+      const y = c * scale;
+      decoded += y * y;
+      error += (data[base + d]! - y * axis[d]!) ** 2;
+    }
+    params[row * 3] = scale;
+    params[row * 3 + 1] = up(Math.sqrt(error));
+    params[row * 3 + 2] = up(Math.sqrt(decoded));
+  }
+  /* eslint-enable @typescript-eslint/no-non-null-assertion */
+  const paramsAt = align(rows * stride, 16);
+  const presentAt = paramsAt + rows * 12;
+  const mask = presentAt + rows;
+  const query = align(mask + rows, 16);
+  const outRow = align(query + chunks * 16, 16);
+  const outLow = align(outRow + rows * 4, 8);
+  const outHigh = outLow + rows * 8;
+  const layout = { params: paramsAt, present: presentAt, mask, query, outRow, outLow, outHigh, end: outHigh + rows * 8 };
+  return { rows, dims, chunks, axis, codes, params, present: present.slice(), layout };
+}
+
+function makeResident(target: Scanner, matrix: Coded): void {
+  if (target.resident === matrix) return;
+  const missing = matrix.layout.end - target.memory.buffer.byteLength;
+  if (missing > 0) target.memory.grow(Math.ceil(missing / 65_536));
+  const bytes = new Uint8Array(target.memory.buffer);
+  bytes.set(new Uint8Array(matrix.codes.buffer, matrix.codes.byteOffset, matrix.codes.byteLength), 0);
+  bytes.set(new Uint8Array(matrix.params.buffer, matrix.params.byteOffset, matrix.params.byteLength), matrix.layout.params);
+  bytes.set(matrix.present, matrix.layout.present);
+  target.resident = matrix;
+}
+
+/**
+ * The rows of `allowed` (and present) whose exact score (Σ data·q in f64) may be ≥ `minScore`, each with
+ * an interval holding that score; null where the WebAssembly scan is unavailable (the caller scans in
+ * JavaScript). The arrays are views of the module's memory: valid until the next call.
+ */
+export function scanCandidates(dims: number, data: Float32Array, present: Uint8Array, q: Float64Array, allowed: Uint8Array, minScore: number): ScanCandidates | null {
+  const target = enabled ? currentScanner() : null;
+  const rows = present.length;
+  if (!target || dims < 1 || dims > MAX_DIMS || allowed.length < rows || q.length < dims) return null;
+  let matrix = coded.get(data);
+  if (!matrix || matrix.rows !== rows || matrix.dims !== dims) {
+    matrix = code(dims, data, present);
+    coded.set(data, matrix);
+  }
+  makeResident(target, matrix);
+  const { layout, axis, chunks } = matrix;
+  const { buffer } = target.memory;
+  new Uint8Array(buffer).set(allowed.subarray(0, rows), layout.mask);
+  const scaled = new Float64Array(dims);
+  let peak = 0;
+  /* eslint-disable @typescript-eslint/no-non-null-assertion -- every index is < dims */
+  for (let d = 0; d < dims; d++) {
+    scaled[d] = axis[d]! * q[d]!;
+    peak = Math.max(peak, Math.abs(scaled[d]!));
+  }
+  const t = peak > 0 ? peak / QUERY_CODE : 1;
+  const codes = new Int16Array(buffer, layout.query, chunks * 8).fill(0);
+  let norm = 0;
+  let error = 0;
+  for (let d = 0; d < dims; d++) {
+    const c = Math.max(-QUERY_CODE, Math.min(QUERY_CODE, Math.round(scaled[d]! / t)));
+    codes[d] = c;
+    error += (scaled[d]! - c * t) ** 2;
+    norm += q[d]! ** 2;
+  }
+  /* eslint-enable @typescript-eslint/no-non-null-assertion */
+  const count = target.scan(
+    rows, chunks, 0, layout.query, layout.params, layout.present, layout.mask, layout.outRow, layout.outLow, layout.outHigh,
+    t, up(Math.sqrt(norm)), up(Math.sqrt(error)), SLACK, minScore,
+  );
+  return {
+    count,
+    rows: new Uint32Array(buffer, layout.outRow, count),
+    low: new Float64Array(buffer, layout.outLow, count),
+    high: new Float64Array(buffer, layout.outHigh, count),
+  };
+}

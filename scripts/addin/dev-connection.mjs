@@ -40,10 +40,9 @@ function serviceUrlOf(args) {
 /** The development key of a keys file, as serve picks the one it prints (src/cli/serve.ts). */
 async function developmentKey(path) {
   try {
-    const { DEVELOPMENT_KEY_NAME } = await import('../../dist/lib/server/keys.js');
+    const { developmentKeyOf } = await import('../../dist/lib/server/keys.js');
     const file = JSON.parse(await readFile(path, 'utf8'));
-    const entry = Array.isArray(file?.keys) ? file.keys.find((key) => key?.name === DEVELOPMENT_KEY_NAME && key.admin !== true) : undefined;
-    return typeof entry?.key === 'string' ? entry.key : null;
+    return Array.isArray(file?.keys) ? developmentKeyOf(file) : null;
   } catch {
     // Not created yet (serve writes it as it starts) or not readable: the pane asks for a key instead.
     return null;

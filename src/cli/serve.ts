@@ -24,7 +24,7 @@ import { warmFilterSpellings } from '../engine/query/filter-values.js';
 import { developmentSecret, signToken } from './dev-token.js';
 import { createServer } from '../server/app.js';
 import { bearerVerifier, checkHs256Secret, loadJwks } from '../server/bearer.js';
-import { DEVELOPMENT_KEY_NAME, KeyRing, writeDevelopmentKeysFile, type KeysFile } from '../server/keys.js';
+import { developmentKeyOf, KeyRing, writeDevelopmentKeysFile, type KeysFile } from '../server/keys.js';
 import { QuotaLedger, type Durability } from '../server/quota-ledger.js';
 import { lockStateDirectory, StateDirectoryInUse, type StateLock } from '../server/state-lock.js';
 import { DEFAULT_TIMEOUTS, type ServerTimeouts } from '../server/timeouts.js';
@@ -128,8 +128,7 @@ function loadKeys(options: ServeOptions): { keys: KeyRing; developmentKey: strin
   if (!existsSync(path)) writeDevelopmentKeysFile(path);
   const file = JSON.parse(readFileSync(path, 'utf8')) as KeysFile;
   // Print the development key only (an operator may have added admin keys to this file since).
-  const development = file.keys.find((entry) => entry.name === DEVELOPMENT_KEY_NAME && entry.admin !== true);
-  return { keys: new KeyRing(file), developmentKey: development?.key ?? null, source: path };
+  return { keys: new KeyRing(file), developmentKey: developmentKeyOf(file), source: path };
 }
 
 /**

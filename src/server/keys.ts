@@ -110,6 +110,12 @@ export function generateKey(): string {
 
 export const DEVELOPMENT_KEY_NAME = 'development key';
 
+/** The key `serve` prints on its development defaults: the development entry, never an admin key added since. */
+export function developmentKeyOf(file: KeysFile): string | null {
+  const entry = file.keys.find((key) => key.name === DEVELOPMENT_KEY_NAME && key.admin !== true);
+  return entry?.key ?? null;
+}
+
 /** Writes a keys file with one tier_2 development key (readable by the owner only); returns the key. */
 export function writeDevelopmentKeysFile(path: string): string {
   const key = generateKey();

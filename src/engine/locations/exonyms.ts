@@ -5,8 +5,8 @@
  *
  * A name may stand for places at several levels ("Vienna" is a state and a city, "Prague" a city and the
  * region around it): each entry lists the index's spellings, and a caller takes the first one that exists
- * at the level it looks at. A key that folds to a name the sample spells stands for that same place
- * ("zurich"), so an exonym never hides another place (the sample has a Tessin in Germany: no "tessin").
+ * at the level it looks at. Accent-free spellings ("zurich") need no entry: callers fold accents. An
+ * exonym never names another place the data spells (the sample has a Tessin in Germany: no "tessin").
  */
 export const EXONYMS: Readonly<Record<string, readonly string[]>> = {
   // Countries: English, German and French names
@@ -58,7 +58,6 @@ export const EXONYMS: Readonly<Record<string, readonly string[]>> = {
   'saxony anhalt': ['Sachsen-Anhalt'],
   thuringia: ['Thüringen'],
   'mecklenburg-western pomerania': ['Mecklenburg-Vorpommern'],
-  'baden-wurttemberg': ['Baden-Württemberg'],
   'baden wurttemberg': ['Baden-Württemberg'],
   styria: ['Steiermark'],
   tyrol: ['Tirol'],
@@ -137,10 +136,8 @@ export const EXONYMS: Readonly<Record<string, readonly string[]>> = {
   hanover: ['Hannover'],
   brunswick: ['Braunschweig'],
   vienna: ['Wien'],
-  zurich: ['Zürich'],
   geneva: ['Genève'],
   frankfurt: ['Frankfurt am Main'],
-  dusseldorf: ['Düsseldorf'],
   rome: ['Roma'],
   milan: ['Milano'],
   naples: ['Napoli'],

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { createLocalIndex, generateDataset } from '../../src/index.js';
 import { applyComponentRemoval, sifGloveEmbedder } from '../../src/engine/relevance/embedder.js';
 import { vectorsOf } from '../../src/engine/relevance/store-relevance.js';
-import { prepareVectorScan, vectorScanAvailable } from '../../src/engine/relevance/vector-scan.js';
+import { prepareVectorScan, scanRecordBytes, scanRecords, vectorScanAvailable } from '../../src/engine/relevance/vector-scan.js';
 import { VECTOR_SCAN_WASM } from '../../src/engine/relevance/vector-scan-wasm.js';
 import { Random } from '../../src/engine/random.js';
 import { nearest, VectorMatrix, type VectorHits } from '../../src/engine/relevance/vectors.js';
@@ -210,6 +210,43 @@ describe('nearest: the pruned scan returns exactly what brute force returns', ()
       }
     }
     expect(checked).toBeGreaterThan(5_000);
+  });
+
+  test('a row whose vector is all zeros scores 0 (listed from a floor of 0 down), a row without one never', () => {
+    const random = new Random(29);
+    const matrix = randomMatrix(random, 400, 100, 0.05, 50);
+    // Present but zero (what removing the common component leaves of a text that was only that component).
+    matrix.data.fill(0, 7 * 100, 8 * 100);
+    const tieKey = Uint32Array.from({ length: 400 }, (_, row) => row);
+    const allowed = new Uint8Array(400).fill(1);
+    const query = Float32Array.from(matrix.vector(3) ?? []);
+    for (const minScore of [-1, 0, 1e-12]) for (const k of [10, 400]) checkAll(matrix, query, k, allowed, minScore, tieKey);
+    const all = nearest(matrix, query, 400, allowed, -1, tieKey);
+    expect(Array.from(all.rows)).toContain(7);
+    expect(Array.from(all.rows)).not.toContain(50);
+  });
+
+  test('scan records made apart (another thread, shared memory) are adopted and give the same results', () => {
+    const random = new Random(31);
+    const rows = 2_000;
+    const first = randomMatrix(random, rows, 100, 0.06, 89);
+    const twin = new VectorMatrix(100, first.data.slice(), first.present.slice());
+    const shared = new Uint8Array(new SharedArrayBuffer(scanRecordBytes(rows, 100)));
+    const made = scanRecords(100, twin.data, twin.present, shared);
+    expect(made.records).toBe(shared);
+    twin.prepareScan(made);
+    const tieKey = Uint32Array.from({ length: rows }, (_, row) => row);
+    const allowed = new Uint8Array(rows).fill(1);
+    for (const row of [1, 500, 1_999]) {
+      const query = Float32Array.from(first.vector(row) ?? []);
+      const want = nearest(first, query, 100, allowed, 0.35, tieKey);
+      expectSame(nearest(twin, query, 100, allowed, 0.35, tieKey), { rows: Array.from(want.rows), scores: Array.from(want.scores), total: want.total ?? -1 }, true);
+    }
+    // Records of another matrix are refused, not scanned.
+    const other = randomMatrix(random, 10, 100, 0.06);
+    expect(() => {
+      other.prepareScan(made);
+    }).toThrow('scan records of another matrix');
   });
 
   test('tail norms are per row and per cut, never below the true norm', () => {

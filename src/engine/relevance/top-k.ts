@@ -85,3 +85,51 @@ export class TopK {
     };
   }
 }
+
+/** kthLargestOf()'s buffer, reused from query to query: grown, never shrunk. */
+let scratch = new Float64Array(0);
+
+/** The k-th largest of values[0 … n) (1 ≤ k ≤ n), leaving `values` as it was. */
+export function kthLargestOf(values: Float64Array, n: number, k: number): number {
+  if (scratch.length < n) scratch = new Float64Array(n);
+  const copy = scratch.subarray(0, n);
+  copy.set(values.subarray(0, n));
+  return kthLargest(copy, k);
+}
+
+/** A score the k-th best row certainly reaches, from rows' lower bounds: the k-th largest (+∞ for k ≤ 0, −∞ with fewer than k rows). */
+export function kthBestLow(low: Float64Array, n: number, k: number): number {
+  if (k <= 0) return Number.POSITIVE_INFINITY;
+  if (n < k) return Number.NEGATIVE_INFINITY;
+  return kthLargestOf(low, n, k);
+}
+
+/** The k-th largest value (1 ≤ k ≤ length) by quickselect; reorders `values`. */
+function kthLargest(values: Float64Array, k: number): number {
+  let lo = 0;
+  let hi = values.length - 1;
+  const target = k - 1;
+  /* eslint-disable @typescript-eslint/no-non-null-assertion -- lo ≤ i, j ≤ hi < length */
+  while (lo < hi) {
+    const pivot = values[(lo + hi) >> 1]!;
+    let i = lo;
+    let j = hi;
+    // Descending partition: [lo, j] ≥ pivot ≥ [i, hi].
+    while (i <= j) {
+      while (values[i]! > pivot) i++;
+      while (values[j]! < pivot) j--;
+      if (i <= j) {
+        const swap = values[i]!;
+        values[i] = values[j]!;
+        values[j] = swap;
+        i++;
+        j--;
+      }
+    }
+    if (target <= j) hi = j;
+    else if (target >= i) lo = i;
+    else return values[target]!;
+  }
+  return values[target]!;
+  /* eslint-enable @typescript-eslint/no-non-null-assertion */
+}

@@ -10,18 +10,23 @@
  * The query is coded to 16 bits the same way.
  * With ŷ the decoded row in axis units, e = x − ŷ·axis its error and q̂ the decoded query:
  *   x·q = e·q + ŷ·q̂ + ŷ·(axis∘q − q̂),  so  |x·q − ŷ·q̂| ≤ ‖e‖·‖q‖ + ‖ŷ‖·‖axis∘q − q̂‖
- * (Cauchy–Schwarz twice); ‖e‖ and ‖ŷ‖ are stored per row, rounded up.
+ * (Cauchy–Schwarz twice); ‖e‖ is stored per row and ‖ŷ‖ taken at its largest over the rows (the query's
+ * 16-bit error makes that term tiny), both rounded up.
+ *
+ * The records are made once per matrix: at start-up by prepareScan() (warmRelevance, or on the server's
+ * worker thread), else on the first query (about 0.2 s at 100,000 rows).
  *
  * Hosts: Excel's older runtime has no WebAssembly or no SIMD (detected by validating the module; the
  * JavaScript scan runs instead, with identical results). Apps Script compiles only asynchronously:
  * there the scan is used once prepareVectorScan() has resolved. Elsewhere the module (a few hundred
  * bytes, under every synchronous-compile limit) is compiled on first use.
  */
+import { kthBestLow } from './top-k.js';
 import { VECTOR_SCAN_WASM } from './vector-scan-wasm.js';
 
 type ScanExport = (
-  rows: number, chunks: number, data: number, query: number, params: number, present: number, mask: number,
-  outRow: number, outLow: number, outHigh: number, t: number, qNorm: number, qError: number, slack: number, floor: number,
+  rows: number, chunks: number, data: number, query: number, mask: number, outRow: number, outLow: number, outHigh: number,
+  t: number, qNorm: number, constant: number, floor: number,
 ) => number;
 
 interface Scanner {
@@ -31,19 +36,24 @@ interface Scanner {
   resident: Coded | null;
 }
 
-/** One matrix in codes, with where each part goes in the module's memory. */
-interface Coded {
+/**
+ * A matrix in the scan's codes: one record per row (see vector-scan.wat). Plain data, so that it can be made
+ * ahead of the first query, on another thread too (scanRecords, prepareScan).
+ */
+export interface ScanRecords {
   rows: number;
   dims: number;
-  chunks: number;
   /** The unit of each axis, RMS^(3/4) (1 for an all-zero axis). */
   axis: Float64Array;
-  /** rows × chunks·8 int8 codes, zero-padded. */
-  codes: Int8Array;
-  /** rows × [scale, ‖e‖, ‖ŷ‖]. */
-  params: Float32Array;
-  present: Uint8Array;
-  layout: { params: number; present: number; mask: number; query: number; outRow: number; outLow: number; outHigh: number; end: number };
+  records: Uint8Array;
+  /** The largest ‖ŷ‖ (decoded row, axis units) of any row: it weighs the query's own quantisation error. */
+  decodedPeak: number;
+}
+
+/** Scan records, with where each part goes in the module's memory (the records from offset 0). */
+interface Coded extends ScanRecords {
+  chunks: number;
+  layout: { mask: number; query: number; outRow: number; outLow: number; outHigh: number; end: number };
 }
 
 export interface ScanCandidates {
@@ -54,6 +64,8 @@ export interface ScanCandidates {
   /** The exact score of rows[i] lies in [low[i], high[i]]. */
   low: Float64Array;
   high: Float64Array;
+  /** A score the k-th best row certainly reaches (+∞ for k ≤ 0, −∞ with fewer than k candidates). */
+  kth: number;
 }
 
 /** Covers the floating-point rounding of the estimate, of the bound and of the exact score (all below 1e-13 for unit vectors). */
@@ -69,6 +81,8 @@ const ROW_CODE = 127;
  * measured).
  */
 const AXIS_POWER = 3 / 8;
+/** Bytes after a record's codes: its scale and error (f32, so records keep 4-byte alignment: codes take a multiple of 8). */
+const RECORD_META = 8;
 
 let scanner: Scanner | null = null;
 let supported: boolean | undefined;
@@ -82,6 +96,11 @@ export function setVectorScanEnabled(on: boolean): void {
 
 function webAssembly(): typeof WebAssembly | undefined {
   return (globalThis as { WebAssembly?: typeof WebAssembly }).WebAssembly;
+}
+
+/** Whether this host can run the WebAssembly scan (it may still have to compile it: prepareVectorScan). */
+export function vectorScanSupported(): boolean {
+  return isSupported();
 }
 
 function isSupported(): boolean {
@@ -139,10 +158,21 @@ const align = (offset: number, to: number): number => Math.ceil(offset / to) * t
 /** Rounded up a little, so that a stored norm is never below the true one. */
 const up = (value: number): number => value * (1 + 1e-6);
 
-function code(dims: number, data: Float32Array, present: Uint8Array): Coded {
+/** The bytes of a matrix's scan records. */
+export function scanRecordBytes(rows: number, dims: number): number {
+  return rows * (Math.ceil(dims / 8) * 8 + RECORD_META);
+}
+
+/** A matrix's scan records, written into `records` (scanRecordBytes long; it may be shared memory). */
+export function scanRecords(
+  dims: number, data: Float32Array, present: Uint8Array, records: Uint8Array = new Uint8Array(scanRecordBytes(present.length, dims)),
+): ScanRecords {
   const rows = present.length;
   const chunks = Math.ceil(dims / 8);
-  const stride = chunks * 8;
+  const stride = chunks * 8 + RECORD_META;
+  // Typed views in the host's byte order, which is WebAssembly's (little-endian) on every platform that runs it.
+  const codes = new Int8Array(records.buffer, records.byteOffset, records.length);
+  const meta = new Float32Array(records.buffer, records.byteOffset, records.length / 4);
   const axis = new Float64Array(dims);
   let counted = 0;
   /* eslint-disable @typescript-eslint/no-non-null-assertion -- every index is < length */
@@ -152,64 +182,96 @@ function code(dims: number, data: Float32Array, present: Uint8Array): Coded {
     for (let d = 0; d < dims; d++) axis[d] = axis[d]! + data[row * dims + d]! ** 2;
   }
   for (let d = 0; d < dims; d++) axis[d] = axis[d]! > 0 ? (axis[d]! / counted) ** AXIS_POWER : 1;
-  const codes = new Int8Array(rows * stride);
-  const params = new Float32Array(rows * 3);
+  const perAxis = axis.map((unit) => 1 / unit);
+  let decodedPeak = 0;
   for (let row = 0; row < rows; row++) {
-    if (!present[row]) continue;
     const base = row * dims;
+    const at = row * stride;
+    const metaAt = (at + chunks * 8) / 4;
+    if (!present[row]) {
+      // A row without a vector is never listed (as in the JavaScript scan): its bound is −∞.
+      meta[metaAt + 1] = Number.NEGATIVE_INFINITY;
+      continue;
+    }
     let peak = 0;
-    for (let d = 0; d < dims; d++) peak = Math.max(peak, Math.abs(data[base + d]! / axis[d]!));
+    for (let d = 0; d < dims; d++) {
+      const v = data[base + d]! * perAxis[d]!;
+      if (v > peak) peak = v;
+      else if (-v > peak) peak = -v;
+    }
+    // An all-zero vector keeps scale and error 0: it scores exactly 0.
     if (peak === 0) continue;
     // Rounded to f32 before use: the estimate multiplies by the stored value, the error is measured against it.
     const scale = Math.fround(peak / ROW_CODE);
+    const perCode = 1 / scale;
     let error = 0;
     let decoded = 0;
     for (let d = 0; d < dims; d++) {
-      const c = Math.max(-ROW_CODE, Math.min(ROW_CODE, Math.round(data[base + d]! / axis[d]! / scale)));
-      codes[row * stride + d] = c;
+      const x = data[base + d]!;
+      // Plain comparisons and products: Math.min/max and ** here made the coding several times slower.
+      let c = Math.round(x * perAxis[d]! * perCode);
+      if (c > ROW_CODE) c = ROW_CODE;
+      else if (c < -ROW_CODE) c = -ROW_CODE;
+      codes[at + d] = c;
       const y = c * scale;
+      const e = x - y * axis[d]!;
       decoded += y * y;
-      error += (data[base + d]! - y * axis[d]!) ** 2;
+      error += e * e;
     }
-    params[row * 3] = scale;
-    params[row * 3 + 1] = up(Math.sqrt(error));
-    params[row * 3 + 2] = up(Math.sqrt(decoded));
+    meta[metaAt] = scale;
+    meta[metaAt + 1] = up(Math.sqrt(error));
+    decodedPeak = Math.max(decodedPeak, Math.sqrt(decoded));
   }
   /* eslint-enable @typescript-eslint/no-non-null-assertion */
-  const paramsAt = align(rows * stride, 16);
-  const presentAt = paramsAt + rows * 12;
-  const mask = presentAt + rows;
+  return { rows, dims, axis, records, decodedPeak: up(decodedPeak) };
+}
+
+function withLayout(made: ScanRecords): Coded {
+  const { rows, dims, records } = made;
+  const chunks = Math.ceil(dims / 8);
+  const mask = records.length;
   const query = align(mask + rows, 16);
   const outRow = align(query + chunks * 16, 16);
   const outLow = align(outRow + rows * 4, 8);
   const outHigh = outLow + rows * 8;
-  const layout = { params: paramsAt, present: presentAt, mask, query, outRow, outLow, outHigh, end: outHigh + rows * 8 };
-  return { rows, dims, chunks, axis, codes, params, present: present.slice(), layout };
+  return { ...made, chunks, layout: { mask, query, outRow, outLow, outHigh, end: outHigh + rows * 8 } };
+}
+
+/**
+ * Makes the matrix's scan records now (or adopts records made elsewhere from the same matrix), so that the
+ * first query does not pay for them (about 0.2 s at 100,000 rows); nothing where the scan cannot run.
+ */
+export function prepareScan(dims: number, data: Float32Array, present: Uint8Array, made?: ScanRecords): void {
+  if (!isSupported() || coded.has(data)) return;
+  if (made && (made.rows !== present.length || made.dims !== dims)) throw new Error('scan records of another matrix');
+  const matrix = withLayout(made ?? scanRecords(dims, data, present));
+  coded.set(data, matrix);
+  // And into the module's memory, where the module can be compiled now.
+  const target = enabled ? currentScanner() : null;
+  if (target) makeResident(target, matrix);
 }
 
 function makeResident(target: Scanner, matrix: Coded): void {
   if (target.resident === matrix) return;
   const missing = matrix.layout.end - target.memory.buffer.byteLength;
   if (missing > 0) target.memory.grow(Math.ceil(missing / 65_536));
-  const bytes = new Uint8Array(target.memory.buffer);
-  bytes.set(new Uint8Array(matrix.codes.buffer, matrix.codes.byteOffset, matrix.codes.byteLength), 0);
-  bytes.set(new Uint8Array(matrix.params.buffer, matrix.params.byteOffset, matrix.params.byteLength), matrix.layout.params);
-  bytes.set(matrix.present, matrix.layout.present);
+  new Uint8Array(target.memory.buffer).set(matrix.records, 0);
   target.resident = matrix;
 }
 
 /**
  * The rows of `allowed` (and present) whose exact score (Σ data·q in f64) may be ≥ `minScore`, each with
- * an interval holding that score; null where the WebAssembly scan is unavailable (the caller scans in
- * JavaScript). The arrays are views of the module's memory: valid until the next call.
+ * an interval holding that score, and a score the k-th best certainly reaches; null where the WebAssembly
+ * scan is unavailable (the caller scans in JavaScript). The arrays are views of the module's memory:
+ * valid until the next call.
  */
-export function scanCandidates(dims: number, data: Float32Array, present: Uint8Array, q: Float64Array, allowed: Uint8Array, minScore: number): ScanCandidates | null {
+export function scanCandidates(dims: number, data: Float32Array, present: Uint8Array, q: Float64Array, allowed: Uint8Array, minScore: number, k: number): ScanCandidates | null {
   const target = enabled ? currentScanner() : null;
   const rows = present.length;
   if (!target || dims < 1 || dims > MAX_DIMS || allowed.length < rows || q.length < dims) return null;
   let matrix = coded.get(data);
   if (!matrix || matrix.rows !== rows || matrix.dims !== dims) {
-    matrix = code(dims, data, present);
+    matrix = withLayout(scanRecords(dims, data, present));
     coded.set(data, matrix);
   }
   makeResident(target, matrix);
@@ -234,14 +296,8 @@ export function scanCandidates(dims: number, data: Float32Array, present: Uint8A
     norm += q[d]! ** 2;
   }
   /* eslint-enable @typescript-eslint/no-non-null-assertion */
-  const count = target.scan(
-    rows, chunks, 0, layout.query, layout.params, layout.present, layout.mask, layout.outRow, layout.outLow, layout.outHigh,
-    t, up(Math.sqrt(norm)), up(Math.sqrt(error)), SLACK, minScore,
-  );
-  return {
-    count,
-    rows: new Uint32Array(buffer, layout.outRow, count),
-    low: new Float64Array(buffer, layout.outLow, count),
-    high: new Float64Array(buffer, layout.outHigh, count),
-  };
+  const constant = matrix.decodedPeak * up(Math.sqrt(error)) + SLACK;
+  const count = target.scan(rows, chunks, 0, layout.query, layout.mask, layout.outRow, layout.outLow, layout.outHigh, t, up(Math.sqrt(norm)), constant, minScore);
+  const low = new Float64Array(buffer, layout.outLow, count);
+  return { count, rows: new Uint32Array(buffer, layout.outRow, count), low, high: new Float64Array(buffer, layout.outHigh, count), kth: kthBestLow(low, count, k) };
 }

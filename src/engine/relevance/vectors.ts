@@ -18,7 +18,7 @@
  * for hosts without it).
  */
 import { TopK } from './top-k.js';
-import { scanCandidates, type ScanCandidates } from './vector-scan.js';
+import { prepareScan, scanCandidates, type ScanCandidates, type ScanRecords } from './vector-scan.js';
 
 /** Dimensions added between two bound checks. */
 const STEP = 16;
@@ -49,6 +49,11 @@ export class VectorMatrix {
 
   get rows(): number {
     return this.present.length;
+  }
+
+  /** Makes the WebAssembly scan's records now, or adopts records made from this matrix elsewhere (vector-scan.ts). */
+  prepareScan(made?: ScanRecords): void {
+    prepareScan(this.dims, this.data, this.present, made);
   }
 
   /** A copy of one row's vector, or null. */
@@ -102,7 +107,7 @@ export function nearest(
   const count = options.count !== false;
   const { dims, data, present, cuts, tailNorms: norms } = matrix;
   const q = Float64Array.from(query);
-  const candidates = options.wasm === false ? null : scanCandidates(dims, data, present, q, allowed, minScore);
+  const candidates = options.wasm === false ? null : scanCandidates(dims, data, present, q, allowed, minScore, k);
   if (candidates) return settle(matrix, q, k, minScore, tieKey, count, candidates);
   const stages = cuts.length;
   // ‖q[cut …]‖ per cut.
@@ -162,8 +167,8 @@ function settle(matrix: VectorMatrix, q: Float64Array, k: number, minScore: numb
   const { rows, low, high } = candidates;
   const n = candidates.count;
   const { data, dims } = matrix;
-  if (scratch.low.length < n) scratch = { low: new Float64Array(n), rows: new Uint32Array(n), scores: new Float64Array(n) };
-  const kth = k <= 0 ? Number.POSITIVE_INFINITY : n < k ? Number.NEGATIVE_INFINITY : kthLargest(copyInto(scratch.low, low, n), k);
+  if (scratch.rows.length < n) scratch = { rows: new Uint32Array(n), scores: new Float64Array(n) };
+  const { kth } = candidates;
   const top = new TopK(k, tieKey);
   let total = 0;
   // The candidates that need their exact score, listed first so that their rows can be fetched together.
@@ -171,6 +176,8 @@ function settle(matrix: VectorMatrix, q: Float64Array, k: number, minScore: numb
   let m = 0;
   /* eslint-disable @typescript-eslint/no-non-null-assertion -- every index is < n */
   for (let i = 0; i < n; i++) {
+    // The refined interval may lie wholly below the floor.
+    if (high[i]! < minScore) continue;
     if (high[i]! < kth) {
       if (!count) continue;
       if (low[i]! >= minScore) {
@@ -196,18 +203,11 @@ function settle(matrix: VectorMatrix, q: Float64Array, k: number, minScore: numb
 }
 
 /** Buffers of settle(), reused from query to query (queries run one at a time): grown, never shrunk. */
-let scratch = { low: new Float64Array(0), rows: new Uint32Array(0), scores: new Float64Array(0) };
+let scratch = { rows: new Uint32Array(0), scores: new Float64Array(0) };
 /** Where fetchRows() leaves what it read, so that the reads are not optimised away. */
 const fetched = { sum: 0 };
 /** Floats per 64-byte cache line. */
 const LINE = 16;
-
-/** `from`'s first n values in `into` (which must hold n); a view of them. */
-function copyInto(into: Float64Array, from: Float64Array, n: number): Float64Array {
-  const view = into.subarray(0, n);
-  view.set(from.subarray(0, n));
-  return view;
-}
 
 /**
  * Reads one float of every cache line of the listed rows. The rows are scattered over the whole matrix
@@ -270,36 +270,6 @@ function scoreRows(data: Float32Array, dims: number, q: Float64Array, rows: Uint
     out[j + 1] = b0 + b1 + b2 + b3;
   }
   if (j < m) out[j] = fullDot(data, rows[list[j]!]! * dims, q, dims);
-  /* eslint-enable @typescript-eslint/no-non-null-assertion */
-}
-
-/** The k-th largest value (1 ≤ k ≤ length) by quickselect; reorders `values`. */
-function kthLargest(values: Float64Array, k: number): number {
-  let lo = 0;
-  let hi = values.length - 1;
-  const target = k - 1;
-  /* eslint-disable @typescript-eslint/no-non-null-assertion -- lo ≤ i, j ≤ hi < length */
-  while (lo < hi) {
-    const pivot = values[(lo + hi) >> 1]!;
-    let i = lo;
-    let j = hi;
-    // Descending partition: [lo, j] ≥ pivot ≥ [i, hi].
-    while (i <= j) {
-      while (values[i]! > pivot) i++;
-      while (values[j]! < pivot) j--;
-      if (i <= j) {
-        const swap = values[i]!;
-        values[i] = values[j]!;
-        values[j] = swap;
-        i++;
-        j--;
-      }
-    }
-    if (target <= j) hi = j;
-    else if (target >= i) lo = i;
-    else return values[target]!;
-  }
-  return values[target]!;
   /* eslint-enable @typescript-eslint/no-non-null-assertion */
 }
 

@@ -14,6 +14,7 @@ import { fmt, gc, mb, memory, time, timeAsync, timedDataset } from './timing.mjs
 import { textIndexOf, vectorsOf, warmRelevance } from '../dist/lib/engine/relevance/store-relevance.js';
 import { applyComponentRemoval, embeddingVocabulary, sifGloveEmbedder } from '../dist/lib/engine/relevance/embedder.js';
 import { nearest } from '../dist/lib/engine/relevance/vectors.js';
+import { warmRelevanceOnTwoThreads } from '../dist/lib/server/warm-relevance.js';
 import { setVectorScanEnabled, vectorScanAvailable } from '../dist/lib/engine/relevance/vector-scan.js';
 import { TopK } from '../dist/lib/engine/relevance/top-k.js';
 import { INDUSTRY_CLASSES } from '../dist/lib/engine/dataset/industries.js';
@@ -88,6 +89,19 @@ for (const count of sizes) {
   gc();
   r.vectorHeap = memory() - before;
   warmRelevance(store); // both built: a no-op now
+
+  // The server's start-up: both structures at once, the vectors on a worker thread, for a second store of
+  // the same records (the vectors must come out identical).
+  {
+    const twin = createLocalIndex(records).store;
+    gc();
+    t = performance.now();
+    warmRelevanceOnTwoThreads(twin);
+    r.parallelBuild = performance.now() - t;
+    const a = vectorsOf(store).matrix.data;
+    const b = vectorsOf(twin).matrix.data;
+    if (a.length !== b.length || a.some((x, i) => x !== b[i])) throw new Error('vectors built on the worker thread differ');
+  }
   console.log(
     `build: store ${r.storeBuild.toFixed(0)} ms (${mb(r.storeHeap)}); text index ${r.textBuild.toFixed(0)} ms (${mb(r.textHeap)}); ` +
       `vectors ${r.vectorBuild.toFixed(0)} ms incl. embedding load ${r.embeddingLoad.toFixed(0)} ms (${mb(r.vectorHeap)})`,
@@ -211,7 +225,8 @@ for (const r of results) {
   console.log('|---|---|---|---|---|');
   console.log(`| build: text index | ${ms(r.textBuild, 0)} | ${ms(r.miniBuild, 0)} | ${ms(r.oramaBuild, 0)} | |`);
   console.log(`| build: vectors (incl. embedding load ${r.embeddingLoad.toFixed(0)} ms) | ${ms(r.vectorBuild, 0)} | – | – | |`);
-  console.log(`| build: text + vectors | ${ms(build, 0)} | | | ${target('≤ 1.5 s', build <= 1500)} |`);
+  console.log(`| build: text + vectors, one after the other | ${ms(build, 0)} | | | |`);
+  console.log(`| build: text + vectors on two threads (server start-up) | ${ms(r.parallelBuild, 0)} | | | ${target('≤ 1.5 s', r.parallelBuild <= 1500)} |`);
   console.log(`| heap: text index | ${mb(r.textHeap)} | ${r.miniHeap === undefined ? '–' : mb(r.miniHeap)} | ${r.oramaHeap === undefined ? '–' : mb(r.oramaHeap)} | |`);
   console.log(`| heap: vectors | ${mb(r.vectorHeap)} | – | – | |`);
   console.log(`| heap: text + vectors | ${mb(heap)} | | | ${target('≤ 120 MB', heap <= 120 * 1048576)} |`);

@@ -17,7 +17,7 @@ import type { FastifyInstance } from 'fastify';
 import { DEFAULT_DATASET, generateDataset } from '../engine/dataset/generate.js';
 import { readDataFile } from '../engine/dataset/read.js';
 import { createDefaultLocalIndex, createLocalIndex, type LocalIndex } from '../engine/local-index.js';
-import { warmRelevance } from '../engine/relevance/store-relevance.js';
+import { warmRelevanceOnTwoThreads } from '../server/warm-relevance.js';
 import { prepareVectorScan } from '../engine/relevance/vector-scan.js';
 import { duplicateNameGroups } from '../engine/query/dedup.js';
 import { warmFilterSpellings } from '../engine/query/filter-values.js';
@@ -217,13 +217,13 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     // that the first scored search does not pay for them (one arriving meanwhile waits for them).
     setImmediate(() => {
       const warming = performance.now();
-      warmRelevance(index.store);
+      const threads = warmRelevanceOnTwoThreads(index.store);
       void prepareVectorScan();
       // The name groups of `dedup` too: built on first use, they would hold up that request and every other.
       duplicateNameGroups(index.store);
       // And the filter values' spellings (exonyms, codes, closest-value postings).
       warmFilterSpellings(index.store);
-      print(`  relevance structures built in ${((performance.now() - warming) / 1000).toFixed(1)} s`);
+      print(`  relevance structures built in ${((performance.now() - warming) / 1000).toFixed(1)} s (${threads === 2 ? 'two threads' : 'one thread'})`);
     });
     if (developmentDefaults && jwtSecret !== undefined) {
       print(`  development sign-in token (12 h; \`orgindex token\` makes another): ${await signToken(jwtSecret)}`);

@@ -9,6 +9,7 @@ import type { Keywords } from '../../contract/v2/filters.js';
 import type { ColumnStore } from '../store/store.js';
 import { applyComponentRemovalRows, removePrincipalComponent, sifGloveEmbedder, type Embedder } from './embedder.js';
 import { TextIndex, type TextIndexOptions } from './text-index.js';
+import type { ScanRecords } from './vector-scan.js';
 import { VectorMatrix } from './vectors.js';
 
 interface Relevance {
@@ -41,37 +42,93 @@ export function textIndexOf(store: ColumnStore): TextIndex {
 }
 
 /**
- * The texts an organization's vector is made from: its English summary and its tags. Adding the hidden
- * text measured 4.8 s instead of 2.2 s to build at 100,000 organizations for +0.02 nDCG@10 on the
- * semantic eval queries (npm run eval); start-up time won.
+ * What an organization's vector is made from: its English summary and its tags. Adding the hidden text
+ * measured 4.8 s instead of 2.2 s to build at 100,000 organizations for +0.02 nDCG@10 on the semantic eval
+ * queries (npm run eval); start-up time won. Plain data (arrays and typed arrays), so that another thread
+ * can receive it.
  */
-function vectorTexts(store: ColumnStore, row: number): readonly string[] {
-  const summary = store.text.summary[row];
-  const tags = store.keywordsOf(row);
-  return summary ? [summary, ...tags] : tags;
+export interface VectorTextSource {
+  summary: readonly (string | null)[];
+  /** Row r's tags are tagValues[tagIds[j]] for j in [tagOffsets[r], tagOffsets[r + 1]). */
+  tagOffsets: ArrayLike<number>;
+  tagIds: ArrayLike<number>;
+  tagValues: readonly (string | null)[];
+}
+
+export function vectorTextSource(store: ColumnStore): VectorTextSource {
+  const { offsets, ids, dict } = store.keywords;
+  return { summary: store.text.summary, tagOffsets: offsets, tagIds: ids, tagValues: dict.values };
+}
+
+/** One organization's vector texts. */
+export function vectorTexts(source: VectorTextSource, row: number): string[] {
+  const texts: string[] = [];
+  const summary = source.summary[row];
+  if (summary) texts.push(summary);
+  for (let j = source.tagOffsets[row] ?? 0; j < (source.tagOffsets[row + 1] ?? 0); j++) texts.push(source.tagValues[source.tagIds[j] ?? 0] ?? '');
+  return texts;
+}
+
+/** Organization vectors, built apart from their store (possibly on another thread) and installed into it. */
+export interface BuiltVectors {
+  dims: number;
+  /** rows × dims unit vectors, common component removed; a row without a vector is all zeros. */
+  data: Float32Array;
+  present: Uint8Array;
+  component: Float32Array;
+  /** The WebAssembly scan's records of `data`, when made with it (see vector-scan.ts). */
+  scan?: ScanRecords;
 }
 
 /** About this many organizations (a regular sample) estimate the common component of a large corpus. */
 const COMPONENT_SAMPLE = 16_384;
 
+/**
+ * Embeds `count` organizations, row by row from `textsOf`, into `data` and `present` (given, they may be
+ * shared memory another thread reads), then removes the common component.
+ */
+export function buildVectors(
+  count: number,
+  textsOf: (row: number) => readonly string[],
+  embedder: Embedder = sifGloveEmbedder(),
+  into: { data: Float32Array; present: Uint8Array } = { data: new Float32Array(count * embedder.dims), present: new Uint8Array(count) },
+): BuiltVectors {
+  const { dims } = embedder;
+  const { data, present } = into;
+  for (let row = 0; row < count; row++) present[row] = embedder.embedInto(textsOf(row), data, row * dims) ? 1 : 0;
+  const component = removePrincipalComponent(data, count, dims, Math.max(1, Math.ceil(count / COMPONENT_SAMPLE)));
+  applyComponentRemovalRows(data, count, dims, component);
+  return { dims, data, present, component };
+}
+
+/** Gives the store vectors built by `buildVectors` over its rows (from its vectorTextSource). */
+export function installVectors(store: ColumnStore, built: BuiltVectors): void {
+  if (built.present.length !== store.size || built.data.length !== store.size * built.dims) throw new Error('vectors built for another store');
+  const vectors = searchable(built);
+  if (built.scan) vectors.matrix.prepareScan(built.scan);
+  relevanceOf(store).vectors = vectors;
+}
+
+function searchable(built: BuiltVectors): { matrix: VectorMatrix; component: Float32Array } {
+  return { matrix: new VectorMatrix(built.dims, built.data, built.present), component: built.component };
+}
+
+/** Whether the store's vectors are built. */
+export function hasVectors(store: ColumnStore): boolean {
+  return relevanceOf(store).vectors !== null;
+}
+
 export function vectorsOf(store: ColumnStore, embedder: Embedder = sifGloveEmbedder()): { matrix: VectorMatrix; component: Float32Array } {
   const relevance = relevanceOf(store);
-  if (!relevance.vectors) {
-    const dims = embedder.dims;
-    const data = new Float32Array(store.size * dims);
-    const present = new Uint8Array(store.size);
-    for (let row = 0; row < store.size; row++) present[row] = embedder.embedInto(vectorTexts(store, row), data, row * dims) ? 1 : 0;
-    const component = removePrincipalComponent(data, store.size, dims, Math.max(1, Math.ceil(store.size / COMPONENT_SAMPLE)));
-    applyComponentRemovalRows(data, store.size, dims, component);
-    relevance.vectors = { matrix: new VectorMatrix(dims, data, present), component };
-  }
+  const source = vectorTextSource(store);
+  relevance.vectors ??= searchable(buildVectors(store.size, (row) => vectorTexts(source, row), embedder));
   return relevance.vectors;
 }
 
 /** Builds both structures now (servers call it at start-up; otherwise the first query pays). */
 export function warmRelevance(store: ColumnStore): void {
   textIndexOf(store);
-  vectorsOf(store);
+  vectorsOf(store).matrix.prepareScan();
 }
 
 export function unprocessable(items: ValidationErrorItem[]): ValidationError {

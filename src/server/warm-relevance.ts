@@ -1,15 +1,16 @@
 /**
- * Builds a store's relevance structures on two threads: the organization vectors and their scan records
- * on a worker thread while this one builds the keyword index (each about a second at 100,000
- * organizations), so that start-up waits for the longer of the two instead of their sum. Synchronous like warmRelevance(): a request
- * arriving meanwhile waits, and nothing is built twice. The worker writes into shared memory and says
- * when it is done through an Atomics cell. Where the worker's compiled file is absent (the TypeScript
+ * Builds a store's relevance structures on two threads: the organization vectors on a worker thread while
+ * this one builds the keyword index (each about a second at 100,000 organizations), so that start-up
+ * waits for the longer of the two instead of their sum; the worker then makes the vector scan's records,
+ * which a query arriving before they are done waits for. Otherwise synchronous like warmRelevance(): a
+ * request arriving meanwhile waits, and nothing is built twice. The worker writes into shared memory and
+ * says how far it got through an Atomics cell. Where the worker's compiled file is absent (the TypeScript
  * sources under a test runner) or the worker fails, the vectors are built on this thread.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { sifGloveEmbedder } from '../engine/relevance/embedder.js';
+import { embeddingDims } from '../engine/relevance/embedder.js';
 import { scanRecordBytes, vectorScanSupported } from '../engine/relevance/vector-scan.js';
 import {
   hasVectors, installVectors, textIndexOf, vectorsOf, vectorTextSource, warmRelevance, type VectorTextSource,
@@ -24,14 +25,15 @@ export interface VectorWorkerData {
   component: Float32Array;
   /** The WebAssembly scan's records (null where it cannot run), their axis units and, last, their decoded peak. */
   scan: { records: Uint8Array; axisAndPeak: Float64Array } | null;
-  /** [0]: LOADING, STARTED once the worker runs, then DONE or FAILED. */
+  /** [0]: LOADING, STARTED once the worker runs, VECTORS_DONE, then RECORDS_DONE (or FAILED at any step). */
   state: Int32Array;
 }
 
 export const LOADING = 0;
 export const STARTED = 1;
-export const DONE = 2;
-export const FAILED = 3;
+export const VECTORS_DONE = 2;
+export const RECORDS_DONE = 3;
+export const FAILED = 4;
 
 /** The longest waits for the worker: to load its modules (a fraction of a second), then to embed (≈ 10 µs a row). */
 const START_LIMIT_MS = 20_000;
@@ -44,7 +46,8 @@ export function warmRelevanceOnTwoThreads(store: ColumnStore): 1 | 2 {
     warmRelevance(store);
     return 1;
   }
-  const { dims } = sifGloveEmbedder();
+  // Not the embedder: decoding its asset here would delay the keyword index.
+  const dims = embeddingDims();
   const rows = store.size;
   const shared: VectorWorkerData = {
     source: vectorTextSource(store),
@@ -62,15 +65,28 @@ export function warmRelevanceOnTwoThreads(store: ColumnStore): 1 | 2 {
   // Its errors are seen through the state cell; a listener keeps them from being thrown here.
   worker.on('error', () => undefined);
   textIndexOf(store);
-  Atomics.wait(shared.state, 0, LOADING, START_LIMIT_MS);
-  Atomics.wait(shared.state, 0, STARTED, workLimitMs(rows));
-  if (Atomics.load(shared.state, 0) === DONE) {
-    const { data, present, component, scan } = shared;
-    const made = scan ? { rows, dims, records: scan.records, axis: scan.axisAndPeak.subarray(0, dims), decodedPeak: scan.axisAndPeak[dims] ?? 0 } : undefined;
-    installVectors(store, { dims, data, present, component, ...(made ? { scan: made } : {}) });
-    return 2;
+  const { state } = shared;
+  Atomics.wait(state, 0, LOADING, START_LIMIT_MS);
+  Atomics.wait(state, 0, STARTED, workLimitMs(rows));
+  const reached = Atomics.load(state, 0);
+  if (reached !== VECTORS_DONE && reached !== RECORDS_DONE) {
+    void worker.terminate();
+    warmRelevance(store);
+    return 1;
   }
-  void worker.terminate();
-  vectorsOf(store).matrix.prepareScan();
-  return 1;
+  const { data, present, component, scan } = shared;
+  installVectors(store, { dims, data, present, component });
+  if (scan) {
+    // The worker codes the scan records last: nothing waits for them but a query arriving first.
+    const { matrix } = vectorsOf(store);
+    matrix.expectScan(() => {
+      Atomics.wait(state, 0, VECTORS_DONE, workLimitMs(rows));
+      if (Atomics.load(state, 0) !== RECORDS_DONE) return null;
+      return { rows, dims, records: scan.records, axis: scan.axisAndPeak.subarray(0, dims), decodedPeak: scan.axisAndPeak[dims] ?? 0 };
+    });
+    worker.once('message', () => {
+      matrix.prepareScan();
+    });
+  }
+  return 2;
 }

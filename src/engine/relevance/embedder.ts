@@ -143,6 +143,11 @@ export function embeddingVocabulary(): EmbeddingVocabulary {
   return vocabulary;
 }
 
+/** The dimensions of the committed asset's vectors, without decoding it. */
+export function embeddingDims(): number {
+  return (asset as EmbeddingsAsset).dims;
+}
+
 /** Where the vectors come from (package, version, licence), for health output and attribution. */
 export function embeddingSource(): EmbeddingsAsset['source'] {
   return (asset as EmbeddingsAsset).source;

@@ -9,7 +9,6 @@ import type { Keywords } from '../../contract/v2/filters.js';
 import type { ColumnStore } from '../store/store.js';
 import { applyComponentRemovalRows, removePrincipalComponent, sifGloveEmbedder, type Embedder } from './embedder.js';
 import { TextIndex, type TextIndexOptions } from './text-index.js';
-import type { ScanRecords } from './vector-scan.js';
 import { VectorMatrix } from './vectors.js';
 
 interface Relevance {
@@ -76,8 +75,6 @@ export interface BuiltVectors {
   data: Float32Array;
   present: Uint8Array;
   component: Float32Array;
-  /** The WebAssembly scan's records of `data`, when made with it (see vector-scan.ts). */
-  scan?: ScanRecords;
 }
 
 /** About this many organizations (a regular sample) estimate the common component of a large corpus. */
@@ -104,9 +101,7 @@ export function buildVectors(
 /** Gives the store vectors built by `buildVectors` over its rows (from its vectorTextSource). */
 export function installVectors(store: ColumnStore, built: BuiltVectors): void {
   if (built.present.length !== store.size || built.data.length !== store.size * built.dims) throw new Error('vectors built for another store');
-  const vectors = searchable(built);
-  if (built.scan) vectors.matrix.prepareScan(built.scan);
-  relevanceOf(store).vectors = vectors;
+  relevanceOf(store).vectors = searchable(built);
 }
 
 function searchable(built: BuiltVectors): { matrix: VectorMatrix; component: Float32Array } {

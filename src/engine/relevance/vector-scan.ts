@@ -13,8 +13,8 @@
  * (Cauchy–Schwarz twice); ‖e‖ is stored per row and ‖ŷ‖ taken at its largest over the rows (the query's
  * 16-bit error makes that term tiny), both rounded up.
  *
- * The records are made once per matrix: at start-up by prepareScan() (warmRelevance, or on the server's
- * worker thread), else on the first query (about 0.2 s at 100,000 rows).
+ * The records are made once per matrix: at start-up by prepareScan() (warmRelevance) or on the server's
+ * worker thread (expectScanRecords), else on the first query (about 0.2 s at 100,000 rows).
  *
  * Hosts: Excel's older runtime has no WebAssembly or no SIMD (detected by validating the module; the
  * JavaScript scan runs instead, with identical results). Apps Script compiles only asynchronously:
@@ -237,18 +237,43 @@ function withLayout(made: ScanRecords): Coded {
   return { ...made, chunks, layout: { mask, query, outRow, outLow, outHigh, end: outHigh + rows * 8 } };
 }
 
+/** Records being made elsewhere (another thread), by matrix: the function returns them, waiting if it must, or null. */
+const expected = new WeakMap<Float32Array, () => ScanRecords | null>();
+
 /**
  * Makes the matrix's scan records now (or adopts records made elsewhere from the same matrix), so that the
  * first query does not pay for them (about 0.2 s at 100,000 rows); nothing where the scan cannot run.
  */
 export function prepareScan(dims: number, data: Float32Array, present: Uint8Array, made?: ScanRecords): void {
-  if (!isSupported() || coded.has(data)) return;
-  if (made && (made.rows !== present.length || made.dims !== dims)) throw new Error('scan records of another matrix');
-  const matrix = withLayout(made ?? scanRecords(dims, data, present));
-  coded.set(data, matrix);
+  if (!isSupported()) return;
+  if (made) {
+    if (made.rows !== present.length || made.dims !== dims) throw new Error('scan records of another matrix');
+    if (!coded.has(data)) coded.set(data, withLayout(made));
+  }
+  const matrix = codedOf(dims, data, present);
   // And into the module's memory, where the module can be compiled now.
   const target = enabled ? currentScanner() : null;
   if (target) makeResident(target, matrix);
+}
+
+/**
+ * Says that the matrix's records are being made elsewhere: the first query (or prepareScan) takes them
+ * from `take`, which may wait for them, and makes them itself when it returns null.
+ */
+export function expectScanRecords(data: Float32Array, take: () => ScanRecords | null): void {
+  if (isSupported() && !coded.has(data)) expected.set(data, take);
+}
+
+function codedOf(dims: number, data: Float32Array, present: Uint8Array): Coded {
+  const rows = present.length;
+  const known = coded.get(data);
+  if (known && known.rows === rows && known.dims === dims) return known;
+  const take = expected.get(data);
+  expected.delete(data);
+  const made = take?.() ?? null;
+  const matrix = withLayout(made && made.rows === rows && made.dims === dims ? made : scanRecords(dims, data, present));
+  coded.set(data, matrix);
+  return matrix;
 }
 
 function makeResident(target: Scanner, matrix: Coded): void {
@@ -269,11 +294,7 @@ export function scanCandidates(dims: number, data: Float32Array, present: Uint8A
   const target = enabled ? currentScanner() : null;
   const rows = present.length;
   if (!target || dims < 1 || dims > MAX_DIMS || allowed.length < rows || q.length < dims) return null;
-  let matrix = coded.get(data);
-  if (!matrix || matrix.rows !== rows || matrix.dims !== dims) {
-    matrix = withLayout(scanRecords(dims, data, present));
-    coded.set(data, matrix);
-  }
+  const matrix = codedOf(dims, data, present);
   makeResident(target, matrix);
   const { layout, axis, chunks } = matrix;
   const { buffer } = target.memory;

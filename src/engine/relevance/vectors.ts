@@ -18,7 +18,7 @@
  * for hosts without it).
  */
 import { TopK } from './top-k.js';
-import { prepareScan, scanCandidates, type ScanCandidates, type ScanRecords } from './vector-scan.js';
+import { expectScanRecords, prepareScan, scanCandidates, type ScanCandidates, type ScanRecords } from './vector-scan.js';
 
 /** Dimensions added between two bound checks. */
 const STEP = 16;
@@ -54,6 +54,11 @@ export class VectorMatrix {
   /** Makes the WebAssembly scan's records now, or adopts records made from this matrix elsewhere (vector-scan.ts). */
   prepareScan(made?: ScanRecords): void {
     prepareScan(this.dims, this.data, this.present, made);
+  }
+
+  /** The WebAssembly scan's records are being made elsewhere: `take` returns them, waiting if it must, or null. */
+  expectScan(take: () => ScanRecords | null): void {
+    expectScanRecords(this.data, take);
   }
 
   /** A copy of one row's vector, or null. */

@@ -74,7 +74,7 @@ export default tseslint.config(
   },
   {
     // Plain Node ESM scripts (data builders, benchmarks, the add-in build helpers): not in the TS project.
-    files: ['scripts/**/*.mjs', 'bench/**/*.mjs', 'addin/build/**/*.mjs', 'appsscript/build/**/*.mjs', 'test/**/*.cjs'],
+    files: ['scripts/**/*.mjs', 'bench/**/*.mjs', 'addin/build/**/*.mjs', 'appsscript/build/**/*.mjs', 'test/**/*.cjs', 'test/**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { ...globals.node } },
   },

@@ -20,13 +20,11 @@ import { DEVELOPMENT_CLAIMS, developmentSecret, signToken } from './dev-token.js
 import { refreshGoogleSheet } from './google-sheet.js';
 import { addQuery, bodyOf, listQueries, QUERY_ROUTES, removeQuery, type ListedQuery, type QueryRoute } from './query.js';
 import { printable } from './workbook-guard.js';
+import { table, type CliIo } from './cli-io.js';
+import { addKeyCommands } from './keys.js';
 import { describeSavedQuery, serviceName, targetOf } from '../sheet/saved-query.js';
 
-export interface CliIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  readStdin: () => string;
-}
+export type { CliIo } from './cli-io.js';
 
 const nodeIo: CliIo = {
   stdout: (text) => process.stdout.write(text),
@@ -158,6 +156,7 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
       }
     });
   addQueryCommands(program, io, setExitCode);
+  addKeyCommands(program, io, setExitCode);
   program
     .command('token')
     .description('a sign-in (bearer) token for the language routes and v1, signed with ORGINDEX_JWT_SECRET or the development secret of the state directory')
@@ -317,11 +316,6 @@ async function queryCommand(io: CliIo, setExitCode: (code: number) => void, name
   }
 }
 
-/** Columns padded to their widest cell; the last one is left as it is. */
-function table(rows: readonly (readonly string[])[]): string {
-  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  return rows.map((row) => `${row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  ')}\n`).join('');
-}
 
 const listed = (query: ListedQuery): string[] => [query.id, query.target, query.description, query.service, query.last_refreshed ?? 'never', query.status ?? '-'].map(printable);
 

@@ -1,9 +1,11 @@
 /**
- * API keys from a JSON file (`orgindex serve --keys FILE`):
+ * API keys from a JSON file (`orgindex serve --keys FILE`) or a database (key-store.ts):
  *   {"keys": [{"key": "…", "tier": "tier_1" | "tier_2", "visibility": <v2 filters, optional>, "admin": false}],
  *    "tiers": {"tier_1": {"monthlyResults": 200000}}}      ← optional overrides of limits.ts's values
- * Keys are held by their SHA-256 only; a key's `id` (the first 16 hex digits of that hash) is what logs
- * and the quota journal see, never the key.
+ * An entry gives the key itself or only its SHA-256 (`"key_sha256": "<64 hex digits>"`, what
+ * `orgindex keys create` writes: the key is printed once and never stored). Keys are held by their
+ * SHA-256 only; a key's `id` (the first 16 hex digits of that hash) is what logs and the quota journal
+ * see, never the key.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -14,7 +16,8 @@ import { validate } from '../contract/validation.js';
 import { DEFAULT_TIER_LIMITS, TierLimitsSchema, TierSchema, type Tier, type TierLimits } from './limits.js';
 
 const KeyEntrySchema = z.strictObject({
-  key: z.string().min(16, 'a key has at least 16 characters'),
+  key: z.string().min(16, 'a key has at least 16 characters').optional(),
+  key_sha256: z.string().regex(/^[0-9a-f]{64}$/, 'the SHA-256 of a key: 64 lower-case hex digits').optional(),
   tier: TierSchema,
   visibility: FiltersSchema.nullish(),
   admin: z.boolean().default(false),
@@ -39,7 +42,10 @@ export interface ApiKey {
   readonly admin: boolean;
 }
 
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/** A key's id: the first 16 hex digits of its SHA-256. */
+export const keyIdOf = (hash: string): string => hash.slice(0, 16);
 
 export class KeyRing {
   private readonly byHash = new Map<string, ApiKey>();
@@ -52,15 +58,18 @@ export class KeyRing {
     }
     const { keys, tiers } = parsed.value;
     keys.forEach((entry, i) => {
+      if ((entry.key === undefined) === (entry.key_sha256 === undefined)) {
+        throw new Error(`keys file: keys.${i} gives ${entry.key === undefined ? 'neither' : 'both'} "key" and "key_sha256": give one`);
+      }
       if (entry.visibility && !restrictsSomething(entry.visibility)) {
         throw new Error(`keys file: keys.${i}.visibility restricts nothing (every list empty); leave it out to give the key every organization`);
       }
     });
     for (const entry of keys) {
-      const hash = sha256(entry.key);
+      const hash = entry.key_sha256 ?? sha256(entry.key ?? '');
       if (this.byHash.has(hash)) throw new Error('keys file: the same key is listed twice');
       this.byHash.set(hash, {
-        id: hash.slice(0, 16),
+        id: keyIdOf(hash),
         name: entry.name ?? null,
         tier: entry.tier,
         limits: { ...DEFAULT_TIER_LIMITS[entry.tier], ...tiers?.[entry.tier] },
@@ -112,7 +121,7 @@ export const DEVELOPMENT_KEY_NAME = 'development key';
 
 /** The key `serve` prints on its development defaults: the development entry, never an admin key added since. */
 export function developmentKeyOf(file: KeysFile): string | null {
-  const entry = file.keys.find((key) => key.name === DEVELOPMENT_KEY_NAME && key.admin !== true);
+  const entry = file.keys.find((key) => key.name === DEVELOPMENT_KEY_NAME && key.admin !== true && key.key !== undefined);
   return entry?.key ?? null;
 }
 

@@ -189,6 +189,20 @@ describe('sign-in tokens for development', () => {
   }, 30_000);
 });
 
+test('a keys file written by `orgindex keys create` (hashes only) serves the key it printed, and not another', async () => {
+  const keys = join(dir, 'keys.json');
+  const made = spawnSync(process.execPath, [bin, 'keys', 'create', '--keys', keys, '--tier', 'tier_1', '--name', 'reporting'], { encoding: 'utf8' });
+  expect(made.status).toBe(0);
+  const key = made.stdout.trim();
+  expect(readFileSync(keys, 'utf8')).not.toContain(key);
+  const run = await serve(['--count', '50', '--keys', keys], async (url) => {
+    const ask = (apiKey: string) => fetch(`${url}/v2/search`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ filters: { country: ['Deutschland'] }, size: 1 }) });
+    expect((await ask(key)).status).toBe(200);
+    expect((await ask(`${key.slice(0, -1)}0`)).status).toBe(401);
+  });
+  expect(run.code).toBe(0);
+}, 30_000);
+
 test('--exit-with-stdin: the server stops, releasing its state directory, when the process holding its stdin goes', async () => {
   const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--log-level', 'silent', '--count', '10', '--exit-with-stdin'], { cwd: dir, stdio: ['pipe', 'ignore', 'pipe'] });
   let stderr = '';

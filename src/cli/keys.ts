@@ -1,0 +1,130 @@
+/**
+ * `orgindex keys create | list | revoke | set-tier`: a service's API keys, in its database (`--database
+ * URL`, or ORGINDEX_DATABASE_URL: a URL with a password is better kept out of the process list) or in a
+ * keys file (`--keys FILE`). A new key is printed once, on stdout; only its SHA-256 is stored.
+ */
+import type { Command } from 'commander';
+import { FiltersSchema } from '../contract/v2/filters.js';
+import { validate } from '../contract/validation.js';
+import { Database } from '../server/database/database.js';
+import { DatabaseKeyStore, FileKeyStore, type KeyListing, type KeyStore, type Visibility } from '../server/key-store.js';
+import { TierSchema, type Tier } from '../server/limits.js';
+import { table, type CliIo } from './cli-io.js';
+import { printable } from './workbook-guard.js';
+
+interface StoreOptions {
+  database?: string;
+  keys?: string;
+}
+
+/** A mistake in how the command was called (exit 2). */
+class KeysUsageError extends Error {}
+
+const DATABASE_ENV = 'ORGINDEX_DATABASE_URL';
+
+/** The store the options name, and how to let go of it. */
+async function openStore(options: StoreOptions): Promise<{ store: KeyStore; close: () => Promise<void> }> {
+  const database = options.database ?? process.env[DATABASE_ENV];
+  if (options.keys !== undefined && options.database !== undefined) throw new KeysUsageError('give --database or --keys, not both');
+  if (options.keys !== undefined) return { store: new FileKeyStore(options.keys), close: () => Promise.resolve() };
+  if (database === undefined || database === '') throw new KeysUsageError(`say where the keys are: --database postgres://… (or ${DATABASE_ENV}) or --keys FILE`);
+  const opened = await Database.open(database);
+  return { store: new DatabaseKeyStore(opened), close: () => opened.close() };
+}
+
+function tierOf(value: string): Tier {
+  const parsed = TierSchema.safeParse(value);
+  if (!parsed.success) throw new KeysUsageError(`a tier is ${TierSchema.options.join(' or ')}; got ${JSON.stringify(value)}`);
+  return parsed.data;
+}
+
+function visibilityOf(text: string): Visibility {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new KeysUsageError(`--visibility takes v2 filters as JSON, e.g. '{"country":["Deutschland"]}': ${(error as Error).message}`);
+  }
+  const checked = validate(FiltersSchema, data);
+  if (!checked.ok) throw new KeysUsageError(`--visibility: ${checked.error.detail.map((item) => `${item.loc.slice(1).join('.') || '(filters)'}: ${item.msg}`).join('; ')}`);
+  return data as Visibility;
+}
+
+const row = (listing: KeyListing): string[] =>
+  [listing.id, listing.name ?? '-', listing.tier, listing.admin ? 'yes' : 'no', listing.visibility ? JSON.stringify(listing.visibility) : 'everything', listing.createdAt ?? '-'].map(printable);
+
+export function addKeyCommands(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
+  const run = async (name: string, options: StoreOptions, work: (store: KeyStore) => Promise<void>): Promise<void> => {
+    let close = (): Promise<void> => Promise.resolve();
+    try {
+      const opened = await openStore(options);
+      close = opened.close;
+      await work(opened.store);
+    } catch (error) {
+      io.stderr(`orgindex keys ${name}: ${(error as Error).message}\n`);
+      setExitCode(error instanceof KeysUsageError ? 2 : 1);
+    } finally {
+      await close();
+    }
+  };
+  const where = (command: Command): Command =>
+    command
+      .option('--database <url>', `the service's PostgreSQL database (default: $${DATABASE_ENV})`)
+      .option('--keys <file>', 'a keys file, as orgindex serve --keys reads it (created when missing)');
+
+  const keys = program.command('keys').description('create, list, revoke and re-tier the API keys of a service (its database or keys file)');
+  where(keys.command('create'))
+    .description('make a key; prints it once on stdout (only its SHA-256 is stored)')
+    .requiredOption('--tier <tier>', TierSchema.options.join(' or '))
+    .option('--name <name>', 'a label for logs and for naming the key here (unique among live keys)')
+    .option('--admin', 'no rate limit or quota, admin-only options')
+    .option('--visibility <json>', 'v2 filters the key is confined to, e.g. \'{"country":["Deutschland"]}\'')
+    .action((options: StoreOptions & { tier: string; name?: string; admin?: boolean; visibility?: string }) =>
+      run('create', options, async (store) => {
+        const { key, listing } = await store.create({
+          tier: tierOf(options.tier),
+          name: options.name,
+          admin: options.admin === true,
+          visibility: options.visibility === undefined ? null : visibilityOf(options.visibility),
+        });
+        io.stdout(`${key}\n`);
+        io.stderr(`created key ${listing.id}${listing.name ? ` (${printable(listing.name)})` : ''}, ${listing.tier}${listing.admin ? ', admin' : ''}: it is shown only now, store it safely; servers see it at their next start\n`);
+      }),
+    );
+  where(keys.command('list'))
+    .description('the live keys: id, name, tier, admin, visibility, created (never the keys themselves)')
+    .option('--json', 'print them as JSON')
+    .action((options: StoreOptions & { json?: boolean }) =>
+      run('list', options, async (store) => {
+        const listings = await store.list();
+        if (options.json) {
+          io.stdout(`${JSON.stringify(listings, null, 2)}\n`);
+          return;
+        }
+        if (listings.length === 0) {
+          io.stderr('no keys (orgindex keys create makes one)\n');
+          return;
+        }
+        io.stdout(table([['ID', 'NAME', 'TIER', 'ADMIN', 'VISIBILITY', 'CREATED'], ...listings.map(row)]));
+      }),
+    );
+  where(keys.command('revoke'))
+    .description('revoke a key: servers refuse it from their next start')
+    .argument('<key>', 'its id or name (orgindex keys list)')
+    .action((ref: string, options: StoreOptions) =>
+      run('revoke', options, async (store) => {
+        const listing = await store.revoke(ref);
+        io.stderr(`revoked key ${listing.id}${listing.name ? ` (${printable(listing.name)})` : ''}\n`);
+      }),
+    );
+  where(keys.command('set-tier'))
+    .description('move a key to another tier (its limits from the next start)')
+    .argument('<key>', 'its id or name (orgindex keys list)')
+    .argument('<tier>', TierSchema.options.join(' or '))
+    .action((ref: string, tier: string, options: StoreOptions) =>
+      run('set-tier', options, async (store) => {
+        const listing = await store.setTier(ref, tierOf(tier));
+        io.stderr(`key ${listing.id}${listing.name ? ` (${printable(listing.name)})` : ''} is now ${listing.tier}\n`);
+      }),
+    );
+}

@@ -1,0 +1,73 @@
+/**
+ * The database schema as numbered migrations. Each runs once, in order, inside one transaction that
+ * holds an advisory lock, so server processes starting together migrate once. A database already
+ * migrated past this build's last version is refused (an older build must not write to a newer schema).
+ * A migration, once released, never changes: the next change is a new one.
+ */
+import type { PoolClient } from 'pg';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'api keys and tier limits',
+    sql: `
+      CREATE TABLE api_keys (
+        id          text PRIMARY KEY CHECK (id ~ '^[0-9a-f]{16}$'),
+        key_sha256  text NOT NULL UNIQUE CHECK (key_sha256 ~ '^[0-9a-f]{64}$'),
+        name        text,
+        tier        text NOT NULL,
+        visibility  jsonb,
+        admin       boolean NOT NULL DEFAULT false,
+        created_at  timestamptz NOT NULL DEFAULT now(),
+        revoked_at  timestamptz
+      );
+      CREATE UNIQUE INDEX api_keys_live_name ON api_keys (name) WHERE revoked_at IS NULL AND name IS NOT NULL;
+      CREATE TABLE tier_limits (
+        tier    text PRIMARY KEY,
+        limits  jsonb NOT NULL
+      );
+    `,
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.reduce((last, migration) => Math.max(last, migration.version), 0);
+
+/** Any 64-bit number of our own: pg_advisory_xact_lock's key for "migrating the OrgIndex schema". */
+const MIGRATION_LOCK = 7_402_118_331;
+
+export class SchemaTooNew extends Error {}
+
+/** Brings the schema up to date; returns the versions before and after. */
+export async function migrate(client: PoolClient): Promise<{ from: number; to: number }> {
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query(`
+      CREATE TABLE IF NOT EXISTS orgindex_schema (
+        version     integer PRIMARY KEY,
+        name        text NOT NULL,
+        applied_at  timestamptz NOT NULL DEFAULT now()
+      )`);
+    const { rows } = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM orgindex_schema');
+    const from = rows[0]?.version ?? 0;
+    if (from > SCHEMA_VERSION) {
+      throw new SchemaTooNew(`the database's schema is at version ${from}, newer than this orgindex's ${SCHEMA_VERSION}: run a newer orgindex against it`);
+    }
+    for (const migration of MIGRATIONS) {
+      if (migration.version <= from) continue;
+      await client.query(migration.sql);
+      await client.query('INSERT INTO orgindex_schema (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+    }
+    await client.query('COMMIT');
+    return { from, to: Math.max(from, SCHEMA_VERSION) };
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  }
+}

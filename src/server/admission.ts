@@ -17,9 +17,9 @@ import { validate, type ValidationErrorItem } from '../contract/validation.js';
 import type { LocalIndex } from '../engine/local-index.js';
 import type { BearerUser, BearerVerifier } from './bearer.js';
 import type { ApiKey, KeyRing } from './keys.js';
-import { DEFAULT_TIER_LIMITS, quotaMonth, quotaRemaining, quotaReset, quotaRetryAfterSeconds, quotaStanding, TokenBucket, type QuotaStanding, type QuotaUse, type TierLimits } from './limits.js';
+import { DEFAULT_TIER_LIMITS, quotaMonth, quotaRemaining, quotaReset, quotaRetryAfterSeconds, quotaStanding, type QuotaStanding, type QuotaUse, type TierLimits } from './limits.js';
 import { HttpProblem, retryAfter } from './problem.js';
-import type { QuotaLedger, Usage } from './quota-ledger.js';
+import type { Hold, QuotaState, Usage } from './quota-state.js';
 
 /** The engine, or why there is none (health reports it; other routes answer 503). */
 export interface EngineState {
@@ -37,21 +37,8 @@ declare module 'fastify' {
   }
 }
 
-/** The place an admitted request holds in its key's quotas of the month. */
-export interface Reservation {
-  readonly slot: string;
-  readonly stats: boolean;
-  /** Rows held for /search and /fetch (known once the body is parsed). */
-  results: number;
-  /** Given back (counted, or answered otherwise): releasing again changes nothing. */
-  released: boolean;
-}
-
-interface Held {
-  requests: number;
-  statsRequests: number;
-  results: number;
-}
+/** The place an admitted request holds in its key's quotas of the month (quota-state.ts). */
+export type Reservation = Hold;
 
 /** One quota a request needs, and the words of its 429. */
 interface QuotaNeed {
@@ -101,7 +88,6 @@ function usageOf(id: EndpointId, body: unknown): Usage {
 const isoSeconds = (date: Date): string => `${date.toISOString().slice(0, 19)}Z`;
 const plural = (n: number, word: string): string => `${n.toLocaleString('en')} ${word}${n === 1 ? '' : 's'}`;
 const resultQuotaExhausted = (limit: number, tier: string): string => `Monthly result quota exhausted: ${plural(limit, 'row')} from /search and /fetch for ${tier}`;
-const slotOf = (month: string, keyId: string): string => `${month}\t${keyId}`;
 
 /** A 429: a rate or a quota refused, and when asking again may pass. */
 const tooManyRequests = (detail: string, retryAfterSeconds: number): HttpProblem => new HttpProblem(429, detail, retryAfter(retryAfterSeconds));
@@ -131,7 +117,8 @@ export const missingKey = (): HttpProblem => new HttpProblem(401, 'Missing API k
 export interface AdmissionOptions {
   engine: EngineState;
   keys: KeyRing;
-  ledger: QuotaLedger;
+  /** Buckets, holds and counts: this process's (quota-state.ts) or shared. */
+  state: QuotaState;
   /** Wall clock in ms. */
   now: () => number;
   /** Verifies bearer tokens; null: the server accepts none. */
@@ -143,20 +130,17 @@ export interface AdmissionOptions {
 export class Admission {
   private readonly engine: EngineState;
   private readonly keys: KeyRing;
-  private readonly ledger: QuotaLedger;
+  private readonly state: QuotaState;
   private readonly now: () => number;
   private readonly bearer: BearerVerifier | null;
   private readonly languageGroups: readonly string[] | undefined;
-  private readonly buckets = new Map<string, TokenBucket>();
-  /** What requests admitted but not answered yet hold, per month and key. */
-  private readonly inFlight = new Map<string, Held>();
   private readonly views = new Map<string, LocalIndex>();
 
   /** Throws when the engine refuses a key's visibility: a bad keys file stops the start, not a request. */
   constructor(options: AdmissionOptions) {
     this.engine = options.engine;
     this.keys = options.keys;
-    this.ledger = options.ledger;
+    this.state = options.state;
     this.now = options.now;
     this.bearer = options.bearer;
     this.languageGroups = options.languageGroups;
@@ -203,31 +187,26 @@ export class Admission {
    * /stats, the result quota for routes that return rows), or a 429. Admin keys pass without either
    * (null).
    */
-  reserve(id: EndpointId, key: ApiKey): Reservation | null {
+  async reserve(id: EndpointId, key: ApiKey): Promise<Reservation | null> {
     if (key.admin) return null;
     const at = this.now();
     const { limits, tier } = key;
-    this.takeToken(key.id, limits, `${tier} allows`, at);
-    const month = quotaMonth(at);
-    const slot = slotOf(month, key.id);
-    const held = this.inFlight.get(slot) ?? { requests: 0, statsRequests: 0, results: 0 };
-    const usage = this.ledger.get(month, key.id);
+    await this.takeToken(key.id, limits, `${tier} allows`, at);
     const stats = id === 'v2.stats';
-    const needs: QuotaNeed[] = [
-      { name: 'request', unit: 'request', use: { limit: limits.monthlyRequests, counted: usage.requests, held: held.requests }, exhausted: `Monthly request quota exhausted: ${plural(limits.monthlyRequests, 'request')} for ${tier}` },
-      ...(stats
-        ? [{ name: '/stats', unit: 'request', use: { limit: limits.monthlyStatsRequests, counted: usage.statsRequests, held: held.statsRequests }, exhausted: `Monthly /stats quota exhausted: ${plural(limits.monthlyStatsRequests, 'request')} for ${tier}` }]
-        : []),
-      ...(isRowRoute(id) ? [{ name: 'result', unit: 'row', use: { limit: limits.monthlyResults, counted: usage.results, held: held.results }, exhausted: resultQuotaExhausted(limits.monthlyResults, tier) }] : []),
-    ];
-    const quotas = needs.map((need) => ({ ...need, standing: quotaStanding(need.use) }));
-    // A quota used up for the month outranks one that frees up in a moment: retrying soon would not help.
-    const refused = quotas.find((quota) => quota.standing === 'exhausted') ?? quotas.find((quota) => quota.standing === 'held');
-    if (refused && refused.standing !== 'available') throw this.quotaRefusal(refused.standing, at, refused);
-    held.requests++;
-    if (stats) held.statsRequests++;
-    this.inFlight.set(slot, held);
-    return { slot, stats, results: 0, released: false };
+    return this.state.hold(quotaMonth(at), key.id, ({ counted, held }) => {
+      const needs: QuotaNeed[] = [
+        { name: 'request', unit: 'request', use: { limit: limits.monthlyRequests, counted: counted.requests, held: held.requests }, exhausted: `Monthly request quota exhausted: ${plural(limits.monthlyRequests, 'request')} for ${tier}` },
+        ...(stats
+          ? [{ name: '/stats', unit: 'request', use: { limit: limits.monthlyStatsRequests, counted: counted.statsRequests, held: held.statsRequests }, exhausted: `Monthly /stats quota exhausted: ${plural(limits.monthlyStatsRequests, 'request')} for ${tier}` }]
+          : []),
+        ...(isRowRoute(id) ? [{ name: 'result', unit: 'row', use: { limit: limits.monthlyResults, counted: counted.results, held: held.results }, exhausted: resultQuotaExhausted(limits.monthlyResults, tier) }] : []),
+      ];
+      const quotas = needs.map((need) => ({ ...need, standing: quotaStanding(need.use) }));
+      // A quota used up for the month outranks one that frees up in a moment: retrying soon would not help.
+      const refused = quotas.find((quota) => quota.standing === 'exhausted') ?? quotas.find((quota) => quota.standing === 'held');
+      if (refused && refused.standing !== 'available') throw this.quotaRefusal(refused.standing, at, refused);
+      return { requests: 1, statsRequests: stats ? 1 : 0, results: 0 };
+    });
   }
 
   /**
@@ -236,7 +215,7 @@ export class Admission {
    * Returns the body to run (a search's size cut). A v2 body that fails the contract is a 422 here; v1
    * leaves its 400 to its own validation.
    */
-  holdRows<Body>(id: EndpointId, key: ApiKey | null, reservation: Reservation | null, body: Body): Body {
+  async holdRows<Body>(id: EndpointId, key: ApiKey | null, reservation: Reservation | null, body: Body): Promise<Body> {
     if (!key || key.admin || !reservation) return body;
     const asked = rowsAsked(id, body);
     if (!asked) return body;
@@ -245,69 +224,62 @@ export class Admission {
       return body;
     }
     const at = this.now();
-    const slot = this.inFlight.get(reservation.slot);
-    const use = { limit: key.limits.monthlyResults, counted: this.ledger.get(quotaMonth(at), key.id).results, held: slot?.results ?? 0 };
-    let rows = asked.rows;
     let run = body;
-    if (asked.kind === 'page') {
-      // Nothing left to serve now: a 429 (held or exhausted) rather than an empty page.
-      const standing = quotaStanding(use);
-      if (asked.rows > 0 && standing !== 'available') {
-        throw this.quotaRefusal(standing, at, { name: 'result', unit: 'row', use, exhausted: resultQuotaExhausted(use.limit, key.tier) });
+    await this.state.extend(reservation, ({ counted, held }) => {
+      const use = { limit: key.limits.monthlyResults, counted: counted.results, held: held.results };
+      let rows = asked.rows;
+      if (asked.kind === 'page') {
+        // Nothing left to serve now: a 429 (held or exhausted) rather than an empty page.
+        const standing = quotaStanding(use);
+        if (asked.rows > 0 && standing !== 'available') {
+          throw this.quotaRefusal(standing, at, { name: 'result', unit: 'row', use, exhausted: resultQuotaExhausted(use.limit, key.tier) });
+        }
+        rows = Math.min(asked.rows, quotaRemaining(use));
+        if (rows < asked.rows) run = { ...body, size: rows };
+      } else {
+        const standing = quotaStanding(use, rows);
+        if (standing !== 'available') {
+          const left = Math.max(0, use.limit - use.counted);
+          throw this.quotaRefusal(standing, at, {
+            name: 'result',
+            unit: 'row',
+            use,
+            exhausted: `Monthly result quota: a fetch of ${plural(rows, 'domain')} may return as many rows, and ${plural(left, 'row')} ${left === 1 ? 'is' : 'are'} left for ${key.tier}`,
+          });
+        }
       }
-      rows = Math.min(asked.rows, quotaRemaining(use));
-      if (rows < asked.rows) run = { ...body, size: rows };
-    } else {
-      const standing = quotaStanding(use, rows);
-      if (standing !== 'available') {
-        const counted = Math.max(0, use.limit - use.counted);
-        throw this.quotaRefusal(standing, at, {
-          name: 'result',
-          unit: 'row',
-          use,
-          exhausted: `Monthly result quota: a fetch of ${plural(rows, 'domain')} may return as many rows, and ${plural(counted, 'row')} ${counted === 1 ? 'is' : 'are'} left for ${key.tier}`,
-        });
-      }
-    }
-    reservation.results = rows;
-    if (slot) slot.results += rows;
+      return { requests: 0, statsRequests: 0, results: rows };
+    });
     return run;
   }
 
   /** Gives a reservation's place back (an answer without a count); once only, whoever calls it again. */
   release(reservation: Reservation | null): void {
-    if (!reservation || reservation.released) return;
-    reservation.released = true;
-    const held = this.inFlight.get(reservation.slot);
-    if (!held) return;
-    held.requests--;
-    if (reservation.stats) held.statsRequests--;
-    held.results -= reservation.results;
-    if (held.requests <= 0) this.inFlight.delete(reservation.slot);
+    if (reservation) this.state.release(reservation);
   }
 
   /**
    * Counts a successful answer: +1 request, +1 /stats request, +rows for the routes that return rows. The
-   * held place is handed over to the count in one step (record adds it before it awaits the disk); the
-   * promise settles once the count is durable.
+   * held place is handed over to the count in one step; the promise settles once the count is durable.
    */
   count(id: EndpointId, key: ApiKey, reservation: Reservation | null, body: unknown): Promise<void> {
-    this.release(reservation);
-    return this.ledger.record(quotaMonth(this.now()), key.id, usageOf(id, body));
+    const month = quotaMonth(this.now());
+    const used = usageOf(id, body);
+    if (reservation) return this.state.count(reservation, month, used);
+    // An admin key holds nothing but is counted all the same.
+    return this.state.count({ month, keyId: key.id, amounts: { requests: 0, statsRequests: 0, results: 0 }, released: true }, month, used);
   }
 
   /** The X-RateLimit-* headers of an answer to the key: Remaining is 0 exactly when a new request would be refused. */
-  rateLimitHeaders(key: ApiKey): Record<string, string> {
+  async rateLimitHeaders(key: ApiKey): Promise<Record<string, string>> {
     const at = this.now();
-    const month = quotaMonth(at);
-    const usage = this.ledger.get(month, key.id);
-    const held = this.inFlight.get(slotOf(month, key.id));
+    const { counted, held } = await this.state.usage(quotaMonth(at), key.id);
     const { monthlyRequests, monthlyResults } = key.limits;
     return {
       'X-RateLimit-Requests-Limit': String(monthlyRequests),
-      'X-RateLimit-Requests-Remaining': String(quotaRemaining({ limit: monthlyRequests, counted: usage.requests, held: held?.requests ?? 0 })),
+      'X-RateLimit-Requests-Remaining': String(quotaRemaining({ limit: monthlyRequests, counted: counted.requests, held: held.requests })),
       'X-RateLimit-Results-Limit': String(monthlyResults),
-      'X-RateLimit-Results-Remaining': String(quotaRemaining({ limit: monthlyResults, counted: usage.results, held: held?.results ?? 0 })),
+      'X-RateLimit-Results-Remaining': String(quotaRemaining({ limit: monthlyResults, counted: counted.results, held: held.results })),
       'X-RateLimit-Reset': isoSeconds(quotaReset(at)),
     };
   }
@@ -315,7 +287,7 @@ export class Admission {
   /** A v1 caller without an API key: the user of a verified bearer token; 403 otherwise (v1 says every auth failure so). */
   async v1User(authorization: string | undefined): Promise<BearerUser> {
     const user = await this.verifyBearer(authorization, V1_BEARER);
-    this.throttle(user);
+    await this.throttle(user);
     return user;
   }
 
@@ -326,7 +298,7 @@ export class Admission {
     if (allowed && !user.groups.some((group) => allowed.includes(group))) {
       throw new HttpProblem(403, `Access denied: the language routes are for members of ${allowed.join(', ')}`);
     }
-    this.throttle(user);
+    await this.throttle(user);
     return user;
   }
 
@@ -341,18 +313,13 @@ export class Admission {
    * Bearer (dashboard) users have no quota, but they share tier_2's rate so that one token cannot
    * monopolise the server (each user by `sub`).
    */
-  private throttle(user: BearerUser): void {
-    this.takeToken(`user:${user.sub}`, DEFAULT_TIER_LIMITS.tier_2, 'a signed-in user may send', this.now());
+  private throttle(user: BearerUser): Promise<void> {
+    return this.takeToken(`user:${user.sub}`, DEFAULT_TIER_LIMITS.tier_2, 'a signed-in user may send', this.now());
   }
 
   /** One token from the caller's bucket (created on first use), or a 429 saying the rate and when to retry. */
-  private takeToken(slot: string, limits: TierLimits, who: string, at: number): void {
-    let bucket = this.buckets.get(slot);
-    if (!bucket) {
-      bucket = new TokenBucket(limits.ratePerSecond, limits.burst, at);
-      this.buckets.set(slot, bucket);
-    }
-    const taken = bucket.take(at);
+  private async takeToken(slot: string, limits: TierLimits, who: string, at: number): Promise<void> {
+    const taken = await this.state.takeToken(slot, limits.ratePerSecond, limits.burst, at);
     if (!taken.ok) {
       throw tooManyRequests(`Rate limit exceeded: ${who} ${limits.ratePerSecond} requests per second (bursts of ${limits.burst}); retry in ${plural(taken.retryAfterSeconds, 'second')}`, taken.retryAfterSeconds);
     }

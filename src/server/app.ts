@@ -23,6 +23,7 @@ import { clientErrorHandler, frameworkErrors, registerJsonParser, requestIdGener
 import type { KeyRing } from './keys.js';
 import { openApiDocument } from './openapi.js';
 import type { QuotaLedger } from './quota-ledger.js';
+import { LocalQuotaState } from './quota-state.js';
 import { Downloads, fileRoutes } from './routes/files.js';
 import { languageRoutes, siteReadingProvider } from './routes/language.js';
 import { v1Routes } from './routes/v1.js';
@@ -85,7 +86,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     ...timeoutServerOptions(options.timeouts),
   });
   const downloads = Downloads.open(options, now, app.log);
-  const admission = new Admission({ engine, keys: options.keys, ledger: options.ledger, now, bearer: options.bearer ?? null, languageGroups: options.languageGroups });
+  const admission = new Admission({ engine, keys: options.keys, state: new LocalQuotaState(options.ledger), now, bearer: options.bearer ?? null, languageGroups: options.languageGroups });
 
   // What every route shares is set on the root before the route plugins: each plugin's context copies it.
   // Bodies are JSON only (anything else is a 415), UTF-8, of bounded depth.
@@ -102,11 +103,11 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   app.decorateRequest('apiKey', null);
   app.decorateRequest('reservation', null);
   app.decorateRequest('bearerUser', null);
-  app.addHook('onSend', (request, reply, payload, done) => {
+  app.addHook('onSend', async (request, reply, payload) => {
     admission.release(request.reservation); // errors answered without a count give their place back
     reply.header('x-request-id', request.id);
-    if (request.apiKey) reply.headers(admission.rateLimitHeaders(request.apiKey));
-    done(null, payload);
+    if (request.apiKey) reply.headers(await admission.rateLimitHeaders(request.apiKey));
+    return payload;
   });
   app.setErrorHandler(errorHandler());
   app.setNotFoundHandler(notFound);

@@ -11,6 +11,7 @@ import type { BearerVerifier } from '../../src/server/bearer.js';
 import { KeyRing, type KeysFile } from '../../src/server/keys.js';
 import { HttpProblem } from '../../src/server/problem.js';
 import { QuotaLedger } from '../../src/server/quota-ledger.js';
+import { LocalQuotaState } from '../../src/server/quota-state.js';
 import { TestClock } from './support.js';
 
 const TIER1 = 'admission-test-key-tier-1-000001';
@@ -45,7 +46,7 @@ afterEach(async () => {
 });
 
 function admission(options: { bearer?: BearerVerifier; languageGroups?: string[] } = {}): Admission {
-  return new Admission({ engine: NO_ENGINE, keys: new KeyRing(KEYS_FILE), ledger, now: clock.now, bearer: options.bearer ?? null, languageGroups: options.languageGroups });
+  return new Admission({ engine: NO_ENGINE, keys: new KeyRing(KEYS_FILE), state: new LocalQuotaState(ledger), now: clock.now, bearer: options.bearer ?? null, languageGroups: options.languageGroups });
 }
 
 /** The HttpProblem a call throws (fails the test when it throws none or another error). */
@@ -87,18 +88,18 @@ describe('rate', () => {
   test("tier_1's bucket: five at once, the sixth a 429 with Retry-After; refilled at two a second", async () => {
     const gate = admission();
     const key = gate.key(TIER1);
-    for (let i = 0; i < 5; i++) gate.release(gate.reserve('v2.filterOptions', key));
+    for (let i = 0; i < 5; i++) gate.release(await gate.reserve('v2.filterOptions', key));
     const refused = await problemOf(() => gate.reserve('v2.filterOptions', key));
     expect(refused).toMatchObject({ status: 429, headers: { 'Retry-After': '1' } });
     expect(refused.detail).toBe('Rate limit exceeded: tier_1 allows 2 requests per second (bursts of 5); retry in 1 second');
     clock.advance(500);
-    expect(gate.reserve('v2.filterOptions', key)).not.toBeNull();
+    expect(await gate.reserve('v2.filterOptions', key)).not.toBeNull();
   });
 
-  test('admin keys pass without a token or a reservation', () => {
+  test('admin keys pass without a token or a reservation', async () => {
     const gate = admission();
     const key = gate.key(ADMIN);
-    for (let i = 0; i < 50; i++) expect(gate.reserve('v2.search', key)).toBeNull();
+    for (let i = 0; i < 50; i++) expect(await gate.reserve('v2.search', key)).toBeNull();
   });
 });
 
@@ -106,26 +107,26 @@ describe('quotas', () => {
   test('places held by requests in flight: a 429 of a second; given back once, however often released', async () => {
     const gate = admission();
     const key = gate.key(SMALL);
-    const first = gate.reserve('v2.filterOptions', key);
-    gate.reserve('v2.filterOptions', key);
-    expect(gate.rateLimitHeaders(key)['X-RateLimit-Requests-Remaining']).toBe('0');
+    const first = await gate.reserve('v2.filterOptions', key);
+    await gate.reserve('v2.filterOptions', key);
+    expect((await gate.rateLimitHeaders(key))['X-RateLimit-Requests-Remaining']).toBe('0');
     const refused = await problemOf(() => gate.reserve('v2.filterOptions', key));
     expect(refused).toMatchObject({ status: 429, headers: { 'Retry-After': '1' } });
     expect(refused.detail).toBe('Monthly request quota held by requests in flight: 2 of 2 remaining requests are reserved; retry in 1 second');
     gate.release(first);
     gate.release(first);
-    expect(gate.rateLimitHeaders(key)['X-RateLimit-Requests-Remaining']).toBe('1');
+    expect((await gate.rateLimitHeaders(key))['X-RateLimit-Requests-Remaining']).toBe('1');
   });
 
   test('counted usage exhausts the quota until the month resets (Retry-After to the reset)', async () => {
     const gate = admission();
     const key = gate.key(SMALL);
-    for (let i = 0; i < 2; i++) await gate.count('v2.filterOptions', key, gate.reserve('v2.filterOptions', key), {});
+    for (let i = 0; i < 2; i++) await gate.count('v2.filterOptions', key, await gate.reserve('v2.filterOptions', key), {});
     const refused = await problemOf(() => gate.reserve('v2.filterOptions', key));
     const seconds = (Date.parse('2026-12-01T00:00:00Z') - clock.ms) / 1000;
     expect(refused).toMatchObject({ status: 429, headers: { 'Retry-After': String(seconds) } });
     expect(refused.detail).toBe('Monthly request quota exhausted: 2 requests for tier_2; it resets at 2026-12-01T00:00:00Z');
-    expect(gate.rateLimitHeaders(key)).toEqual({
+    expect(await gate.rateLimitHeaders(key)).toEqual({
       'X-RateLimit-Requests-Limit': '2',
       'X-RateLimit-Requests-Remaining': '0',
       'X-RateLimit-Results-Limit': '30',
@@ -137,9 +138,9 @@ describe('quotas', () => {
   test('/stats has its own quota besides the request quota', async () => {
     const gate = admission();
     const key = gate.key(SMALL);
-    await gate.count('v2.stats', key, gate.reserve('v2.stats', key), {});
+    await gate.count('v2.stats', key, await gate.reserve('v2.stats', key), {});
     expect((await problemOf(() => gate.reserve('v2.stats', key))).detail).toMatch(/^Monthly \/stats quota exhausted: 1 request for tier_2/);
-    expect(gate.reserve('v2.filterOptions', key)).not.toBeNull();
+    expect(await gate.reserve('v2.filterOptions', key)).not.toBeNull();
   });
 });
 
@@ -147,12 +148,12 @@ describe('rows held for /search and /fetch', () => {
   test('a search page is cut to the rows left and holds them; the count adds the rows returned', async () => {
     const gate = admission();
     const key = gate.key(SMALL);
-    const reservation = gate.reserve('v2.search', key);
+    const reservation = await gate.reserve('v2.search', key);
     const body = { size: 50, keywords: { must_any: ['software'] } };
-    expect(gate.holdRows('v2.search', key, reservation, body)).toEqual({ ...body, size: 30 });
-    expect(gate.rateLimitHeaders(key)['X-RateLimit-Results-Remaining']).toBe('0');
+    expect(await gate.holdRows('v2.search', key, reservation, body)).toEqual({ ...body, size: 30 });
+    expect((await gate.rateLimitHeaders(key))['X-RateLimit-Results-Remaining']).toBe('0');
     await gate.count('v2.search', key, reservation, { data: new Array(12).fill({}) });
-    expect(gate.rateLimitHeaders(key)['X-RateLimit-Results-Remaining']).toBe('18');
+    expect((await gate.rateLimitHeaders(key))['X-RateLimit-Results-Remaining']).toBe('18');
   });
 
   test('a fetch of more domains than rows are left is a 429; a v2 body the contract refuses a 422, a v1 body passed on', async () => {
@@ -160,10 +161,10 @@ describe('rows held for /search and /fetch', () => {
     const key = gate.key(SMALL);
     const domains = Array.from({ length: 31 }, (_, i) => `example-${i}.com`);
     // Each request answered (refused) gives its place back, as the server's onSend does.
-    const attempt = (id: 'v2.fetch' | 'v2.search' | 'v1.search', body: unknown): unknown => {
-      const reservation = gate.reserve(id, key);
+    const attempt = async (id: 'v2.fetch' | 'v2.search' | 'v1.search', body: unknown): Promise<unknown> => {
+      const reservation = await gate.reserve(id, key);
       try {
-        return gate.holdRows(id, key, reservation, body);
+        return await gate.holdRows(id, key, reservation, body);
       } finally {
         gate.release(reservation);
       }
@@ -171,18 +172,18 @@ describe('rows held for /search and /fetch', () => {
     const refused = await problemOf(() => attempt('v2.fetch', { domains }));
     expect(refused.status).toBe(429);
     expect(refused.detail).toMatch(/^Monthly result quota: a fetch of 31 domains may return as many rows, and 30 rows are left for tier_2/);
-    expect(() => attempt('v2.search', { size: 'ten' })).toThrow(ValidationError);
+    await expect(attempt('v2.search', { size: 'ten' })).rejects.toThrow(ValidationError);
     const v1Body = { size: 'ten' };
-    expect(attempt('v1.search', v1Body)).toBe(v1Body);
+    expect(await attempt('v1.search', v1Body)).toBe(v1Body);
   });
 
-  test('admin keys and routes without rows run their body as it came', () => {
+  test('admin keys and routes without rows run their body as it came', async () => {
     const gate = admission();
     const admin = gate.key(ADMIN);
     const body = { size: 5_000 };
-    expect(gate.holdRows('v2.search', admin, gate.reserve('v2.search', admin), body)).toBe(body);
+    expect(await gate.holdRows('v2.search', admin, await gate.reserve('v2.search', admin), body)).toBe(body);
     const key = gate.key(SMALL);
-    expect(gate.holdRows('v1.sublocations', key, gate.reserve('v1.sublocations', key), body)).toBe(body);
+    expect(await gate.holdRows('v1.sublocations', key, await gate.reserve('v1.sublocations', key), body)).toBe(body);
   });
 });
 

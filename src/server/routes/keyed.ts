@@ -9,7 +9,7 @@ import { stringifyInSlices } from '../slices.js';
 
 export interface KeyedRoutes {
   /** 401 / 429 before any work; the key and the place it holds in its quotas go on the request. */
-  admit(id: EndpointId, request: FastifyRequest, reply: FastifyReply): void;
+  admit(id: EndpointId, request: FastifyRequest, reply: FastifyReply): Promise<void>;
   /** The answer as JSON, once its count is durable (answers to bearer users are not counted). */
   send(id: EndpointId, request: FastifyRequest, reply: FastifyReply, body: unknown): Promise<FastifyReply>;
 }
@@ -19,7 +19,7 @@ export function keyedRoutes(app: FastifyInstance, admission: Admission): KeyedRo
   // child logger costs ~10 µs: only when request lines are logged at all (errors add the id themselves).
   const logKeys = ['trace', 'debug', 'info'].includes(app.log.level);
   return {
-    admit(id, request, reply) {
+    async admit(id, request, reply) {
       const key = admission.key(request.headers['x-api-key']);
       // Set before the quotas are checked: a 429 carries the key's X-RateLimit-* headers too.
       request.apiKey = key;
@@ -27,7 +27,7 @@ export function keyedRoutes(app: FastifyInstance, admission: Admission): KeyedRo
         request.log = request.log.child({ key: key.id });
         reply.log = request.log;
       }
-      request.reservation = admission.reserve(id, key);
+      request.reservation = await admission.reserve(id, key);
     },
     async send(id, request, reply, body) {
       const key = request.apiKey;

@@ -49,15 +49,15 @@ export const v1Routes: FastifyPluginCallback<V1RoutesOptions> = (app, { admissio
   });
 
   /** The body to run: with a key, the rows it may return held first (a search page cut to the rows left). */
-  const withRowsHeld = (id: V1Id, request: FastifyRequest): unknown => admission.holdRows(id, request.apiKey, request.reservation, request.body);
+  const withRowsHeld = (id: V1Id, request: FastifyRequest): Promise<unknown> => admission.holdRows(id, request.apiKey, request.reservation, request.body);
 
   const answers: Record<V1Id, (request: FastifyRequest, caller: LegacyCaller) => unknown> = {
-    'v1.search': (request, caller) => legacy.search(withRowsHeld('v1.search', request), caller),
+    'v1.search': async (request, caller) => legacy.search(await withRowsHeld('v1.search', request), caller),
     'v1.sublocations': (request, caller) => legacy.sublocations(request.body, caller),
-    'v1.fetchMarket': (request, caller) => legacy.fetchMarket(withRowsHeld('v1.fetchMarket', request), caller),
+    'v1.fetchMarket': async (request, caller) => legacy.fetchMarket(await withRowsHeld('v1.fetchMarket', request), caller),
     'v1.download': async (request, caller) => {
       downloads.ensureConfigured();
-      const content = legacy.downloadContent(withRowsHeld('v1.download', request), caller);
+      const content = legacy.downloadContent(await withRowsHeld('v1.download', request), caller);
       const written = await downloads.write(content, caller.id, request);
       return {
         download_url: written.url,
@@ -86,7 +86,7 @@ export const v1Routes: FastifyPluginCallback<V1RoutesOptions> = (app, { admissio
       method: endpoint.method,
       url: endpoint.path,
       onRequest: async (request, reply) => {
-        if (request.headers['x-api-key'] !== undefined) keyed.admit(id, request, reply);
+        if (request.headers['x-api-key'] !== undefined) await keyed.admit(id, request, reply);
         else request.bearerUser = await admission.v1User(request.headers.authorization);
       },
       handler: async (request, reply) => keyed.send(id, request, reply, await answers[id](request, callerOf(request, admission))),

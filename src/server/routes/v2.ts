@@ -28,20 +28,13 @@ export const v2Routes: FastifyPluginCallback<V2RoutesOptions> = (app, { admissio
   const keyedRoute = (id: KeyedId): Pick<RouteOptions, 'method' | 'url' | 'onRequest'> => ({
     method: ENDPOINTS[id].method,
     url: urlOf(id),
-    onRequest: (request, reply, next) => {
-      try {
-        keyed.admit(id, request, reply);
-        next();
-      } catch (error) {
-        next(error as Error);
-      }
-    },
+    onRequest: (request, reply) => keyed.admit(id, request, reply),
   });
   /** The engine's answer as the admitted key sees it, counted and sent. */
   const answer = async (id: KeyedId, request: FastifyRequest, reply: FastifyReply, run: (view: LocalIndex, key: ApiKey) => unknown): Promise<FastifyReply> => {
     const key = request.apiKey;
     if (!key) throw missingKey();
-    return keyed.send(id, request, reply, run(admission.view(key), key));
+    return keyed.send(id, request, reply, await run(admission.view(key), key));
   };
 
   app.get(urlOf('v2.health'), () => (engine.index ? engine.index.health() : { healthy: false, error: engine.error ?? 'the index is not loaded yet' }));
@@ -49,11 +42,11 @@ export const v2Routes: FastifyPluginCallback<V2RoutesOptions> = (app, { admissio
   // input with the contract itself (a bad one throws the ValidationError of the 422), so they reach it as they came.
   app.route<{ Body: RequestInput<'v2.search'> }>({
     ...keyedRoute('v2.search'),
-    handler: (request, reply) => answer('v2.search', request, reply, (view, key) => view.search(admission.holdRows('v2.search', key, request.reservation, request.body))),
+    handler: (request, reply) => answer('v2.search', request, reply, async (view, key) => view.search(await admission.holdRows('v2.search', key, request.reservation, request.body))),
   });
   app.route<{ Body: RequestInput<'v2.fetch'> }>({
     ...keyedRoute('v2.fetch'),
-    handler: (request, reply) => answer('v2.fetch', request, reply, (view, key) => view.fetch(admission.holdRows('v2.fetch', key, request.reservation, request.body))),
+    handler: (request, reply) => answer('v2.fetch', request, reply, async (view, key) => view.fetch(await admission.holdRows('v2.fetch', key, request.reservation, request.body))),
   });
   app.route({
     ...keyedRoute('v2.stats'),

@@ -1,0 +1,125 @@
+/**
+ * The counting state behind admission.ts: token buckets, what admitted requests hold in their keys'
+ * monthly quotas, and the durable counts. Admission keeps every rule (which quotas a request needs, what a
+ * refusal says); a state only makes each decision atomic — it hands the usage to a decision and applies
+ * what the decision returns, with nothing in between — and keeps the numbers. This one keeps them in
+ * this process (buckets and holds in memory, counts in the quota journal); every method is asynchronous
+ * so that a state shared by several processes can answer from elsewhere.
+ */
+import { TokenBucket } from './limits.js';
+import type { QuotaLedger, Usage } from './quota-ledger.js';
+
+export type { Usage } from './quota-ledger.js';
+
+/** A key's usage of one month: counted (answered) and held (admitted, not answered yet). */
+export interface MonthUsage {
+  counted: Usage;
+  held: Usage;
+}
+
+/** What one admitted request holds in its key's quotas of a month until it is counted or given back. */
+export interface Hold {
+  readonly month: string;
+  readonly keyId: string;
+  /** What it holds now: a request, a /stats request, and the rows /search and /fetch hold before they run. */
+  readonly amounts: Usage;
+  /** Given back or counted: releasing again changes nothing. */
+  released: boolean;
+}
+
+export type TokenTaken = { ok: true } | { ok: false; retryAfterSeconds: number };
+
+/** A decision on a key's usage: what to hold (it throws to refuse). */
+export type HoldDecision = (usage: MonthUsage) => Usage;
+
+export interface QuotaState {
+  /** One token from the bucket of `slot` (created full on first use), or how long until there is one. */
+  takeToken(slot: string, ratePerSecond: number, burst: number, at: number): Promise<TokenTaken>;
+  /** Atomically: the key's usage of the month, and a new hold of what `decide` returns. */
+  hold(month: string, keyId: string, decide: HoldDecision): Promise<Hold>;
+  /** Atomically: the usage of the hold's key and month, and what `decide` returns added to the hold. */
+  extend(hold: Hold, decide: HoldDecision): Promise<void>;
+  /** Gives a hold back (an answer without a count); once only. */
+  release(hold: Hold): void;
+  /** Gives the hold back and counts `used` in `month`; resolves once the count is durable. */
+  count(hold: Hold, month: string, used: Usage): Promise<void>;
+  /** A key's usage of a month now. */
+  usage(month: string, keyId: string): Promise<MonthUsage>;
+}
+
+const none = (): Usage => ({ requests: 0, statsRequests: 0, results: 0 });
+
+function add(into: Usage, delta: Usage, sign: 1 | -1 = 1): void {
+  into.requests += sign * delta.requests;
+  into.statsRequests += sign * delta.statsRequests;
+  into.results += sign * delta.results;
+}
+
+/** One process's state: buckets and holds in memory (a restart refills buckets and drops holds), counts in the journal. */
+export class LocalQuotaState implements QuotaState {
+  private readonly buckets = new Map<string, TokenBucket>();
+  /** month + key id → what its requests in flight hold. */
+  private readonly held = new Map<string, Usage>();
+
+  constructor(private readonly ledger: QuotaLedger) {}
+
+  takeToken(slot: string, ratePerSecond: number, burst: number, at: number): Promise<TokenTaken> {
+    let bucket = this.buckets.get(slot);
+    if (!bucket) {
+      bucket = new TokenBucket(ratePerSecond, burst, at);
+      this.buckets.set(slot, bucket);
+    }
+    return Promise.resolve(bucket.take(at));
+  }
+
+  // Decided and applied in one synchronous step (a refusal thrown by `decide` rejects the promise).
+  hold(month: string, keyId: string, decide: HoldDecision): Promise<Hold> {
+    return new Promise((resolve) => {
+      const amounts = decide(this.now(month, keyId));
+      const hold: Hold = { month, keyId, amounts: none(), released: false };
+      this.apply(hold, amounts);
+      resolve(hold);
+    });
+  }
+
+  extend(hold: Hold, decide: HoldDecision): Promise<void> {
+    return new Promise((resolve) => {
+      this.apply(hold, decide(this.now(hold.month, hold.keyId)));
+      resolve();
+    });
+  }
+
+  release(hold: Hold): void {
+    if (hold.released) return;
+    hold.released = true;
+    const slot = slotOf(hold.month, hold.keyId);
+    const held = this.held.get(slot);
+    if (!held) return;
+    add(held, hold.amounts, -1);
+    if (held.requests <= 0) this.held.delete(slot);
+  }
+
+  count(hold: Hold, month: string, used: Usage): Promise<void> {
+    // The held place is handed over to the count in one step: record adds it before it awaits the disk.
+    this.release(hold);
+    return this.ledger.record(month, hold.keyId, used);
+  }
+
+  usage(month: string, keyId: string): Promise<MonthUsage> {
+    return Promise.resolve(this.now(month, keyId));
+  }
+
+  private now(month: string, keyId: string): MonthUsage {
+    return { counted: this.ledger.get(month, keyId), held: { ...(this.held.get(slotOf(month, keyId)) ?? none()) } };
+  }
+
+  private apply(hold: Hold, amounts: Usage): void {
+    const slot = slotOf(hold.month, hold.keyId);
+    const held = this.held.get(slot) ?? none();
+    add(held, amounts);
+    this.held.set(slot, held);
+    add(hold.amounts, amounts);
+  }
+}
+
+const slotOf = (month: string, keyId: string): string => `${month}\t${keyId}`;

@@ -34,6 +34,35 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'token buckets, quota counts and holds',
+    sql: `
+      CREATE TABLE token_buckets (
+        slot        text PRIMARY KEY,
+        tokens      double precision NOT NULL,
+        updated_ms  bigint NOT NULL
+      );
+      CREATE TABLE quota_usage (
+        month           text NOT NULL,
+        key_id          text NOT NULL,
+        requests        bigint NOT NULL DEFAULT 0,
+        stats_requests  bigint NOT NULL DEFAULT 0,
+        results         bigint NOT NULL DEFAULT 0,
+        PRIMARY KEY (month, key_id)
+      );
+      CREATE TABLE quota_holds (
+        id              bigserial PRIMARY KEY,
+        month           text NOT NULL,
+        key_id          text NOT NULL,
+        requests        integer NOT NULL,
+        stats_requests  integer NOT NULL,
+        results         integer NOT NULL,
+        expires_at      timestamptz NOT NULL
+      );
+      CREATE INDEX quota_holds_key ON quota_holds (month, key_id);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((last, migration) => Math.max(last, migration.version), 0);

@@ -1,0 +1,139 @@
+/**
+ * The two QuotaStates behind admission: this process's (memory and the quota journal) and the shared one
+ * in PostgreSQL (a real throwaway cluster). The same admission rules over either; with the shared one, two
+ * admissions (as two server processes) draw on one bucket and one quota.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Admission, type EngineState } from '../../src/server/admission.js';
+import { Database } from '../../src/server/database/database.js';
+import { PgQuotaState } from '../../src/server/database/pg-quota-state.js';
+import { KeyRing, type KeysFile } from '../../src/server/keys.js';
+import { HttpProblem } from '../../src/server/problem.js';
+import { QuotaLedger } from '../../src/server/quota-ledger.js';
+import { LocalQuotaState, type QuotaState } from '../../src/server/quota-state.js';
+import { startPostgres, type Postgres } from '../support/postgres.js';
+import { TestClock } from './support.js';
+
+const KEY = 'quota-state-test-key-tier-2-0000001';
+const KEYS: KeysFile = {
+  keys: [{ key: KEY, tier: 'tier_2' }],
+  tiers: { tier_2: { ratePerSecond: 1, burst: 10, monthlyRequests: 12, monthlyStatsRequests: 1, monthlyResults: 30 } },
+};
+const NO_ENGINE: EngineState = { index: null, error: 'not needed' };
+
+let postgres: Postgres;
+let databases = 0;
+const opened: { close: () => Promise<void> }[] = [];
+beforeAll(async () => {
+  postgres = await startPostgres();
+}, 120_000);
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((thing) => thing.close()));
+});
+afterAll(async () => {
+  await postgres.stop();
+});
+
+async function sharedDatabase(): Promise<Database> {
+  databases++;
+  const database = await Database.open(await postgres.createDatabase(`quota_${String(databases)}`));
+  opened.push(database);
+  return database;
+}
+
+async function localState(): Promise<QuotaState> {
+  const dir = mkdtempSync(join(tmpdir(), 'orgindex-quota-state-'));
+  const ledger = await QuotaLedger.open(dir);
+  opened.push({
+    close: async () => {
+      await ledger.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  });
+  return new LocalQuotaState(ledger);
+}
+
+const gate = (state: QuotaState, clock: TestClock): Admission => new Admission({ engine: NO_ENGINE, keys: new KeyRing(KEYS), state, now: clock.now, bearer: null });
+
+/** 'ok', or the status of the HttpProblem a reservation was refused with. */
+async function outcome(call: Promise<unknown>): Promise<string> {
+  try {
+    await call;
+    return 'ok';
+  } catch (error) {
+    if (error instanceof HttpProblem) return String(error.status);
+    throw error;
+  }
+}
+
+const states: [string, () => Promise<QuotaState>][] = [
+  ['this process', localState],
+  ['PostgreSQL', async () => new PgQuotaState(await sharedDatabase())],
+];
+
+describe.each(states)('the admission rules over %s', (_name, make) => {
+  test('a burst of 10, then 429 until the bucket refills; quota places held, counted once, given back once', async () => {
+    const clock = new TestClock();
+    const admission = gate(await make(), clock);
+    const key = admission.key(KEY);
+    const first = await admission.reserve('v2.filterOptions', key);
+    for (let i = 1; i < 10; i++) admission.release(await admission.reserve('v2.filterOptions', key));
+    expect(await outcome(admission.reserve('v2.filterOptions', key))).toBe('429');
+    clock.advance(1_000);
+    await admission.count('v2.filterOptions', key, first, {});
+    admission.release(first);
+    const headers = await admission.rateLimitHeaders(key);
+    expect(headers['X-RateLimit-Requests-Remaining']).toBe('11');
+    const search = await admission.reserve('v2.search', key);
+    const body = { size: 50, keywords: { must_any: ['software'] } };
+    expect(await admission.holdRows('v2.search', key, search, body)).toEqual({ ...body, size: 30 });
+    expect((await admission.rateLimitHeaders(key))['X-RateLimit-Results-Remaining']).toBe('0');
+    await admission.count('v2.search', key, search, { data: new Array(7).fill({}) });
+    expect((await admission.rateLimitHeaders(key))['X-RateLimit-Results-Remaining']).toBe('23');
+  });
+});
+
+describe('two admissions on one database act as one service', () => {
+  test('one bucket: 10 requests at once across both, then 429 from either', async () => {
+    const database = await sharedDatabase();
+    const clock = new TestClock();
+    const [a, b] = [gate(new PgQuotaState(database), clock), gate(new PgQuotaState(database), clock)];
+    const key = a.key(KEY);
+    const outcomes = await Promise.all(Array.from({ length: 16 }, (_, i) => outcome((i % 2 === 0 ? a : b).reserve('v2.filterOptions', key))));
+    expect(outcomes.filter((o) => o === 'ok')).toHaveLength(10);
+    expect(outcomes.filter((o) => o === '429')).toHaveLength(6);
+  });
+
+  test('one monthly quota: racing requests never hold more than the limit, and counts add up across both', async () => {
+    const database = await sharedDatabase();
+    const clock = new TestClock();
+    const gates = [gate(new PgQuotaState(database), clock), gate(new PgQuotaState(database), clock)];
+    const key = gates[0]!.key(KEY);
+    let answered = 0;
+    for (let round = 0; round < 3; round++) {
+      clock.advance(20_000); // a full bucket each round: only the quota decides
+      const held = await Promise.all(Array.from({ length: 8 }, (_, i) => gates[i % 2]!.reserve('v2.filterOptions', key).then((r) => r, () => null)));
+      const admitted = held.filter((r) => r !== null);
+      await Promise.all(admitted.map((r, i) => gates[i % 2]!.count('v2.filterOptions', key, r, {})));
+      answered += admitted.length;
+    }
+    // 12 requests a month: 8 + 4 + 0.
+    expect(answered).toBe(12);
+    const [row] = await database.query<{ requests: string }>('SELECT requests FROM quota_usage');
+    expect(Number(row?.requests)).toBe(12);
+    expect(await database.query('SELECT id FROM quota_holds')).toHaveLength(0);
+  });
+
+  test('a process that dies mid-request holds its place until the lease ends; it counted nothing', async () => {
+    const database = await sharedDatabase();
+    const clock = new TestClock();
+    const admission = gate(new PgQuotaState(database), clock);
+    const key = admission.key(KEY);
+    await admission.reserve('v2.filterOptions', key); // never answered
+    expect((await admission.rateLimitHeaders(key))['X-RateLimit-Requests-Remaining']).toBe('11');
+    await database.query("UPDATE quota_holds SET expires_at = now() - interval '1 second'");
+    expect((await admission.rateLimitHeaders(key))['X-RateLimit-Requests-Remaining']).toBe('12');
+  });
+});

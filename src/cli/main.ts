@@ -188,6 +188,7 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     .option('--data <file>', 'organizations to serve: JSON Lines, or CSV/TSV (default: the embedded 50,000 sample)')
     .option('--count <n>', 'serve n generated organizations instead of the embedded sample')
     .option('--keys <file>', 'API keys file (default: <state-dir>/keys.json, created with a development key)')
+    .option('--database <url>', 'share keys, rate limits and quotas with every server on this PostgreSQL database (or ORGINDEX_DATABASE_URL); keys from orgindex keys create --database')
     .option('--state-dir <dir>', 'where the quota journal (and the default keys file) live', '.orgindex')
     .option('--cors-origin <origin...>', 'origins allowed to call from a browser ("*" for any; default: the add-in dev origins)')
     .option('--log-level <level>', 'fatal, error, warn, info, debug or silent', 'info')
@@ -203,7 +204,7 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     .option('--headers-timeout <seconds>', `time a client has to send the request headers (default: ${DEFAULT_TIMEOUTS.headersTimeout / 1000}, at most --request-timeout)`)
     .option('--keep-alive-timeout <seconds>', `how long an idle connection stays open between requests; behind a proxy, set it above the proxy's idle timeout (default: ${DEFAULT_TIMEOUTS.keepAliveTimeout / 1000})`)
     .option('--connection-timeout <seconds>', `a connection without any traffic either way is closed (default: ${DEFAULT_TIMEOUTS.connectionTimeout / 1000})`)
-    .action(async (options: { host: string; port: string; data?: string; count?: string; keys?: string; stateDir: string; corsOrigin?: string[]; logLevel: string; durability: string; jwtSecret?: string; jwks?: string; publicUrl?: string; languageGroups?: string[]; allowPrivateFetch?: boolean; resolve?: string[]; exitWithStdin?: boolean } & TimeoutFlags) => {
+    .action(async (options: { host: string; port: string; data?: string; count?: string; keys?: string; database?: string; stateDir: string; corsOrigin?: string[]; logLevel: string; durability: string; jwtSecret?: string; jwks?: string; publicUrl?: string; languageGroups?: string[]; allowPrivateFetch?: boolean; resolve?: string[]; exitWithStdin?: boolean } & TimeoutFlags) => {
       const port = Number(options.port);
       const count = options.count === undefined ? undefined : Number(options.count);
       if (!Number.isInteger(port) || port < 0 || port > 65535 || (count !== undefined && (!Number.isInteger(count) || count < 1))) {
@@ -252,6 +253,12 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
         setExitCode(2);
         return;
       }
+      const database = options.database ?? process.env.ORGINDEX_DATABASE_URL;
+      if (database !== undefined && options.keys !== undefined) {
+        io.stderr('give --database or --keys, not both: with a database, the keys are in it (orgindex keys create --database)\n');
+        setExitCode(2);
+        return;
+      }
       try {
         await serve(
           {
@@ -270,6 +277,7 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
             ...(options.data !== undefined ? { data: options.data } : {}),
             ...(count !== undefined ? { count } : {}),
             ...(options.keys !== undefined ? { keys: options.keys } : {}),
+            ...(database !== undefined && database !== '' ? { database } : {}),
             ...(options.corsOrigin ? { corsOrigins: options.corsOrigin } : {}),
           },
           (line) => {

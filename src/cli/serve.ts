@@ -26,6 +26,9 @@ import { createServer } from '../server/app.js';
 import { bearerVerifier, checkHs256Secret, loadJwks } from '../server/bearer.js';
 import { developmentKeyOf, KeyRing, writeDevelopmentKeysFile, type KeysFile } from '../server/keys.js';
 import { QuotaLedger, type Durability } from '../server/quota-ledger.js';
+import { Database, redactedUrl } from '../server/database/database.js';
+import { PgQuotaState } from '../server/database/pg-quota-state.js';
+import { DatabaseKeyStore, KeyStoreError } from '../server/key-store.js';
 import { lockStateDirectory, StateDirectoryInUse, type StateLock } from '../server/state-lock.js';
 import { DEFAULT_TIMEOUTS, type ServerTimeouts } from '../server/timeouts.js';
 
@@ -35,6 +38,8 @@ export interface ServeOptions {
   data?: string;
   count?: number;
   keys?: string;
+  /** A PostgreSQL URL: keys, buckets, holds and counts shared with every server on it (no quota journal). */
+  database?: string;
   stateDir: string;
   /** CORS origins; ["*"] for any. Default: the add-in development origins. */
   corsOrigins?: string[];
@@ -121,6 +126,16 @@ function buildIndex(options: ServeOptions): LocalIndex {
   return createDefaultLocalIndex(clock);
 }
 
+/** The database's live keys; a start without any stops with what to do. */
+async function databaseKeys(database: Database): Promise<KeyRing> {
+  try {
+    return await new DatabaseKeyStore(database).keyRing();
+  } catch (error) {
+    if (error instanceof KeyStoreError) throw new ServeError(`orgindex serve: ${error.message}`);
+    throw error;
+  }
+}
+
 /** The keys, and the development key to print when the keys file is the default one. */
 function loadKeys(options: ServeOptions): { keys: KeyRing; developmentKey: string | null; source: string } {
   if (options.keys) return { keys: KeyRing.fromFile(resolve(options.keys)), developmentKey: null, source: resolve(options.keys) };
@@ -161,19 +176,32 @@ export async function serve(options: ServeOptions, print: (line: string) => void
   };
   process.once('exit', releaseOnExit);
   let ledger: QuotaLedger | null = null;
+  let database: Database | null = null;
   try {
-    const { keys, developmentKey, source } = loadKeys(options);
+    if (options.database !== undefined) {
+      try {
+        database = await Database.open(options.database);
+      } catch (error) {
+        throw new ServeError(`orgindex serve: ${(error as Error).message}`);
+      }
+    }
+    const shared = database;
+    const { keys, developmentKey, source } = shared
+      ? { keys: await databaseKeys(shared), developmentKey: null, source: `the database ${redactedUrl(shared.url)}` }
+      : loadKeys(options);
     // On the development defaults the language routes get a secret too, so their sign-in can be tried.
-    const developmentDefaults = options.keys === undefined && options.jwtSecret === undefined && options.jwks === undefined;
+    const developmentDefaults = !shared && options.keys === undefined && options.jwtSecret === undefined && options.jwks === undefined;
     const jwtSecret = developmentDefaults ? (developmentSecret(stateDir, true) ?? undefined) : options.jwtSecret;
     const index = buildIndex(options);
-    const openedLedger = await QuotaLedger.open(stateDir, { durability: options.durability ?? 'fsync' });
+    const quota = shared ? { state: new PgQuotaState(shared) } : { ledger: await QuotaLedger.open(stateDir, { durability: options.durability ?? 'fsync' }) };
+    const openedLedger = quota.ledger ?? null;
     ledger = openedLedger;
     const corsOrigins = options.corsOrigins?.includes('*') ? true : options.corsOrigins;
     const app = await createServer({
       engine: { index, error: null },
       keys,
-      ledger: openedLedger,
+      quota,
+      ...(shared ? { healthCheck: () => shared.ping() } : {}),
       ...(corsOrigins ? { corsOrigins } : {}),
       logger: { level: options.logLevel },
       filesDir: join(stateDir, 'files'),
@@ -199,7 +227,8 @@ export async function serve(options: ServeOptions, print: (line: string) => void
       closing ??= (async () => {
         try {
           await app.close();
-          await openedLedger.close();
+          await openedLedger?.close();
+          await shared?.close();
         } finally {
           lock.release();
           process.removeListener('exit', releaseOnExit);
@@ -212,7 +241,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     print(`OrgIndex v2 ready at ${address}/v2 — ${index.store.size.toLocaleString('en')} organizations, started in ${seconds} s (legacy v1 and language routes under ${address}/v1)`);
     print(`  keys: ${source}${developmentKey ? `\n  development key (tier_2): ${developmentKey}` : ` (${keys.size} key(s))`}`);
-    print(`  OpenAPI: ${address}/openapi.json; state directory (quota journal, locked by this process): ${stateDir}`);
+    print(`  OpenAPI: ${address}/openapi.json; state directory (${shared ? 'downloads; quotas are in the database' : 'quota journal'}, locked by this process): ${stateDir}`);
     // Ready for every route now; the keyword index and the vectors (about 1 s at 50,000) are built next, so
     // that the first scored search does not pay for them (one arriving meanwhile waits for them).
     setImmediate(() => {
@@ -232,6 +261,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     return { app, url: address, close };
   } catch (error) {
     await ledger?.close();
+    await database?.close();
     lock.release();
     process.removeListener('exit', releaseOnExit);
     throw error;

@@ -23,7 +23,7 @@ import { clientErrorHandler, frameworkErrors, registerJsonParser, requestIdGener
 import type { KeyRing } from './keys.js';
 import { openApiDocument } from './openapi.js';
 import type { QuotaLedger } from './quota-ledger.js';
-import { LocalQuotaState } from './quota-state.js';
+import { LocalQuotaState, type QuotaState } from './quota-state.js';
 import { Downloads, fileRoutes } from './routes/files.js';
 import { languageRoutes, siteReadingProvider } from './routes/language.js';
 import { v1Routes } from './routes/v1.js';
@@ -35,7 +35,10 @@ export type { EngineState } from './admission.js';
 export interface ServerOptions {
   engine: EngineState;
   keys: KeyRing;
-  ledger: QuotaLedger;
+  /** Buckets, holds and counts: this process's own over the quota journal, or a state shared by several servers. */
+  quota: { ledger: QuotaLedger } | { state: QuotaState };
+  /** A dependency /v2/health reports on (the shared database): throws when it cannot be reached. */
+  healthCheck?: () => Promise<void>;
   /** Origins allowed by CORS: a list, or true for any origin. Default: the add-in dev origins. */
   corsOrigins?: string[] | true;
   /** Fastify's logger option (pino); false in tests. */
@@ -86,7 +89,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     ...timeoutServerOptions(options.timeouts),
   });
   const downloads = Downloads.open(options, now, app.log);
-  const admission = new Admission({ engine, keys: options.keys, state: new LocalQuotaState(options.ledger), now, bearer: options.bearer ?? null, languageGroups: options.languageGroups });
+  const admission = new Admission({ engine, keys: options.keys, state: 'state' in options.quota ? options.quota.state : new LocalQuotaState(options.quota.ledger), now, bearer: options.bearer ?? null, languageGroups: options.languageGroups });
 
   // What every route shares is set on the root before the route plugins: each plugin's context copies it.
   // Bodies are JSON only (anything else is a 415), UTF-8, of bounded depth.
@@ -112,7 +115,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   app.setErrorHandler(errorHandler());
   app.setNotFoundHandler(notFound);
 
-  await app.register(v2Routes, { admission, engine });
+  await app.register(v2Routes, { admission, engine, healthCheck: options.healthCheck });
   await app.register(v1Routes, { admission, downloads, now });
   await app.register(fileRoutes, { downloads });
   await app.register(languageRoutes, { admission, provider: options.language ?? siteReadingProvider(engine, now, options) });

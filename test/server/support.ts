@@ -84,7 +84,7 @@ export async function startTestServer(
   const app = await createServer({
     engine: options.engine ?? { index: testIndex(), error: null },
     keys: new KeyRing(options.keys ?? DEFAULT_KEYS_FILE),
-    ledger,
+    quota: { ledger },
     now: clock.now,
     logger: options.logger ?? false,
     ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),

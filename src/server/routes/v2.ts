@@ -19,12 +19,17 @@ type KeyedId = Exclude<Extract<EndpointId, `v2.${string}`>, 'v2.health'>;
 export interface V2RoutesOptions {
   admission: Admission;
   engine: EngineState;
+  /** A dependency health reports on (the shared database): throws when it cannot be reached. */
+  healthCheck?: (() => Promise<void>) | undefined;
 }
 
-export const v2Routes: FastifyPluginCallback<V2RoutesOptions> = (app, { admission, engine }, done) => {
+/** How long /v2/health waits for its dependency. */
+const HEALTH_CHECK_MS = 2_000;
+
+export const v2Routes: FastifyPluginCallback<V2RoutesOptions> = (app, { admission, engine, healthCheck }, done) => {
   const keyed = keyedRoutes(app, admission);
   const urlOf = (id: Extract<EndpointId, `v2.${string}`>): string => `/v2${ENDPOINTS[id].path.replace(/\{(\w+)\}/g, ':$1')}`;
-  /** A keyed route's method, URL and admission (synchronous, with a callback: no promise per request on the hottest path). */
+  /** A keyed route's method, URL and admission (401 / 429 before the body is parsed). */
   const keyedRoute = (id: KeyedId): Pick<RouteOptions, 'method' | 'url' | 'onRequest'> => ({
     method: ENDPOINTS[id].method,
     url: urlOf(id),
@@ -37,7 +42,27 @@ export const v2Routes: FastifyPluginCallback<V2RoutesOptions> = (app, { admissio
     return keyed.send(id, request, reply, await run(admission.view(key), key));
   };
 
-  app.get(urlOf('v2.health'), () => (engine.index ? engine.index.health() : { healthy: false, error: engine.error ?? 'the index is not loaded yet' }));
+  app.get(urlOf('v2.health'), async () => {
+    if (!engine.index) return { healthy: false, error: engine.error ?? 'the index is not loaded yet' };
+    const health = engine.index.health();
+    if (!healthCheck) return health;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      await Promise.race([
+        healthCheck(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => {
+            reject(new Error(`no answer within ${String(HEALTH_CHECK_MS / 1000)} s`));
+          }, HEALTH_CHECK_MS);
+        }),
+      ]);
+      return health;
+    } catch (error) {
+      return { ...health, healthy: false, error: `the database cannot be reached: ${(error as Error).message}` };
+    } finally {
+      clearTimeout(timer);
+    }
+  });
   // Each route declares the request parts it reads as the engine's input types: the engine checks every
   // input with the contract itself (a bad one throws the ValidationError of the 422), so they reach it as they came.
   app.route<{ Body: RequestInput<'v2.search'> }>({

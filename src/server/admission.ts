@@ -263,11 +263,7 @@ export class Admission {
    * held place is handed over to the count in one step; the promise settles once the count is durable.
    */
   count(id: EndpointId, key: ApiKey, reservation: Reservation | null, body: unknown): Promise<void> {
-    const month = quotaMonth(this.now());
-    const used = usageOf(id, body);
-    if (reservation) return this.state.count(reservation, month, used);
-    // An admin key holds nothing but is counted all the same.
-    return this.state.count({ month, keyId: key.id, amounts: { requests: 0, statsRequests: 0, results: 0 }, released: true }, month, used);
+    return this.state.count(key.id, reservation, quotaMonth(this.now()), usageOf(id, body));
   }
 
   /** The X-RateLimit-* headers of an answer to the key: Remaining is 0 exactly when a new request would be refused. */

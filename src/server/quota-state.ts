@@ -41,8 +41,8 @@ export interface QuotaState {
   extend(hold: Hold, decide: HoldDecision): Promise<void>;
   /** Gives a hold back (an answer without a count); once only. */
   release(hold: Hold): void;
-  /** Gives the hold back and counts `used` in `month`; resolves once the count is durable. */
-  count(hold: Hold, month: string, used: Usage): Promise<void>;
+  /** Gives the hold back (admin keys hold none) and counts `used` for the key in `month`; resolves once the count is durable. */
+  count(keyId: string, hold: Hold | null, month: string, used: Usage): Promise<void>;
   /** A key's usage of a month now. */
   usage(month: string, keyId: string): Promise<MonthUsage>;
 }
@@ -99,10 +99,10 @@ export class LocalQuotaState implements QuotaState {
     if (held.requests <= 0) this.held.delete(slot);
   }
 
-  count(hold: Hold, month: string, used: Usage): Promise<void> {
+  count(keyId: string, hold: Hold | null, month: string, used: Usage): Promise<void> {
     // The held place is handed over to the count in one step: record adds it before it awaits the disk.
-    this.release(hold);
-    return this.ledger.record(month, hold.keyId, used);
+    if (hold) this.release(hold);
+    return this.ledger.record(month, keyId, used);
   }
 
   usage(month: string, keyId: string): Promise<MonthUsage> {

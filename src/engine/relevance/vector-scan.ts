@@ -241,15 +241,11 @@ function withLayout(made: ScanRecords): Coded {
 const expected = new WeakMap<Float32Array, () => ScanRecords | null>();
 
 /**
- * Makes the matrix's scan records now (or adopts records made elsewhere from the same matrix), so that the
- * first query does not pay for them (about 0.2 s at 100,000 rows); nothing where the scan cannot run.
+ * Makes the matrix's scan records now (or takes those expectScanRecords was told of), so that the first
+ * query does not pay for them (about 0.2 s at 100,000 rows); nothing where the scan cannot run.
  */
-export function prepareScan(dims: number, data: Float32Array, present: Uint8Array, made?: ScanRecords): void {
+export function prepareScan(dims: number, data: Float32Array, present: Uint8Array): void {
   if (!isSupported()) return;
-  if (made) {
-    if (made.rows !== present.length || made.dims !== dims) throw new Error('scan records of another matrix');
-    if (!coded.has(data)) coded.set(data, withLayout(made));
-  }
   const matrix = codedOf(dims, data, present);
   // And into the module's memory, where the module can be compiled now.
   const target = enabled ? currentScanner() : null;
@@ -258,7 +254,8 @@ export function prepareScan(dims: number, data: Float32Array, present: Uint8Arra
 
 /**
  * Says that the matrix's records are being made elsewhere: the first query (or prepareScan) takes them
- * from `take`, which may wait for them, and makes them itself when it returns null.
+ * from `take`, which may wait for them, and makes them itself when it returns null or records of
+ * another shape.
  */
 export function expectScanRecords(data: Float32Array, take: () => ScanRecords | null): void {
   if (isSupported() && !coded.has(data)) expected.set(data, take);

@@ -51,9 +51,9 @@ export class VectorMatrix {
     return this.present.length;
   }
 
-  /** Makes the WebAssembly scan's records now, or adopts records made from this matrix elsewhere (vector-scan.ts). */
-  prepareScan(made?: ScanRecords): void {
-    prepareScan(this.dims, this.data, this.present, made);
+  /** Makes the WebAssembly scan's records now, or takes those expectScan was told of (vector-scan.ts). */
+  prepareScan(): void {
+    prepareScan(this.dims, this.data, this.present);
   }
 
   /** The WebAssembly scan's records are being made elsewhere: `take` returns them, waiting if it must, or null. */

@@ -28,13 +28,17 @@ const usageOf = (row: UsageRow | undefined): Usage => ({
   results: Number(row?.results ?? 0),
 });
 
-async function readUsage(client: pg.PoolClient | Database, month: string, keyId: string): Promise<MonthUsage> {
-  const query = async (text: string): Promise<UsageRow[]> =>
-    'release' in client ? (await client.query<UsageRow>(text, [month, keyId])).rows : client.query<UsageRow>(text, [month, keyId]);
-  const [counted] = await query('SELECT requests, stats_requests, results FROM quota_usage WHERE month = $1 AND key_id = $2');
+type Query = (text: string, values: unknown[]) => Promise<UsageRow[]>;
+
+/** In a transaction: its client's queries. */
+const inTransaction = (client: pg.PoolClient): Query => async (text, values) => (await client.query<UsageRow>(text, values)).rows;
+
+async function readUsage(query: Query, month: string, keyId: string): Promise<MonthUsage> {
+  const [counted] = await query('SELECT requests, stats_requests, results FROM quota_usage WHERE month = $1 AND key_id = $2', [month, keyId]);
   const [held] = await query(
     `SELECT coalesce(sum(requests), 0) AS requests, coalesce(sum(stats_requests), 0) AS stats_requests, coalesce(sum(results), 0) AS results
      FROM quota_holds WHERE month = $1 AND key_id = $2 AND expires_at > now()`,
+    [month, keyId],
   );
   return { counted: usageOf(counted), held: usageOf(held) };
 }
@@ -65,7 +69,7 @@ export class PgQuotaState implements QuotaState {
   hold(month: string, keyId: string, decide: HoldDecision): Promise<Hold> {
     return this.database.transaction(async (client) => {
       await lockKey(client, month, keyId);
-      const amounts = decide(await readUsage(client, month, keyId));
+      const amounts = decide(await readUsage(inTransaction(client), month, keyId));
       const { rows } = await client.query<{ id: string }>(
         `INSERT INTO quota_holds (month, key_id, requests, stats_requests, results, expires_at)
          VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6)) RETURNING id`,
@@ -79,7 +83,7 @@ export class PgQuotaState implements QuotaState {
   extend(hold: Hold, decide: HoldDecision): Promise<void> {
     return this.database.transaction(async (client) => {
       await lockKey(client, hold.month, hold.keyId);
-      const more = decide(await readUsage(client, hold.month, hold.keyId));
+      const more = decide(await readUsage(inTransaction(client), hold.month, hold.keyId));
       await client.query('UPDATE quota_holds SET requests = requests + $2, stats_requests = stats_requests + $3, results = results + $4 WHERE id = $1', [
         (hold as PgHold).id,
         more.requests,
@@ -99,22 +103,22 @@ export class PgQuotaState implements QuotaState {
     this.database.query('DELETE FROM quota_holds WHERE id = $1', [(hold as PgHold).id]).catch(() => undefined);
   }
 
-  count(hold: Hold, month: string, used: Usage): Promise<void> {
-    const id = hold.released ? null : (hold as PgHold).id;
-    hold.released = true;
+  count(keyId: string, hold: Hold | null, month: string, used: Usage): Promise<void> {
+    const id = hold && !hold.released ? (hold as PgHold).id : null;
+    if (hold) hold.released = true;
     return this.database.transaction(async (client) => {
-      await lockKey(client, month, hold.keyId);
+      await lockKey(client, month, keyId);
       if (id !== null) await client.query('DELETE FROM quota_holds WHERE id = $1', [id]);
       await client.query(
         `INSERT INTO quota_usage AS u (month, key_id, requests, stats_requests, results) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (month, key_id) DO UPDATE
            SET requests = u.requests + $3, stats_requests = u.stats_requests + $4, results = u.results + $5`,
-        [month, hold.keyId, used.requests, used.statsRequests, used.results],
+        [month, keyId, used.requests, used.statsRequests, used.results],
       );
     });
   }
 
   usage(month: string, keyId: string): Promise<MonthUsage> {
-    return readUsage(this.database, month, keyId);
+    return readUsage((text, values) => this.database.query<UsageRow>(text, values), month, keyId);
   }
 }

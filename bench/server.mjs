@@ -2,16 +2,19 @@
 // loopback port, autocannon in this one (two cores: one each). Rate limits are lifted with an admin key;
 // every answered request is still counted durably in the quota journal, as in production.
 // Usage: npm run bench:server [-- --count 100000] [-- --duration 10] [-- --connections 32] [-- --durability fsync,write]
-//        [-- --database URL|local]
+//        [-- --database URL|local [-- --workers 1,2]] [-- --only keyword,semantic]
 // Each durability level of the quota journal gets its own server run, one after the other. With --database
 // the server counts in PostgreSQL instead (orgindex serve --database; "local": a throwaway cluster from the
-// packaged binaries, as the tests start one), the journal levels are not run, and the key lives in the database.
+// packaged binaries, as the tests start one), the journal levels are not run, and the key lives in the
+// database; each --workers count gets its own run (1: one process, no supervisor), and after each run the
+// requests counted in the database are compared with the answers autocannon received.
 import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { generateDataset, DEFAULT_DATASET } from '../dist/lib/index.js';
 import { INDUSTRY_CLASSES } from '../dist/lib/engine/dataset/industries.js';
 import { Random } from '../dist/lib/engine/random.js';
@@ -22,7 +25,11 @@ const count = Number(arg('--count', '100000'));
 const duration = Number(arg('--duration', '10'));
 const connections = Number(arg('--connections', '32'));
 const databaseArg = arg('--database', null);
-const durabilities = databaseArg ? ['database'] : arg('--durability', 'fsync,write').split(',');
+const only = arg('--only', null)?.split(',') ?? null;
+/** One server run each: a journal durability, or (with --database) a number of workers. */
+const runs = databaseArg
+  ? arg('--workers', '1').split(',').map((workers) => ({ label: Number(workers) === 1 ? 'database, 1 process' : `database, ${workers} workers`, workers: Number(workers) }))
+  : arg('--durability', 'fsync,write').split(',').map((durability) => ({ label: `journal ${durability}`, durability }));
 
 const dir = mkdtempSync(join(tmpdir(), 'orgindex-bench-server-'));
 let key = 'bench-admin-key-0000000000000001';
@@ -49,8 +56,10 @@ if (database) {
   key = made.stdout.trim();
 }
 
-function startServer(durability) {
-  const where = database ? ['--database', database] : ['--keys', join(dir, 'keys.json'), '--durability', durability];
+function startServer(run) {
+  const where = database ? ['--database', database, ...(run.workers > 1 ? ['--workers', String(run.workers)] : [])] : ['--keys', join(dir, 'keys.json'), '--durability', run.durability];
+  // With workers, every one of them has built its relevance structures.
+  const warm = run.workers > 1 ? /relevance structures built in every worker/ : /relevance structures built in ([\d.]+) s/;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['bin/orgindex.js', 'serve', '--port', '0', '--count', String(count), ...where, '--state-dir', join(dir, 'state'), '--log-level', 'warn'], {
       stdio: ['ignore', 'inherit', 'pipe'],
@@ -59,10 +68,49 @@ function startServer(durability) {
     child.stderr.on('data', (chunk) => {
       text += chunk;
       const ready = /ready at (http:\/\/\S+)\/v2/.exec(text);
-      if (ready && /relevance structures built in ([\d.]+) s/.test(text)) resolve({ child, url: ready[1], log: text });
+      if (ready && warm.test(text)) resolve({ child, url: ready[1], log: text });
     });
     child.on('exit', (code) => reject(new Error(`server exited ${code}: ${text}`)));
   });
+}
+
+/**
+ * CPU seconds used so far by the server's processes (the one started and its children), PostgreSQL's and
+ * this one's, from /proc (Linux; null elsewhere): where the two cores go.
+ */
+function cpuSeconds(serverPid) {
+  if (!existsSync('/proc/self/stat')) return null;
+  const processes = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const text = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const comm = text.slice(text.indexOf('(') + 1, text.lastIndexOf(')'));
+      const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      processes.push({ pid: Number(entry), comm, ppid: Number(fields[1]), seconds: (Number(fields[11]) + Number(fields[12])) / 100 });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const server = new Set([serverPid]);
+  for (let grown = true; grown; ) {
+    grown = false;
+    for (const p of processes) if (!server.has(p.pid) && server.has(p.ppid)) grown = server.add(p.pid) !== null;
+  }
+  const sum = (keep) => processes.filter(keep).reduce((total, p) => total + p.seconds, 0);
+  return { server: sum((p) => server.has(p.pid)), postgres: sum((p) => p.comm === 'postgres'), bench: sum((p) => p.pid === process.pid) };
+}
+
+/** The requests counted in the database for the bench key (all months). */
+async function countedRequests() {
+  const client = new pg.Client({ connectionString: database });
+  await client.connect();
+  try {
+    const { rows } = await client.query('SELECT coalesce(sum(requests), 0)::bigint AS n FROM quota_usage');
+    return Number(rows[0].n);
+  } finally {
+    await client.end();
+  }
 }
 
 // Request bodies from the same generator the server uses (same seed, so the domains exist).
@@ -87,13 +135,17 @@ const scenarios = [
   { name: '2-D stats (state × size)', path: '/v2/stats', bodies: [statsBody] },
 ];
 
+const selected = only ? scenarios.filter((scenario) => only.some((word) => scenario.name.startsWith(word))) : scenarios;
 const rows = [];
-for (const durability of durabilities) {
-  const { child, url, log } = await startServer(durability);
-  console.log(`journal durability "${durability}":`);
-  console.log(log.trim().split('\n').filter((line) => /ready|relevance/.test(line)).join('\n'));
+for (const run of runs) {
+  const { child, url, log } = await startServer(run);
+  console.log(`${run.label}:`);
+  console.log(log.trim().split('\n').filter((line) => /ready|relevance|worker/.test(line)).join('\n'));
+  const countedBefore = database ? await countedRequests() : 0;
+  let answered = 0;
   try {
-    for (const scenario of scenarios) {
+    for (const scenario of selected) {
+      const cpuBefore = cpuSeconds(child.pid);
       const result = await autocannon({
         url: `${url}${scenario.path}`,
         connections,
@@ -101,9 +153,21 @@ for (const durability of durabilities) {
         requests: scenario.bodies.map((body) => ({ method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(body) })),
       });
       const ok = result['2xx'];
+      answered += ok;
       const failed = result.non2xx + result.errors + result.timeouts;
-      rows.push({ ...scenario, durability, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, ok, failed });
-      console.log(`${scenario.name}: ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ${ok} ok, ${failed} failed`);
+      const cpuAfter = cpuSeconds(child.pid);
+      const cores = cpuBefore && cpuAfter ? ['server', 'postgres', 'bench'].map((part) => ((cpuAfter[part] - cpuBefore[part]) / duration).toFixed(2)).join(' / ') : 'n/a';
+      rows.push({ ...scenario, run: run.label, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, ok, failed, cores });
+      console.log(`${scenario.name}: ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ${ok} ok, ${failed} failed; cores used by server / PostgreSQL / autocannon: ${cores}`);
+    }
+    if (database) {
+      // A fixed number of requests, each awaited: every one answered, so the count must match exactly.
+      const before = await countedRequests();
+      // Timed runs end by cutting the requests in flight: the server answered (and counted) them, autocannon did not record them.
+      console.log(`timed runs: ${(before - countedBefore).toLocaleString('en')} requests counted in the database, ${answered.toLocaleString('en')} answers recorded by autocannon`);
+      const exact = await autocannon({ url: `${url}/v2/search`, connections, amount: 2000, requests: [{ method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(keywordBodies[0]) }] });
+      const counted = (await countedRequests()) - before;
+      console.log(`exactly ${exact['2xx'].toLocaleString('en')} answered (2xx), ${counted.toLocaleString('en')} counted in the database${counted === exact['2xx'] ? '' : ' — MISMATCH'}`);
     }
   } finally {
     child.kill('SIGTERM');
@@ -112,8 +176,8 @@ for (const durability of durabilities) {
 }
 rmSync(dir, { recursive: true, force: true });
 
-console.log(`\n### ${count.toLocaleString('en')} organizations, ${connections} connections, ${duration} s per row (autocannon; server and load generator one core each)\n`);
-console.log('| request | journal | req/s | p50 | p99 | failed | target |');
-console.log('|---|---|---|---|---|---|---|');
-for (const r of rows) console.log(`| ${r.name} | ${r.durability} | ${r.rps.toFixed(0)} | ${r.p50} ms | ${r.p99} ms | ${r.failed} | ${r.target ?? ''} |`);
+console.log(`\n### ${count.toLocaleString('en')} organizations, ${connections} connections, ${duration} s per row (autocannon in this process)\n`);
+console.log('| request | server | req/s | p50 | p99 | failed | cores: server / PostgreSQL / autocannon | target |');
+console.log('|---|---|---|---|---|---|---|---|');
+for (const r of rows) console.log(`| ${r.name} | ${r.run} | ${r.rps.toFixed(0)} | ${r.p50} ms | ${r.p99} ms | ${r.failed} | ${r.cores} | ${r.target ?? ''} |`);
 stopDatabase();

@@ -3,6 +3,7 @@
  * server (`serve`), the headless refresh of saved queries (`refresh`) and their management in a workbook
  * (`query`). `runCli` takes its I/O as arguments so tests drive it in-process.
  */
+import cluster from 'node:cluster';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { resolve as resolvePath } from 'node:path';
@@ -13,7 +14,8 @@ import { ENDPOINTS, type EndpointId } from '../contract/endpoints.js';
 import { validate, type InputLocation } from '../contract/validation.js';
 import { DateSchema } from '../contract/common.js';
 import { DEFAULT_DATASET, generateRecords } from '../engine/dataset/generate.js';
-import { serve, ServeUsageError, timeoutsFromFlags, type TimeoutFlags } from './serve.js';
+import { serve, ServeUsageError, timeoutsFromFlags, type ServeOptions, type TimeoutFlags } from './serve.js';
+import { superviseWorkers, tellPrimary, workerCount } from './serve-workers.js';
 import { DEFAULT_TIMEOUTS } from '../server/timeouts.js';
 import { refreshWorkbook, RefreshUsageError } from './refresh.js';
 import { DEVELOPMENT_CLAIMS, developmentSecret, signToken } from './dev-token.js';
@@ -189,6 +191,7 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     .option('--count <n>', 'serve n generated organizations instead of the embedded sample')
     .option('--keys <file>', 'API keys file (default: <state-dir>/keys.json, created with a development key)')
     .option('--database <url>', 'share keys, rate limits and quotas with every server on this PostgreSQL database (or ORGINDEX_DATABASE_URL); keys from orgindex keys create --database')
+    .option('--workers <n>', 'serve from n processes on one port ("auto": one per core), sharing keys and quotas through --database')
     .option('--state-dir <dir>', 'where the quota journal (and the default keys file) live', '.orgindex')
     .option('--cors-origin <origin...>', 'origins allowed to call from a browser ("*" for any; default: the add-in dev origins)')
     .option('--log-level <level>', 'fatal, error, warn, info, debug or silent', 'info')
@@ -204,7 +207,7 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     .option('--headers-timeout <seconds>', `time a client has to send the request headers (default: ${DEFAULT_TIMEOUTS.headersTimeout / 1000}, at most --request-timeout)`)
     .option('--keep-alive-timeout <seconds>', `how long an idle connection stays open between requests; behind a proxy, set it above the proxy's idle timeout (default: ${DEFAULT_TIMEOUTS.keepAliveTimeout / 1000})`)
     .option('--connection-timeout <seconds>', `a connection without any traffic either way is closed (default: ${DEFAULT_TIMEOUTS.connectionTimeout / 1000})`)
-    .action(async (options: { host: string; port: string; data?: string; count?: string; keys?: string; database?: string; stateDir: string; corsOrigin?: string[]; logLevel: string; durability: string; jwtSecret?: string; jwks?: string; publicUrl?: string; languageGroups?: string[]; allowPrivateFetch?: boolean; resolve?: string[]; exitWithStdin?: boolean } & TimeoutFlags) => {
+    .action(async (options: { host: string; port: string; data?: string; count?: string; keys?: string; database?: string; stateDir: string; corsOrigin?: string[]; logLevel: string; durability: string; jwtSecret?: string; jwks?: string; publicUrl?: string; languageGroups?: string[]; allowPrivateFetch?: boolean; resolve?: string[]; exitWithStdin?: boolean; workers?: string } & TimeoutFlags) => {
       const port = Number(options.port);
       const count = options.count === undefined ? undefined : Number(options.count);
       if (!Number.isInteger(port) || port < 0 || port > 65535 || (count !== undefined && (!Number.isInteger(count) || count < 1))) {
@@ -259,52 +262,69 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
         setExitCode(2);
         return;
       }
+      const serveOptions: ServeOptions = {
+        host: options.host,
+        port,
+        stateDir: options.stateDir,
+        logLevel: options.logLevel,
+        durability: options.durability,
+        timeouts,
+        ...(jwtSecret !== undefined ? { jwtSecret } : {}),
+        ...(options.jwks !== undefined ? { jwks: options.jwks } : {}),
+        ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl } : {}),
+        ...(options.languageGroups ? { languageGroups: options.languageGroups } : {}),
+        ...(options.allowPrivateFetch ? { allowPrivateFetch: true } : {}),
+        ...(options.resolve ? { fetchHosts } : {}),
+        ...(options.data !== undefined ? { data: options.data } : {}),
+        ...(count !== undefined ? { count } : {}),
+        ...(options.keys !== undefined ? { keys: options.keys } : {}),
+        ...(database !== undefined && database !== '' ? { database } : {}),
+        ...(options.corsOrigin ? { corsOrigins: options.corsOrigin } : {}),
+      };
+      const print = (line: string): void => {
+        io.stderr(`${line}\n`);
+      };
+      /** Closes on SIGINT / SIGTERM (and, when asked, at the end of stdin), then exits; `say`s why unless it is a worker. */
+      const stopOn = (close: () => Promise<void>, exitWithStdin: boolean, say = true): ((reason: string) => void) => {
+        const stop = (reason: string): void => {
+          if (say) io.stderr(`${reason}: closing${serveOptions.database === undefined ? ' (flushing the quota journal)' : ''}\n`);
+          close().then(
+            () => process.exit(0),
+            (error: unknown) => {
+              io.stderr(`error while closing: ${(error as Error).message}\n`);
+              process.exit(1);
+            },
+          );
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+        // Started by a supervisor that holds our stdin (npm start): its end means the supervisor is gone.
+        if (exitWithStdin) {
+          process.stdin.once('close', () => {
+            stop('stdin closed');
+          });
+          process.stdin.resume();
+        }
+        return stop;
+      };
       try {
-        await serve(
-          {
-            host: options.host,
-            port,
-            stateDir: options.stateDir,
-            logLevel: options.logLevel,
-            durability: options.durability,
-            timeouts,
-            ...(jwtSecret !== undefined ? { jwtSecret } : {}),
-            ...(options.jwks !== undefined ? { jwks: options.jwks } : {}),
-            ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl } : {}),
-            ...(options.languageGroups ? { languageGroups: options.languageGroups } : {}),
-            ...(options.allowPrivateFetch ? { allowPrivateFetch: true } : {}),
-            ...(options.resolve ? { fetchHosts } : {}),
-            ...(options.data !== undefined ? { data: options.data } : {}),
-            ...(count !== undefined ? { count } : {}),
-            ...(options.keys !== undefined ? { keys: options.keys } : {}),
-            ...(database !== undefined && database !== '' ? { database } : {}),
-            ...(options.corsOrigin ? { corsOrigins: options.corsOrigin } : {}),
-          },
-          (line) => {
-            io.stderr(`${line}\n`);
-          },
-          (close) => {
-            const stop = (signal: string): void => {
-              io.stderr(`${signal}: closing (flushing the quota journal)\n`);
-              close().then(
-                () => process.exit(0),
-                (error: unknown) => {
-                  io.stderr(`error while closing: ${(error as Error).message}\n`);
-                  process.exit(1);
-                },
-              );
-            };
-            process.once('SIGINT', stop);
-            process.once('SIGTERM', stop);
-            // Started by a supervisor that holds our stdin (npm start): its end means the supervisor is gone.
-            if (options.exitWithStdin) {
-              process.stdin.once('close', () => {
-                stop('stdin closed');
-              });
-              process.stdin.resume();
-            }
-          },
-        );
+        if (cluster.isWorker) {
+          // One of `--workers`: its lines go to the primary, and it stops when the primary is gone.
+          const running = await serve(
+            { ...serveOptions, lockedByPrimary: true },
+            (line) => { tellPrimary({ orgindex: 'line', text: line }); },
+            (close) => {
+              const stop = stopOn(close, false, false);
+              process.once('disconnect', () => { stop('the supervising process is gone'); });
+            },
+            () => { tellPrimary({ orgindex: 'warm' }); },
+          );
+          tellPrimary({ orgindex: 'ready', address: running.url });
+        } else if (options.workers !== undefined) {
+          await superviseWorkers(serveOptions, workerCount(options.workers), print, (close) => stopOn(close, options.exitWithStdin === true));
+        } else {
+          await serve(serveOptions, print, (close) => stopOn(close, options.exitWithStdin === true));
+        }
       } catch (error) {
         io.stderr(`${(error as Error).message}\n`);
         setExitCode(error instanceof ServeUsageError ? 2 : 1);

@@ -59,6 +59,8 @@ export interface ServeOptions {
   fetchHosts?: Record<string, string>;
   /** How long the server waits on clients (ms; default DEFAULT_TIMEOUTS). */
   timeouts?: Partial<ServerTimeouts>;
+  /** A worker of `--workers`: its primary holds the state directory's lock (serve-workers.ts). */
+  lockedByPrimary?: boolean;
 }
 
 export interface RunningServer {
@@ -150,7 +152,7 @@ function loadKeys(options: ServeOptions): { keys: KeyRing; developmentKey: strin
  * Starts the server and prints where it runs. `onListening` gets the server's `close` once it listens and
  * before the first line says so (the place to install signal handlers).
  */
-export async function serve(options: ServeOptions, print: (line: string) => void, onListening?: (close: () => Promise<void>) => void): Promise<RunningServer> {
+export async function serve(options: ServeOptions, print: (line: string) => void, onListening?: (close: () => Promise<void>) => void, onWarm?: () => void): Promise<RunningServer> {
   const started = performance.now();
   if (options.jwtSecret !== undefined) {
     let warning: string | null;
@@ -162,9 +164,9 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     if (warning !== null) print(`orgindex serve: warning: ${warning}`);
   }
   const stateDir = resolve(options.stateDir);
-  let lock: StateLock;
+  let lock: Pick<StateLock, 'release'>;
   try {
-    lock = lockStateDirectory(stateDir);
+    lock = options.lockedByPrimary ? { release: () => undefined } : lockStateDirectory(stateDir);
   } catch (error) {
     if (error instanceof StateDirectoryInUse) throw new ServeError(`orgindex serve: ${error.message}`);
     throw new ServeError(`orgindex serve: cannot lock the state directory ${stateDir}: ${(error as Error).message}`);
@@ -241,7 +243,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     print(`OrgIndex v2 ready at ${address}/v2 — ${index.store.size.toLocaleString('en')} organizations, started in ${seconds} s (legacy v1 and language routes under ${address}/v1)`);
     print(`  keys: ${source}${developmentKey ? `\n  development key (tier_2): ${developmentKey}` : ` (${keys.size} key(s))`}`);
-    print(`  OpenAPI: ${address}/openapi.json; state directory (${shared ? 'downloads; quotas are in the database' : 'quota journal'}, locked by this process): ${stateDir}`);
+    print(`  OpenAPI: ${address}/openapi.json; state directory (${shared ? 'downloads; quotas are in the database' : 'quota journal'}, locked by ${options.lockedByPrimary ? 'the supervising process' : 'this process'}): ${stateDir}`);
     // Ready for every route now; the keyword index and the vectors (about 1 s at 50,000) are built next, so
     // that the first scored search does not pay for them (one arriving meanwhile waits for them).
     setImmediate(() => {
@@ -253,6 +255,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
       // And the filter values' spellings (exonyms, codes, closest-value postings).
       warmFilterSpellings(index.store);
       print(`  relevance structures built in ${((performance.now() - warming) / 1000).toFixed(1)} s (${threads === 2 ? 'two threads' : 'one thread'})`);
+      onWarm?.();
     });
     if (developmentDefaults && jwtSecret !== undefined) {
       print(`  development sign-in token (12 h; \`orgindex token\` makes another): ${await signToken(jwtSecret)}`);

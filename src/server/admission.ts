@@ -19,7 +19,7 @@ import type { BearerUser, BearerVerifier } from './bearer.js';
 import type { ApiKey, KeyRing } from './keys.js';
 import { DEFAULT_TIER_LIMITS, quotaMonth, quotaRemaining, quotaReset, quotaRetryAfterSeconds, quotaStanding, type QuotaStanding, type QuotaUse, type TierLimits } from './limits.js';
 import { HttpProblem, retryAfter } from './problem.js';
-import type { Hold, QuotaState, Usage } from './quota-state.js';
+import type { Hold, MonthUsage, QuotaState, Usage } from './quota-state.js';
 
 /** The engine, or why there is none (health reports it; other routes answer 503). */
 export interface EngineState {
@@ -34,6 +34,8 @@ declare module 'fastify' {
     bearerUser: BearerUser | null;
     /** The place this request holds in its key's quotas while it runs (see `Admission.reserve`). */
     reservation: Reservation | null;
+    /** The key's usage just after this request was counted (its X-RateLimit-* headers need no other read). */
+    usageAfterCount: MonthUsage | null;
   }
 }
 
@@ -260,16 +262,20 @@ export class Admission {
 
   /**
    * Counts a successful answer: +1 request, +1 /stats request, +rows for the routes that return rows. The
-   * held place is handed over to the count in one step; the promise settles once the count is durable.
+   * held place is handed over to the count in one step; the promise settles once the count is durable,
+   * with the key's usage just after it.
    */
-  count(id: EndpointId, key: ApiKey, reservation: Reservation | null, body: unknown): Promise<void> {
+  count(id: EndpointId, key: ApiKey, reservation: Reservation | null, body: unknown): Promise<MonthUsage> {
     return this.state.count(key.id, reservation, quotaMonth(this.now()), usageOf(id, body));
   }
 
-  /** The X-RateLimit-* headers of an answer to the key: Remaining is 0 exactly when a new request would be refused. */
-  async rateLimitHeaders(key: ApiKey): Promise<Record<string, string>> {
+  /**
+   * The X-RateLimit-* headers of an answer to the key: Remaining is 0 exactly when a new request would be
+   * refused. From `usage` when the answer's count gave it, else read now.
+   */
+  async rateLimitHeaders(key: ApiKey, usage: MonthUsage | null = null): Promise<Record<string, string>> {
     const at = this.now();
-    const { counted, held } = await this.state.usage(quotaMonth(at), key.id);
+    const { counted, held } = usage ?? (await this.state.usage(quotaMonth(at), key.id));
     const { monthlyRequests, monthlyResults } = key.limits;
     return {
       'X-RateLimit-Requests-Limit': String(monthlyRequests),

@@ -105,11 +105,12 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   });
   app.decorateRequest('apiKey', null);
   app.decorateRequest('reservation', null);
+  app.decorateRequest('usageAfterCount', null);
   app.decorateRequest('bearerUser', null);
   app.addHook('onSend', async (request, reply, payload) => {
     admission.release(request.reservation); // errors answered without a count give their place back
     reply.header('x-request-id', request.id);
-    if (request.apiKey) reply.headers(await admission.rateLimitHeaders(request.apiKey));
+    if (request.apiKey) reply.headers(await admission.rateLimitHeaders(request.apiKey, request.usageAfterCount));
     return payload;
   });
   app.setErrorHandler(errorHandler());

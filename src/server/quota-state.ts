@@ -41,8 +41,11 @@ export interface QuotaState {
   extend(hold: Hold, decide: HoldDecision): Promise<void>;
   /** Gives a hold back (an answer without a count); once only. */
   release(hold: Hold): void;
-  /** Gives the hold back (admin keys hold none) and counts `used` for the key in `month`; resolves once the count is durable. */
-  count(keyId: string, hold: Hold | null, month: string, used: Usage): Promise<void>;
+  /**
+   * Gives the hold back (admin keys hold none) and counts `used` for the key in `month`; resolves once the
+   * count is durable, with the key's usage of the month just after it.
+   */
+  count(keyId: string, hold: Hold | null, month: string, used: Usage): Promise<MonthUsage>;
   /** A key's usage of a month now. */
   usage(month: string, keyId: string): Promise<MonthUsage>;
 }
@@ -99,10 +102,11 @@ export class LocalQuotaState implements QuotaState {
     if (held.requests <= 0) this.held.delete(slot);
   }
 
-  count(keyId: string, hold: Hold | null, month: string, used: Usage): Promise<void> {
+  async count(keyId: string, hold: Hold | null, month: string, used: Usage): Promise<MonthUsage> {
     // The held place is handed over to the count in one step: record adds it before it awaits the disk.
     if (hold) this.release(hold);
-    return this.ledger.record(month, keyId, used);
+    await this.ledger.record(month, keyId, used);
+    return this.now(month, keyId);
   }
 
   usage(month: string, keyId: string): Promise<MonthUsage> {

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Admission, type EngineState } from '../../src/server/admission.js';
+import { Admission, type EngineState, type Reservation } from '../../src/server/admission.js';
 import { Database } from '../../src/server/database/database.js';
 import { PgQuotaState } from '../../src/server/database/pg-quota-state.js';
 import { KeyRing, type KeysFile } from '../../src/server/keys.js';
@@ -127,5 +127,50 @@ describe('two admissions on one database act as one service', () => {
     expect((await admission.rateLimitHeaders(key))['X-RateLimit-Requests-Remaining']).toBe('11');
     await database.query("UPDATE quota_holds SET expires_at = now() - interval '1 second'");
     expect((await admission.rateLimitHeaders(key))['X-RateLimit-Requests-Remaining']).toBe('12');
+  });
+});
+
+describe('group commit: one transaction carries what a process asks for meanwhile', () => {
+  test('decisions in one transaction see each other: 20 racing reserves on one process hold exactly the 12 left', async () => {
+    const database = await sharedDatabase();
+    const clock = new TestClock();
+    const lifted: KeysFile = { keys: KEYS.keys, tiers: { tier_2: { ...KEYS.tiers!.tier_2!, burst: 100 } } };
+    const admission = new Admission({ engine: NO_ENGINE, keys: new KeyRing(lifted), state: new PgQuotaState(database), now: clock.now, bearer: null });
+    const key = admission.key(KEY);
+    const held = await Promise.all(Array.from({ length: 20 }, () => admission.reserve('v2.filterOptions', key).then((r) => r, (e: unknown) => e)));
+    const admitted = held.filter((r) => !(r instanceof HttpProblem));
+    expect(admitted).toHaveLength(12);
+    expect(held.filter((r) => r instanceof HttpProblem && r.status === 429)).toHaveLength(8);
+    const counted = await Promise.all(admitted.map((r) => admission.count('v2.filterOptions', key, r as Reservation, {})));
+    // Each count answers with the usage after its transaction: all 12 went in together or in a few groups.
+    expect(Math.max(...counted.map((usage) => usage.counted.requests))).toBe(12);
+    expect(counted.every((usage) => usage.counted.requests + usage.held.requests <= 12)).toBe(true);
+    expect(await database.query('SELECT id FROM quota_holds')).toHaveLength(0);
+    const [row] = await database.query<{ requests: string }>('SELECT requests FROM quota_usage');
+    expect(row?.requests).toBe('12');
+  });
+
+  test('a refusal rejects its own request only; a database that fails rejects every request it carried', async () => {
+    const database = await sharedDatabase();
+    const state = new PgQuotaState(database);
+    const refused = new HttpProblem(429, 'no');
+    const results = await Promise.allSettled([
+      state.hold('2026-11', 'a', () => ({ requests: 1, statsRequests: 0, results: 0 })),
+      state.hold('2026-11', 'a', () => {
+        throw refused;
+      }),
+      state.hold('2026-11', 'b', () => ({ requests: 1, statsRequests: 0, results: 5 })),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toBe(refused);
+    const holdB = (results[2] as PromiseFulfilledResult<Reservation>).value;
+    expect(holdB.amounts).toEqual({ requests: 1, statsRequests: 0, results: 5 });
+    await state.extend(holdB, () => ({ requests: 0, statsRequests: 0, results: 3 }));
+    expect(holdB.amounts.results).toBe(8);
+    expect((await state.usage('2026-11', 'b')).held).toEqual({ requests: 1, statsRequests: 0, results: 8 });
+    await database.close();
+    opened.splice(opened.indexOf(database), 1);
+    const after = await Promise.allSettled([state.count('b', holdB, '2026-11', { requests: 1, statsRequests: 0, results: 2 }), state.usage('2026-11', 'a')]);
+    expect(after.map((r) => r.status)).toEqual(['rejected', 'rejected']);
   });
 });

@@ -1,9 +1,11 @@
 /**
  * Two real `orgindex serve --database` processes on one PostgreSQL (a throwaway cluster started here) act
  * as one service: one key, one bucket, one quota count; kill -9 loses no answered request; health says
- * when the database is gone.
+ * when the database is gone. `serve --workers 2` does the same on one port, replaces a killed worker, and
+ * its workers stop when their supervisor is killed.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { request } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -18,18 +20,28 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A server on the database; resolves with its URL once it says it is ready. */
-function serveOn(database: string): Promise<{ url: string; child: ChildProcess }> {
+interface Served {
+  url: string;
+  child: ChildProcess;
+  /** What it has printed so far. */
+  stderr(): string;
+}
+
+/** A server on the database (`--workers n` when given); resolves with its URL once it says it is ready. */
+function serveOn(database: string, workers?: number): Promise<Served> {
   const dir = mkdtempSync(join(tmpdir(), 'orgindex-shared-'));
   dirs.push(dir);
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--count', '300', '--database', database, '--state-dir', dir, '--log-level', 'silent'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--count', '300', '--database', database, '--state-dir', dir, '--log-level', 'silent', ...(workers ? ['--workers', String(workers)] : [])], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   children.push(child);
+  const ready = workers ? /worker processes \(pids/ : /try: curl/;
   return new Promise((resolvePromise, reject) => {
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       const url = /ready at (http:\/\/\S+)\/v2/.exec(stderr)?.[1];
-      if (url && /try: curl/.test(stderr)) resolvePromise({ url, child });
+      if (url && ready.test(stderr)) resolvePromise({ url, child, stderr: () => stderr });
     });
     child.on('exit', (code) => {
       reject(new Error(`serve exited ${String(code)}: ${stderr}`));
@@ -99,3 +111,74 @@ test('/v2/health says the database cannot be reached once it is gone', async () 
   expect(health.healthy).toBe(false);
   expect(health.error).toMatch(/^the database cannot be reached: /);
 }, 120_000);
+
+/** A search on a connection of its own (so that the cluster hands each to a worker in turn); resolves with the status. */
+function searchOnNewConnection(url: string, key: string): Promise<number> {
+  const body = JSON.stringify({ filters: { country: ['Deutschland'] }, size: 2 });
+  return new Promise((resolvePromise, reject) => {
+    const sent = request(`${url}/v2/search`, { method: 'POST', agent: false, headers: { 'x-api-key': key, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
+      response.resume();
+      response.on('end', () => { resolvePromise(response.statusCode ?? 0); });
+    });
+    sent.on('error', reject);
+    sent.end(body);
+  });
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function until(condition: () => boolean, what: string, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((done) => setTimeout(done, 50));
+  }
+}
+
+describe('orgindex serve --workers', () => {
+  const cluster = usePostgres();
+
+  test('two workers on one port are one service; a killed worker is replaced; killing the supervisor stops the workers', async () => {
+    const database = await cluster().createDatabase();
+    const key = createKey(database, 'tier_1');
+    const served = await serveOn(database, 2);
+    const pids = /pids (\d+), (\d+)\)/.exec(served.stderr())!.slice(1).map(Number);
+    expect(pids).toHaveLength(2);
+    const started = Date.now();
+    const statuses = await Promise.all(Array.from({ length: 12 }, () => searchOnNewConnection(served.url, key)));
+    const seconds = (Date.now() - started) / 1000;
+    const answered = statuses.filter((status) => status === 200).length;
+    expect(answered).toBeGreaterThanOrEqual(5);
+    expect(answered).toBeLessThanOrEqual(5 + Math.ceil(seconds * 2));
+    expect(await countedRequests(database)).toBe(answered);
+
+    process.kill(pids[0]!, 'SIGKILL');
+    await until(() => /worker pid \d+ ready/.test(served.stderr()), 'the replacement worker');
+    expect(served.stderr()).toContain(`worker pid ${pids[0]} was killed (SIGKILL); starting another`);
+    await new Promise((done) => setTimeout(done, 600));
+    expect(await searchOnNewConnection(served.url, key)).toBe(200);
+    expect(await searchOnNewConnection(served.url, key)).toBe(200);
+    expect(await countedRequests(database)).toBe(answered + 2);
+
+    const workers = [pids[1]!, Number(/worker pid (\d+) ready/.exec(served.stderr())![1])];
+    served.child.kill('SIGKILL');
+    await until(() => workers.every((pid) => !alive(pid)), 'the workers to stop');
+    await expect(searchOnNewConnection(served.url, key)).rejects.toThrow();
+  }, 90_000);
+
+  test('--workers without a database, or with a bad count, is refused at once (exit 2)', () => {
+    const alone = spawnSync(process.execPath, [bin, 'serve', '--port', '0', '--workers', '2'], { encoding: 'utf8', env: { ...process.env, ORGINDEX_DATABASE_URL: '' } });
+    expect(alone.status).toBe(2);
+    expect(alone.stderr).toContain('--workers needs --database');
+    const bad = spawnSync(process.execPath, [bin, 'serve', '--port', '0', '--workers', 'many', '--database', cluster().url], { encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--workers takes a number of processes from 1 to 64, or "auto"');
+  }, 30_000);
+});

@@ -1,9 +1,18 @@
 /**
  * The QuotaState of servers that share a PostgreSQL database: token buckets, holds and counts in its
- * tables, so that any number of processes admit and count as one service. A key's decisions are
- * serialised by a transaction-scoped advisory lock on its month and id; a count is durable when its
- * transaction commits. A hold lives until its request is counted or given back, or until its lease ends
- * (a process killed mid-request gives nothing back: its holds lapse).
+ * tables, so that any number of processes admit and count as one service.
+ *
+ * Group commit: a process gathers the holds, counts, releases and usage reads its requests ask for while
+ * its previous transaction runs, and applies them all in the next one — a constant handful of statements
+ * however many requests are waiting, instead of a transaction each. Every operation settles when the
+ * transaction that carried it commits, so a count is durable before its answer is sent.
+ *
+ * Decisions on a key (holds and their extensions) are serialised across processes by transaction-scoped
+ * advisory locks on the key's month and id, taken in one order; within a transaction they run in the
+ * order they were asked, each seeing what the ones before it held. A count needs no lock: it moves a
+ * hold into the counted usage in one commit, which any reader sees whole. A hold lives until its request
+ * is counted or given back, or until its lease ends (a process killed mid-request gives nothing back:
+ * its holds lapse).
  */
 import type pg from 'pg';
 import type { Database } from './database.js';
@@ -12,42 +21,92 @@ import type { Hold, HoldDecision, MonthUsage, QuotaState, TokenTaken, Usage } fr
 /** Longer than any request may run (the request timeout is 30 s by default). */
 const HOLD_LEASE_SECONDS = 300;
 
+/** Deadlock or serialisation failure: the transaction is run again (its decisions are re-made). */
+const RETRYABLE = new Set(['40P01', '40001']);
+const ATTEMPTS = 3;
+
 interface PgHold extends Hold {
   id: string;
 }
 
 interface UsageRow {
+  month: string;
+  key_id: string;
   requests: string;
   stats_requests: string;
   results: string;
+  held_requests: string;
+  held_stats_requests: string;
+  held_results: string;
 }
 
-const usageOf = (row: UsageRow | undefined): Usage => ({
-  requests: Number(row?.requests ?? 0),
-  statsRequests: Number(row?.stats_requests ?? 0),
-  results: Number(row?.results ?? 0),
-});
+const none = (): Usage => ({ requests: 0, statsRequests: 0, results: 0 });
+const slotOf = (month: string, keyId: string): string => `${month}\t${keyId}`;
+const addTo = (into: Usage, delta: Usage): void => {
+  into.requests += delta.requests;
+  into.statsRequests += delta.statsRequests;
+  into.results += delta.results;
+};
 
-type Query = (text: string, values: unknown[]) => Promise<UsageRow[]>;
+interface Settled<T> {
+  resolve(value: T): void;
+  reject(error: unknown): void;
+}
 
-/** In a transaction: its client's queries. */
-const inTransaction = (client: pg.PoolClient): Query => async (text, values) => (await client.query<UsageRow>(text, values)).rows;
+type Operation =
+  | ({ kind: 'hold'; month: string; keyId: string; decide: HoldDecision } & Settled<Hold>)
+  | ({ kind: 'extend'; hold: PgHold; decide: HoldDecision } & Settled<undefined>)
+  | ({ kind: 'count'; month: string; keyId: string; holdId: string | null; used: Usage } & Settled<MonthUsage>)
+  | ({ kind: 'usage'; month: string; keyId: string } & Settled<MonthUsage>);
 
-async function readUsage(query: Query, month: string, keyId: string): Promise<MonthUsage> {
-  const [counted] = await query('SELECT requests, stats_requests, results FROM quota_usage WHERE month = $1 AND key_id = $2', [month, keyId]);
-  const [held] = await query(
-    `SELECT coalesce(sum(requests), 0) AS requests, coalesce(sum(stats_requests), 0) AS stats_requests, coalesce(sum(results), 0) AS results
-     FROM quota_holds WHERE month = $1 AND key_id = $2 AND expires_at > now()`,
-    [month, keyId],
+/** What a transaction's decisions came to: per operation, its outcome (settled once the transaction commits). */
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+interface Applied {
+  outcomes: Outcome[];
+  /** What changes in this process's objects once the transaction has committed. */
+  committed: (() => void)[];
+}
+
+/** The counted and held usage of these keys' months, read in one statement (one snapshot). */
+async function readUsage(client: pg.PoolClient, slots: readonly { month: string; keyId: string }[]): Promise<Map<string, MonthUsage>> {
+  const { rows } = await client.query<UsageRow>(
+    `SELECT s.month, s.key_id,
+            coalesce(u.requests, 0) AS requests, coalesce(u.stats_requests, 0) AS stats_requests, coalesce(u.results, 0) AS results,
+            coalesce(h.requests, 0) AS held_requests, coalesce(h.stats_requests, 0) AS held_stats_requests, coalesce(h.results, 0) AS held_results
+     FROM unnest($1::text[], $2::text[]) AS s(month, key_id)
+     LEFT JOIN quota_usage u ON u.month = s.month AND u.key_id = s.key_id
+     LEFT JOIN LATERAL (
+       SELECT sum(requests) AS requests, sum(stats_requests) AS stats_requests, sum(results) AS results
+       FROM quota_holds WHERE month = s.month AND key_id = s.key_id AND expires_at > now()
+     ) h ON true`,
+    [slots.map((slot) => slot.month), slots.map((slot) => slot.keyId)],
   );
-  return { counted: usageOf(counted), held: usageOf(held) };
+  const usage = new Map<string, MonthUsage>();
+  for (const row of rows) {
+    usage.set(slotOf(row.month, row.key_id), {
+      counted: { requests: Number(row.requests), statsRequests: Number(row.stats_requests), results: Number(row.results) },
+      held: { requests: Number(row.held_requests), statsRequests: Number(row.held_stats_requests), results: Number(row.held_results) },
+    });
+  }
+  return usage;
 }
 
-/** The key's lock for this transaction. */
-const lockKey = (client: pg.PoolClient, month: string, keyId: string): Promise<unknown> =>
-  client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`orgindex quota ${month} ${keyId}`]);
+/** Each distinct month and key once, in a fixed order (locks and upserts in one order cannot deadlock). */
+function distinctSlots(items: readonly { month: string; keyId: string }[]): { month: string; keyId: string }[] {
+  const slots = new Map<string, { month: string; keyId: string }>();
+  for (const { month, keyId } of items) slots.set(slotOf(month, keyId), { month, keyId });
+  return [...slots.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, slot]) => slot);
+}
+
+const usageOf = (usage: Map<string, MonthUsage>, month: string, keyId: string): MonthUsage => usage.get(slotOf(month, keyId)) ?? { counted: none(), held: none() };
 
 export class PgQuotaState implements QuotaState {
+  private queue: Operation[] = [];
+  /** Holds given back since the last transaction (deleted in the next one). */
+  private released: string[] = [];
+  private running = false;
+
   constructor(private readonly database: Database) {}
 
   async takeToken(slot: string, ratePerSecond: number, burst: number, at: number): Promise<TokenTaken> {
@@ -67,58 +126,167 @@ export class PgQuotaState implements QuotaState {
   }
 
   hold(month: string, keyId: string, decide: HoldDecision): Promise<Hold> {
-    return this.database.transaction(async (client) => {
-      await lockKey(client, month, keyId);
-      const amounts = decide(await readUsage(inTransaction(client), month, keyId));
-      const { rows } = await client.query<{ id: string }>(
-        `INSERT INTO quota_holds (month, key_id, requests, stats_requests, results, expires_at)
-         VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6)) RETURNING id`,
-        [month, keyId, amounts.requests, amounts.statsRequests, amounts.results, HOLD_LEASE_SECONDS],
-      );
-      const hold: PgHold = { id: rows[0]?.id ?? '', month, keyId, amounts: { ...amounts }, released: false };
-      return hold;
-    });
+    return new Promise((resolve, reject) => { this.enqueue({ kind: 'hold', month, keyId, decide, resolve, reject }); });
   }
 
   extend(hold: Hold, decide: HoldDecision): Promise<void> {
-    return this.database.transaction(async (client) => {
-      await lockKey(client, hold.month, hold.keyId);
-      const more = decide(await readUsage(inTransaction(client), hold.month, hold.keyId));
-      await client.query('UPDATE quota_holds SET requests = requests + $2, stats_requests = stats_requests + $3, results = results + $4 WHERE id = $1', [
-        (hold as PgHold).id,
-        more.requests,
-        more.statsRequests,
-        more.results,
-      ]);
-      hold.amounts.requests += more.requests;
-      hold.amounts.statsRequests += more.statsRequests;
-      hold.amounts.results += more.results;
-    });
+    return new Promise((resolve, reject) => { this.enqueue({ kind: 'extend', hold: hold as PgHold, decide, resolve, reject }); });
   }
 
   release(hold: Hold): void {
     if (hold.released) return;
     hold.released = true;
-    // Best effort: a hold not deleted lapses with its lease.
-    this.database.query('DELETE FROM quota_holds WHERE id = $1', [(hold as PgHold).id]).catch(() => undefined);
+    // Deleted with the next transaction; a hold whose delete is lost lapses with its lease.
+    this.released.push((hold as PgHold).id);
+    this.flushSoon();
   }
 
-  count(keyId: string, hold: Hold | null, month: string, used: Usage): Promise<void> {
-    const id = hold && !hold.released ? (hold as PgHold).id : null;
+  count(keyId: string, hold: Hold | null, month: string, used: Usage): Promise<MonthUsage> {
+    const holdId = hold && !hold.released ? (hold as PgHold).id : null;
     if (hold) hold.released = true;
-    return this.database.transaction(async (client) => {
-      await lockKey(client, month, keyId);
-      if (id !== null) await client.query('DELETE FROM quota_holds WHERE id = $1', [id]);
-      await client.query(
-        `INSERT INTO quota_usage AS u (month, key_id, requests, stats_requests, results) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (month, key_id) DO UPDATE
-           SET requests = u.requests + $3, stats_requests = u.stats_requests + $4, results = u.results + $5`,
-        [month, keyId, used.requests, used.statsRequests, used.results],
-      );
-    });
+    return new Promise((resolve, reject) => { this.enqueue({ kind: 'count', month, keyId, holdId, used, resolve, reject }); });
   }
 
   usage(month: string, keyId: string): Promise<MonthUsage> {
-    return readUsage((text, values) => this.database.query<UsageRow>(text, values), month, keyId);
+    return new Promise((resolve, reject) => { this.enqueue({ kind: 'usage', month, keyId, resolve, reject }); });
+  }
+
+  private enqueue(operation: Operation): void {
+    this.queue.push(operation);
+    this.flushSoon();
+  }
+
+  /** Starts a transaction for what is waiting unless one runs (it takes what waits when it ends). */
+  private flushSoon(): void {
+    if (this.running) return;
+    this.running = true;
+    // On the next turn, so that what this turn asks for goes in the same transaction.
+    setImmediate(() => void this.drain());
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0 || this.released.length > 0) {
+      const batch = this.queue;
+      const released = this.released;
+      this.queue = [];
+      this.released = [];
+      let applied: Applied | null = null;
+      let failure: unknown = null;
+      for (let attempt = 1; attempt <= ATTEMPTS && applied === null; attempt++) {
+        try {
+          applied = await this.database.transaction((client) => this.apply(client, batch, released));
+        } catch (error) {
+          failure = error;
+          if (!RETRYABLE.has((error as { code?: string }).code ?? '')) break;
+        }
+      }
+      for (const change of applied?.committed ?? []) change();
+      batch.forEach((operation, i) => {
+        const outcome = applied?.outcomes[i];
+        if (!outcome) operation.reject(failure);
+        else if (outcome.ok) (operation.resolve as (value: unknown) => void)(outcome.value);
+        else operation.reject(outcome.error);
+      });
+    }
+    this.running = false;
+  }
+
+  /** One transaction: decisions under their keys' locks, new holds, deletes, counts, then usage reads. */
+  private async apply(client: pg.PoolClient, batch: readonly Operation[], released: readonly string[]): Promise<Applied> {
+    const outcomes: Outcome[] = new Array<Outcome>(batch.length);
+    const committed: (() => void)[] = [];
+    type Decision = { i: number; month: string; keyId: string; operation: Extract<Operation, { kind: 'hold' | 'extend' }> };
+    const decisions = batch.flatMap((operation, i): Decision[] => {
+      if (operation.kind === 'hold') return [{ i, month: operation.month, keyId: operation.keyId, operation }];
+      if (operation.kind === 'extend') return [{ i, month: operation.hold.month, keyId: operation.hold.keyId, operation }];
+      return [];
+    });
+    if (decisions.length > 0) {
+      const slots = distinctSlots(decisions);
+      await client.query('SELECT pg_advisory_xact_lock(h) FROM (SELECT hashtext(t) AS h FROM unnest($1::text[]) AS t GROUP BY 1 ORDER BY 1) AS locks', [
+        slots.map(({ month, keyId }) => `orgindex quota ${month} ${keyId}`),
+      ]);
+      const usage = await readUsage(client, slots);
+      const inserts: { i: number; month: string; keyId: string; amounts: Usage }[] = [];
+      const extensions = new Map<string, { hold: PgHold; more: Usage[] }>();
+      for (const { i, month, keyId, operation } of decisions) {
+        const now = usageOf(usage, month, keyId);
+        let amounts: Usage;
+        try {
+          amounts = operation.decide({ counted: { ...now.counted }, held: { ...now.held } });
+        } catch (refusal) {
+          outcomes[i] = { ok: false, error: refusal };
+          continue;
+        }
+        // The requests decided after this one in the same transaction see what it holds.
+        addTo(now.held, amounts);
+        usage.set(slotOf(month, keyId), now);
+        if (operation.kind === 'hold') inserts.push({ i, month, keyId, amounts });
+        else {
+          const entry = extensions.get(operation.hold.id) ?? { hold: operation.hold, more: [] };
+          entry.more.push(amounts);
+          extensions.set(operation.hold.id, entry);
+          outcomes[i] = { ok: true, value: undefined };
+        }
+      }
+      if (inserts.length > 0) {
+        // Ids are given in insertion order, which follows `ord`: the i-th smallest id is the i-th row.
+        const { rows } = await client.query<{ id: string }>(
+          `INSERT INTO quota_holds (month, key_id, requests, stats_requests, results, expires_at)
+           SELECT month, key_id, requests, stats_requests, results, now() + make_interval(secs => $6)
+           FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::int[]) WITH ORDINALITY AS t(month, key_id, requests, stats_requests, results, ord)
+           ORDER BY ord
+           RETURNING id`,
+          [inserts.map((h) => h.month), inserts.map((h) => h.keyId), inserts.map((h) => h.amounts.requests), inserts.map((h) => h.amounts.statsRequests), inserts.map((h) => h.amounts.results), HOLD_LEASE_SECONDS],
+        );
+        const ids = rows.map((row) => BigInt(row.id)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        inserts.forEach(({ i, month, keyId, amounts }, n) => {
+          const hold: PgHold = { id: String(ids[n]), month, keyId, amounts: { ...amounts }, released: false };
+          outcomes[i] = { ok: true, value: hold };
+        });
+      }
+      if (extensions.size > 0) {
+        const entries = [...extensions.values()].map(({ hold, more }) => {
+          const total = none();
+          for (const amounts of more) addTo(total, amounts);
+          return { hold, total };
+        });
+        await client.query(
+          `UPDATE quota_holds AS h SET requests = h.requests + d.requests, stats_requests = h.stats_requests + d.stats_requests, results = h.results + d.results
+           FROM unnest($1::bigint[], $2::int[], $3::int[], $4::int[]) AS d(id, requests, stats_requests, results) WHERE h.id = d.id`,
+          [entries.map((e) => e.hold.id), entries.map((e) => e.total.requests), entries.map((e) => e.total.statsRequests), entries.map((e) => e.total.results)],
+        );
+        for (const { hold, total } of entries) committed.push(() => { addTo(hold.amounts, total); });
+      }
+    }
+
+    const counts = batch.flatMap((operation) => (operation.kind === 'count' ? [operation] : []));
+    const deleted = [...released, ...counts.flatMap((count) => (count.holdId === null ? [] : [count.holdId]))];
+    if (deleted.length > 0) await client.query('DELETE FROM quota_holds WHERE id = ANY($1::bigint[])', [deleted]);
+    if (counts.length > 0) {
+      const totals = new Map<string, Usage>();
+      for (const count of counts) {
+        const slot = slotOf(count.month, count.keyId);
+        const total = totals.get(slot) ?? none();
+        addTo(total, count.used);
+        totals.set(slot, total);
+      }
+      const slots = distinctSlots(counts);
+      const added = slots.map(({ month, keyId }) => totals.get(slotOf(month, keyId)) ?? none());
+      await client.query(
+        `INSERT INTO quota_usage AS u (month, key_id, requests, stats_requests, results)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[])
+         ON CONFLICT (month, key_id) DO UPDATE
+           SET requests = u.requests + excluded.requests, stats_requests = u.stats_requests + excluded.stats_requests, results = u.results + excluded.results`,
+        [slots.map((s) => s.month), slots.map((s) => s.keyId), added.map((u) => u.requests), added.map((u) => u.statsRequests), added.map((u) => u.results)],
+      );
+    }
+
+    const reads = batch.flatMap((operation, i) => (operation.kind === 'count' || operation.kind === 'usage' ? [{ i, month: operation.month, keyId: operation.keyId }] : []));
+    if (reads.length > 0) {
+      const usage = await readUsage(client, distinctSlots(reads));
+      for (const { i, month, keyId } of reads) outcomes[i] = { ok: true, value: usageOf(usage, month, keyId) };
+    }
+    return { outcomes, committed };
   }
 }

@@ -31,7 +31,7 @@ export function keyedRoutes(app: FastifyInstance, admission: Admission): KeyedRo
     },
     async send(id, request, reply, body) {
       const key = request.apiKey;
-      if (key) await admission.count(id, key, request.reservation, body);
+      if (key) request.usageAfterCount = await admission.count(id, key, request.reservation, body);
       // Long row lists are serialised in slices so that other requests get turns meanwhile.
       const text = await stringifyInSlices(body);
       return reply.type('application/json; charset=utf-8').send(text);

@@ -27,6 +27,7 @@ import { bearerVerifier, checkHs256Secret, loadJwks } from '../server/bearer.js'
 import { developmentKeyOf, KeyRing, writeDevelopmentKeysFile, type KeysFile } from '../server/keys.js';
 import { QuotaLedger, type Durability } from '../server/quota-ledger.js';
 import { Database, redactedUrl } from '../server/database/database.js';
+import { PgDownloadStore } from '../server/database/pg-download-store.js';
 import { PgQuotaState } from '../server/database/pg-quota-state.js';
 import { DatabaseKeyStore, KeyStoreError } from '../server/key-store.js';
 import { lockStateDirectory, StateDirectoryInUse, type StateLock } from '../server/state-lock.js';
@@ -203,7 +204,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
       engine: { index, error: null },
       keys,
       quota,
-      ...(shared ? { healthCheck: () => shared.ping() } : {}),
+      ...(shared ? { healthCheck: () => shared.ping(), downloadStore: await PgDownloadStore.open(shared, Date.now) } : {}),
       ...(corsOrigins ? { corsOrigins } : {}),
       logger: { level: options.logLevel },
       filesDir: join(stateDir, 'files'),
@@ -243,7 +244,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     print(`OrgIndex v2 ready at ${address}/v2 — ${index.store.size.toLocaleString('en')} organizations, started in ${seconds} s (legacy v1 and language routes under ${address}/v1)`);
     print(`  keys: ${source}${developmentKey ? `\n  development key (tier_2): ${developmentKey}` : ` (${keys.size} key(s))`}`);
-    print(`  OpenAPI: ${address}/openapi.json; state directory (${shared ? 'downloads; quotas are in the database' : 'quota journal'}, locked by ${options.lockedByPrimary ? 'the supervising process' : 'this process'}): ${stateDir}`);
+    print(`  OpenAPI: ${address}/openapi.json; state directory (${shared ? 'keys, quotas and download files are in the database' : 'quota journal, download files'}, locked by ${options.lockedByPrimary ? 'the supervising process' : 'this process'}): ${stateDir}`);
     // Ready for every route now; the keyword index and the vectors (about 1 s at 50,000) are built next, so
     // that the first scored search does not pay for them (one arriving meanwhile waits for them).
     setImmediate(() => {

@@ -17,7 +17,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { LanguageProvider } from '../engine/language/provider.js';
 import { Admission, RATE_LIMIT_HEADERS, type EngineState } from './admission.js';
 import type { BearerVerifier } from './bearer.js';
-import type { DownloadLimits } from './downloads.js';
+import type { DownloadLimits, DownloadStore } from './downloads.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { clientErrorHandler, frameworkErrors, registerJsonParser, requestIdGenerator } from './http-edge.js';
 import type { KeyRing } from './keys.js';
@@ -51,8 +51,10 @@ export interface ServerOptions {
   now?: () => number;
   /** Verifies `Authorization: Bearer` tokens (v1 dashboard users); null: the server accepts none. */
   bearer?: BearerVerifier | null;
-  /** The object-store directory of /v1/download files (without it, downloads answer 503). */
+  /** The object-store directory of /v1/download files (without it, or a store, downloads answer 503). */
   filesDir?: string;
+  /** Where /v1/download files are kept instead of `filesDir` (the database's store, shared by servers). */
+  downloadStore?: DownloadStore;
   /** Caps on /v1/download files (per caller, whole store); unset fields keep DEFAULT_DOWNLOAD_LIMITS. */
   downloadLimits?: Partial<DownloadLimits>;
   /**

@@ -13,8 +13,14 @@
  *
  * Caps (DownloadLimits): files alive per caller (an API key or a bearer user), and files and bytes for
  * the whole store; a write over a cap throws a DownloadLimitError saying which cap and when it frees.
+ *
+ * Two stores keep the files: a directory (DirectoryDownloadStore, below) for one server process, and the
+ * database (database/pg-download-store.ts) for servers that share one (`--database`): a link one of them
+ * hands out is served by any other. Both check the same caps with the same words (capRefusal) and sign
+ * links the same way (LinkSigner).
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join, normalize, sep } from 'node:path';
 import ExcelJS from 'exceljs';
@@ -65,7 +71,7 @@ export function tsvCell(value: unknown): string {
   return text.startsWith('"') ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-async function fileBytes(content: DownloadContent): Promise<Buffer> {
+export async function fileBytes(content: DownloadContent): Promise<Buffer> {
   const { columns, rows } = content;
   if (content.format === 'tsv') {
     const lines = [columns.join('\t'), ...rows.map((row) => columns.map((column) => tsvCell(row[column])).join('\t'))];
@@ -170,29 +176,129 @@ export function connectionOrigin(protocol: string, localAddress: string | undefi
   return `${protocol}://${address.includes(':') ? `[${address.replace('%', '%25')}]` : address}:${localPort}`;
 }
 
-export class DownloadStore {
+/** Where a store keeps a download's file: checks the id, and names the caller's folder. */
+export function downloadPath(content: DownloadContent, owner: string): { ownerDir: string; filePath: string } {
+  if (!SAFE_ID.test(content.downloadId)) throw new DownloadIdError('download_id may hold letters, digits, ".", "_" and "-" only (at most 100)');
+  // A key id is 16 hex digits; anything else (a token's sub) is hashed: no clash, no "..", no escaping.
+  const ownerDir = /^key:[0-9a-f]{16}$/.test(owner) ? owner.replace(':', '-') : `user-${createHash('sha256').update(owner).digest('hex').slice(0, 16)}`;
+  return { ownerDir, filePath: `downloads/${ownerDir}/${content.downloadId}.${content.format}` };
+}
+
+/** What a store holds when a file is about to be written (expired files already gone). */
+export interface StoreStanding {
+  /** Files of the writing caller. */
+  ownerFiles: number;
+  files: number;
+  bytes: number;
+  /** Bytes of the file this write replaces (same path), or null for a new file. */
+  replacedBytes: number | null;
+  /** When the caller's, and anyone's, first file expires (null: none). */
+  nextOwnerExpiry: number | null;
+  nextExpiry: number | null;
+}
+
+/** The refusal of a write of `size` bytes over a cap (null: it fits). */
+export function capRefusal(limits: DownloadLimits, standing: StoreStanding, size: number, at: number): DownloadLimitError | null {
+  const retry = (next: number | null): { text: string; seconds: number | null } => {
+    if (next === null) return { text: '', seconds: null };
+    const seconds = secondsUntil(next, at);
+    return { text: `${isoSeconds(next)} (in ${count(seconds, 'second')})`, seconds };
+  };
+  const lifetime = `each is deleted ${count(DOWNLOAD_LINK_TTL_MS / 60_000, 'minute')} after it is written, when its link expires`;
+  const { filesPerCaller, totalFiles, totalBytes } = limits;
+  const replaced = standing.replacedBytes !== null;
+  if (!replaced && standing.ownerFiles >= filesPerCaller) {
+    const next = retry(standing.nextOwnerExpiry);
+    return new DownloadLimitError(
+      'caller',
+      `Download limit reached: at most ${count(filesPerCaller, 'download file')} per caller are kept at a time (${lifetime}); the next slot frees at ${next.text}. A download with the download_id of a file you still have replaces it without taking a slot.`,
+      next.seconds,
+    );
+  }
+  const files = standing.files + (replaced ? 0 : 1);
+  const bytes = standing.bytes - (standing.replacedBytes ?? 0) + size;
+  if (files > totalFiles || bytes > totalBytes) {
+    const next = retry(standing.nextExpiry);
+    return new DownloadLimitError(
+      'store',
+      `The download store is full: at most ${count(totalFiles, 'file')} and ${byteSize(totalBytes)} are kept for all callers together (${lifetime}); ${next.seconds === null ? `a file of ${byteSize(size)} does not fit` : `the next file expires at ${next.text}`}`,
+      next.seconds,
+    );
+  }
+  return null;
+}
+
+/** Signs download links and checks them: an HMAC of the path and the expiry under the store's key. */
+export class LinkSigner {
+  constructor(
+    private readonly key: Buffer,
+    private readonly now: () => number,
+  ) {}
+
+  /** The link path of a file whose link expires at `expires`. */
+  link(filePath: string, expires: number): string {
+    return `/v1/files/${filePath}?expires=${expires}&signature=${this.sign(filePath, expires)}`;
+  }
+
+  /** Why a link may not be served (null: it may). */
+  refusal(path: string, expires: string | undefined, signature: string | undefined): string | null {
+    const at = Number(expires);
+    if (!expires || !signature || !Number.isSafeInteger(at)) return 'this download link is incomplete';
+    const expected = Buffer.from(this.sign(path, at), 'hex');
+    const given = Buffer.from(signature, 'hex');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'this download link is not valid (its signature does not match)';
+    if (at <= this.now()) return 'this download link has expired: ask /v1/download for a new one';
+    return null;
+  }
+
+  private sign(path: string, expires: number): string {
+    return createHmac('sha256', this.key).update(`${path}\n${expires}`).digest('hex');
+  }
+}
+
+/** Keeps the files of /v1/download and serves them by signed link. */
+export interface DownloadStore {
+  /**
+   * Writes the file and returns its object-store path and signed link path. Throws a DownloadIdError for
+   * an id that cannot name a file, a DownloadLimitError over a cap (nothing written).
+   */
+  write(content: DownloadContent, owner: string): Promise<{ filePath: string; link: string }>;
+  /** The bytes of the file a link names, or why not. */
+  read(path: string, expires: string | undefined, signature: string | undefined): Promise<{ bytes: Buffer } | { refused: string }>;
+  /** Stops its timers (the store's files stay). */
+  close(): void;
+}
+
+export const NO_LONGER_EXISTS = 'this download no longer exists';
+
+/** The files in a directory of this machine, for one server process (it keeps their index in memory). */
+export class DirectoryDownloadStore implements DownloadStore {
   /** The files alive, by object-store path. */
   private readonly files = new Map<string, StoredFile>();
   private readonly filesOf = new Map<string, number>();
   private bytes = 0;
   private timer: NodeJS.Timeout | null = null;
 
+  private readonly signer: LinkSigner;
+
   private constructor(
     private readonly dir: string,
-    private readonly key: Buffer,
+    key: Buffer,
     private readonly now: () => number,
     private readonly limits: DownloadLimits,
-  ) {}
+  ) {
+    this.signer = new LinkSigner(key, now);
+  }
 
   /**
    * Opens (or creates) the store in `dir`, with its signing key; deletes what earlier runs left expired
    * (and half-written files) and starts the periodic sweep (an unref'd timer: `close` stops it).
    */
-  static open(dir: string, now: () => number, options: DownloadStoreOptions = {}): DownloadStore {
+  static open(dir: string, now: () => number, options: DownloadStoreOptions = {}): DirectoryDownloadStore {
     mkdirSync(dir, { recursive: true });
     const keyFile = join(dir, 'signing.key');
     if (!existsSync(keyFile)) writeFileSync(keyFile, randomBytes(32).toString('hex'), { mode: 0o600 });
-    const store = new DownloadStore(dir, Buffer.from(readFileSync(keyFile, 'utf8').trim(), 'hex'), now, { ...DEFAULT_DOWNLOAD_LIMITS, ...options.limits });
+    const store = new DirectoryDownloadStore(dir, Buffer.from(readFileSync(keyFile, 'utf8').trim(), 'hex'), now, { ...DEFAULT_DOWNLOAD_LIMITS, ...options.limits });
     store.load();
     store.sweep();
     const interval = options.sweepIntervalMs ?? DOWNLOAD_SWEEP_INTERVAL_MS;
@@ -287,10 +393,6 @@ export class DownloadStore {
     return removed;
   }
 
-  private sign(path: string, expires: number): string {
-    return createHmac('sha256', this.key).update(`${path}\n${expires}`).digest('hex');
-  }
-
   /** When the first of the matching files expires (null: none). */
   private nextExpiry(owner: string | null): number | null {
     let next: number | null = null;
@@ -298,50 +400,20 @@ export class DownloadStore {
     return next;
   }
 
-  /** Throws a DownloadLimitError when writing `path` (new or replacing) would pass a cap. */
-  private checkCaps(owner: string, path: string, size: number, at: number): void {
-    const replaced = this.files.get(path);
-    const retry = (next: number | null): { text: string; seconds: number | null } => {
-      if (next === null) return { text: '', seconds: null };
-      const seconds = secondsUntil(next, at);
-      return { text: `${isoSeconds(next)} (in ${count(seconds, 'second')})`, seconds };
-    };
-    const lifetime = `each is deleted ${count(DOWNLOAD_LINK_TTL_MS / 60_000, 'minute')} after it is written, when its link expires`;
-    const { filesPerCaller, totalFiles, totalBytes } = this.limits;
-    if (!replaced && (this.filesOf.get(owner) ?? 0) >= filesPerCaller) {
-      const next = retry(this.nextExpiry(owner));
-      throw new DownloadLimitError(
-        'caller',
-        `Download limit reached: at most ${count(filesPerCaller, 'download file')} per caller are kept at a time (${lifetime}); the next slot frees at ${next.text}. A download with the download_id of a file you still have replaces it without taking a slot.`,
-        next.seconds,
-      );
-    }
-    const files = this.files.size + (replaced ? 0 : 1);
-    const bytes = this.bytes - (replaced?.bytes ?? 0) + size;
-    if (files > totalFiles || bytes > totalBytes) {
-      const next = retry(this.nextExpiry(null));
-      throw new DownloadLimitError(
-        'store',
-        `The download store is full: at most ${count(totalFiles, 'file')} and ${byteSize(totalBytes)} are kept for all callers together (${lifetime}); ${next.seconds === null ? `a file of ${byteSize(size)} does not fit` : `the next file expires at ${next.text}`}`,
-        next.seconds,
-      );
-    }
-  }
-
-  /**
-   * Writes the file (temporary file + rename) and returns its object-store path and signed link path.
-   * Throws a DownloadIdError for an id that cannot name a file, a DownloadLimitError over a cap (nothing written).
-   */
+  /** Writes the file (temporary file + rename); see DownloadStore.write. */
   async write(content: DownloadContent, owner: string): Promise<{ filePath: string; link: string }> {
-    if (!SAFE_ID.test(content.downloadId)) throw new DownloadIdError('download_id may hold letters, digits, ".", "_" and "-" only (at most 100)');
-    // A key id is 16 hex digits; anything else (a token's sub) is hashed: no clash, no "..", no escaping.
-    const ownerDir = /^key:[0-9a-f]{16}$/.test(owner) ? owner.replace(':', '-') : `user-${createHash('sha256').update(owner).digest('hex').slice(0, 16)}`;
-    const filePath = `downloads/${ownerDir}/${content.downloadId}.${content.format}`;
+    const { ownerDir, filePath } = downloadPath(content, owner);
     const bytes = await fileBytes(content);
     // From here on synchronous: the caps checked are the caps applied (no other write or sweep runs between).
     const at = this.now();
     this.sweep(at);
-    this.checkCaps(ownerDir, filePath, bytes.length, at);
+    const refused = capRefusal(
+      this.limits,
+      { ownerFiles: this.filesOf.get(ownerDir) ?? 0, files: this.files.size, bytes: this.bytes, replacedBytes: this.files.get(filePath)?.bytes ?? null, nextOwnerExpiry: this.nextExpiry(ownerDir), nextExpiry: this.nextExpiry(null) },
+      bytes.length,
+      at,
+    );
+    if (refused) throw refused;
     const absolute = join(this.dir, filePath);
     const temporary = `${absolute}.tmp`;
     try {
@@ -360,19 +432,18 @@ export class DownloadStore {
     }
     const expires = at + DOWNLOAD_LINK_TTL_MS;
     this.track(filePath, { owner: ownerDir, bytes: bytes.length, expires });
-    return { filePath, link: `/v1/files/${filePath}?expires=${expires}&signature=${this.sign(filePath, expires)}` };
+    return { filePath, link: this.signer.link(filePath, expires) };
   }
 
-  /** The file a link names, or why not ('expired' | 'invalid'). */
-  resolve(path: string, expires: string | undefined, signature: string | undefined): { file: string } | { refused: string } {
-    const at = Number(expires);
-    if (!expires || !signature || !Number.isSafeInteger(at)) return { refused: 'this download link is incomplete' };
-    const expected = Buffer.from(this.sign(path, at), 'hex');
-    const given = Buffer.from(signature, 'hex');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { refused: 'this download link is not valid (its signature does not match)' };
-    if (at <= this.now()) return { refused: 'this download link has expired: ask /v1/download for a new one' };
+  async read(path: string, expires: string | undefined, signature: string | undefined): Promise<{ bytes: Buffer } | { refused: string }> {
+    const refused = this.signer.refusal(path, expires, signature);
+    if (refused !== null) return { refused };
     const file = normalize(join(this.dir, path));
-    if (!file.startsWith(this.dir + sep) || !existsSync(file)) return { refused: 'this download no longer exists' };
-    return { file };
+    if (!file.startsWith(this.dir + sep)) return { refused: NO_LONGER_EXISTS };
+    try {
+      return { bytes: await readFile(file) };
+    } catch {
+      return { refused: NO_LONGER_EXISTS };
+    }
   }
 }

@@ -13,7 +13,10 @@ import type { DownloadContent } from '../../src/engine/legacy/legacy-service.js'
 import { serve } from '../../src/cli/serve.js';
 import type { ServerOptions } from '../../src/server/app.js';
 import { bearerVerifier } from '../../src/server/bearer.js';
-import { DOWNLOAD_LINK_TTL_MS, DownloadStore, tsvCell } from '../../src/server/downloads.js';
+import { Database } from '../../src/server/database/database.js';
+import { PgDownloadStore } from '../../src/server/database/pg-download-store.js';
+import { DirectoryDownloadStore, DOWNLOAD_LINK_TTL_MS, tsvCell, type DownloadLimits } from '../../src/server/downloads.js';
+import { usePostgres } from '../support/postgres.js';
 import { hs256Token, KEYS, raw, startTestServer, TestClock, type TestServer } from './support.js';
 
 const SECRET = 'test-secret-for-hs256-tokens-0001';
@@ -160,7 +163,7 @@ describe('download files are deleted when their links expire', () => {
     const dir = mkdtempSync(join(tmpdir(), 'orgindex-download-store-'));
     const clock = new TestClock();
     try {
-      const store = DownloadStore.open(dir, clock.now, { sweepIntervalMs: 60_000 });
+      const store = DirectoryDownloadStore.open(dir, clock.now, { sweepIntervalMs: 60_000 });
       const content: DownloadContent = { downloadId: 'a', format: 'tsv', index: 'organizations-*', columns: ['domain'], rows: [{ domain: 'a.de' }], totalHits: 1, queryType: 'market' };
       const { filePath } = await store.write(content, 'key:0123456789abcdef');
       const file = join(dir, filePath);
@@ -179,9 +182,27 @@ describe('download files are deleted when their links expire', () => {
   });
 });
 
-describe('download caps: files alive per caller (API keys and bearer users alike) and for the whole store', () => {
+const cluster = usePostgres();
+
+/** A server whose download files are kept by the given store: its own directory, or a database servers share. */
+type StoreKind = 'directory' | 'database';
+async function startWith(kind: StoreKind, downloadLimits: Partial<DownloadLimits> = {}): Promise<TestServer> {
+  if (kind === 'directory') return start({ downloadLimits });
+  const clock = new TestClock();
+  const database = await Database.open(await cluster().createDatabase());
+  const server = await start({ clock, downloadStore: await PgDownloadStore.open(database, clock.now, downloadLimits) });
+  return {
+    ...server,
+    close: async (options) => {
+      await server.close(options);
+      await database.close();
+    },
+  };
+}
+
+describe.each<StoreKind>(['directory', 'database'])('download caps (files in a %s): files alive per caller (API keys and bearer users alike) and for the whole store', (kind) => {
   test('the (cap+1)th file of a caller is a 429 naming the cap and when a slot frees; another caller still succeeds', async () => {
-    const server = await start({ downloadLimits: { filesPerCaller: 3 } });
+    const server = await startWith(kind, { filesPerCaller: 3 });
     try {
       for (const id of ['a', 'b', 'c']) expect((await download(server, market(id))).status).toBe(200);
       server.clock.advance(60_000);
@@ -206,7 +227,7 @@ describe('download caps: files alive per caller (API keys and bearer users alike
   });
 
   test('by default a caller keeps 20 files', async () => {
-    const server = await start();
+    const server = await startWith(kind);
     try {
       for (let i = 0; i < 20; i++) expect((await download(server, market(`f${i}`))).status).toBe(200);
       const refused = await download(server, market('f20'));
@@ -217,7 +238,7 @@ describe('download caps: files alive per caller (API keys and bearer users alike
   });
 
   test('a full store refuses every caller with a 503 until a file expires', async () => {
-    const server = await start({ downloadLimits: { filesPerCaller: 3, totalFiles: 4 } });
+    const server = await startWith(kind, { filesPerCaller: 3, totalFiles: 4 });
     try {
       for (const id of ['a', 'b', 'c']) expect((await download(server, market(id))).status).toBe(200);
       const bearer = { authorization: `Bearer ${await hs256Token(SECRET, { sub: 'second' })}` };
@@ -229,7 +250,7 @@ describe('download caps: files alive per caller (API keys and bearer users alike
     } finally {
       await server.close();
     }
-    const bytes = await start({ downloadLimits: { totalBytes: 10 } });
+    const bytes = await startWith(kind, { totalBytes: 10 });
     try {
       const full = await download(bytes, market('a'));
       expect([full.status, full.body]).toEqual([503, { detail: expect.stringMatching(/download store is full: .*10 bytes/) }]);
@@ -237,6 +258,30 @@ describe('download caps: files alive per caller (API keys and bearer users alike
       await bytes.close();
     }
   });
+});
+
+test('servers on one database share their download files: a link from one is served by another, expired or tampered links by none', async () => {
+  const clock = new TestClock();
+  const url = await cluster().createDatabase();
+  const databases = [await Database.open(url), await Database.open(url)];
+  const [a, b] = [await start({ clock, downloadStore: await PgDownloadStore.open(databases[0]!, clock.now) }), await start({ clock, downloadStore: await PgDownloadStore.open(databases[1]!, clock.now) })];
+  try {
+    const answer = await download(a, market('shared'));
+    expect(answer.status).toBe(200);
+    const link = new URL((answer.body as Answer).download_url);
+    const fromB = await fetch(`${b.url}${link.pathname}${link.search}`);
+    expect(fromB.status).toBe(200);
+    expect(await fromB.text()).toMatch(/^domain\t/);
+    const tampered = await fetch(`${b.url}${link.pathname}${link.search.replace(/signature=./, 'signature=0')}`);
+    expect(tampered.status).toBe(403);
+    clock.advance(DOWNLOAD_LINK_TTL_MS);
+    const expired = await raw(`${b.url}${link.pathname}${link.search}`);
+    expect([expired.status, expired.body]).toEqual([403, { detail: 'this download link has expired: ask /v1/download for a new one' }]);
+  } finally {
+    await a.close();
+    await b.close();
+    await Promise.all(databases.map((database) => database.close()));
+  }
 });
 
 describe('download_url: never built from what the client sends', () => {

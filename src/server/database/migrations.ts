@@ -63,6 +63,26 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX quota_holds_key ON quota_holds (month, key_id);
     `,
   },
+  {
+    version: 3,
+    name: 'download files and service secrets',
+    sql: `
+      CREATE TABLE service_secrets (
+        name        text PRIMARY KEY,
+        value       bytea NOT NULL,
+        created_at  timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE TABLE download_files (
+        path        text PRIMARY KEY,
+        owner       text NOT NULL,
+        content     bytea NOT NULL,
+        size        integer NOT NULL,
+        expires_ms  bigint NOT NULL
+      );
+      CREATE INDEX download_files_owner ON download_files (owner, expires_ms);
+      CREATE INDEX download_files_expiry ON download_files (expires_ms);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((last, migration) => Math.max(last, migration.version), 0);

@@ -3,17 +3,18 @@
  * URL or the address the request's connection reached, and served here at /v1/files/* — the signature is
  * the credential (a browser or a spreadsheet opens the links as they are).
  */
-import { readFileSync } from 'node:fs';
 import type { FastifyBaseLogger, FastifyPluginCallback, FastifyRequest } from 'fastify';
 import type { DownloadFormat } from '../../contract/v1.js';
 import { LegacyError, type DownloadContent } from '../../engine/legacy/legacy-service.js';
-import { connectionOrigin, DOWNLOAD_CONTENT_TYPES, DownloadIdError, DownloadLimitError, DownloadStore, publicBaseUrl, type DownloadLimits } from '../downloads.js';
+import { connectionOrigin, DirectoryDownloadStore, DOWNLOAD_CONTENT_TYPES, DownloadIdError, DownloadLimitError, publicBaseUrl, type DownloadLimits, type DownloadStore } from '../downloads.js';
 import { HttpProblem, retryAfter } from '../problem.js';
 
 const NOT_CONFIGURED = 'downloads are not configured on this server';
 
 export interface DownloadsOptions {
-  /** The object-store directory; without it, downloads answer 503 and links 403. */
+  /** Where the files are kept (the database's store, shared by servers); without it, the object-store directory below. */
+  downloadStore?: DownloadStore | undefined;
+  /** The object-store directory; without it (and without a store), downloads answer 503 and links 403. */
   filesDir?: string | undefined;
   downloadLimits?: Partial<DownloadLimits> | undefined;
   /** The URL clients reach the server at; unset: links on the address each request's connection reached, never on the Host header. */
@@ -33,7 +34,7 @@ export class Downloads {
     const onError = (error: Error): void => {
       log.warn({ err: error }, 'deleting expired download files failed');
     };
-    const store = options.filesDir ? DownloadStore.open(options.filesDir, now, { ...(options.downloadLimits ? { limits: options.downloadLimits } : {}), onError }) : null;
+    const store = options.downloadStore ?? (options.filesDir ? DirectoryDownloadStore.open(options.filesDir, now, { ...(options.downloadLimits ? { limits: options.downloadLimits } : {}), onError }) : null);
     return new Downloads(store, linkBase);
   }
 
@@ -64,9 +65,9 @@ export class Downloads {
     return { url: `${base}${written.link}`, filePath: written.filePath };
   }
 
-  /** The file a link names, or why it is refused. */
-  resolve(path: string, expires: string | undefined, signature: string | undefined): { file: string } | { refused: string } {
-    return this.store ? this.store.resolve(path, expires, signature) : { refused: NOT_CONFIGURED };
+  /** The bytes of the file a link names, or why it is refused. */
+  read(path: string, expires: string | undefined, signature: string | undefined): Promise<{ bytes: Buffer } | { refused: string }> {
+    return this.store ? this.store.read(path, expires, signature) : Promise.resolve({ refused: NOT_CONFIGURED });
   }
 
   /** Stops the store's expiry sweep. */
@@ -87,16 +88,16 @@ export const fileRoutes: FastifyPluginCallback<{ downloads: Downloads }> = (app,
     closed();
   });
 
-  app.get<FileRoute>('/v1/files/*', (request, reply) => {
+  app.get<FileRoute>('/v1/files/*', async (request, reply) => {
     const path = request.params['*'] ?? '';
     const { expires, signature } = request.query;
-    const found = downloads.resolve(path, expires, signature);
+    const found = await downloads.read(path, expires, signature);
     if ('refused' in found) return reply.code(403).send({ detail: found.refused });
     const format = (path.split('.').pop() ?? 'tsv') as DownloadFormat;
     return reply
       .type(DOWNLOAD_CONTENT_TYPES[format])
       .header('content-disposition', `attachment; filename="${path.split('/').pop() ?? 'download'}"`)
-      .send(readFileSync(found.file));
+      .send(found.bytes);
   });
   done();
 };

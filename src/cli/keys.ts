@@ -88,7 +88,7 @@ export function addKeyCommands(program: Command, io: CliIo, setExitCode: (code: 
           visibility: options.visibility === undefined ? null : visibilityOf(options.visibility),
         });
         io.stdout(`${key}\n`);
-        io.stderr(`created key ${listing.id}${listing.name ? ` (${printable(listing.name)})` : ''}, ${listing.tier}${listing.admin ? ', admin' : ''}: it is shown only now, store it safely; servers see it at their next start\n`);
+        io.stderr(`created key ${listing.id}${listing.name ? ` (${printable(listing.name)})` : ''}, ${listing.tier}${listing.admin ? ', admin' : ''}: it is shown only now, store it safely; ${store.applied}\n`);
       }),
     );
   where(keys.command('list'))
@@ -109,22 +109,22 @@ export function addKeyCommands(program: Command, io: CliIo, setExitCode: (code: 
       }),
     );
   where(keys.command('revoke'))
-    .description('revoke a key: servers refuse it from their next start')
+    .description('revoke a key: servers refuse it within 5 s (--database) or from their next start (--keys)')
     .argument('<key>', 'its id or name (orgindex keys list)')
     .action((ref: string, options: StoreOptions) =>
       run('revoke', options, async (store) => {
         const listing = await store.revoke(ref);
-        io.stderr(`revoked key ${listing.id}${listing.name ? ` (${printable(listing.name)})` : ''}\n`);
+        io.stderr(`revoked key ${listing.id}${listing.name ? ` (${printable(listing.name)})` : ''}: ${store.applied}\n`);
       }),
     );
   where(keys.command('set-tier'))
-    .description('move a key to another tier (its limits from the next start)')
+    .description('move a key to another tier (its limits apply within 5 s with --database, from the next start with --keys)')
     .argument('<key>', 'its id or name (orgindex keys list)')
     .argument('<tier>', TierSchema.options.join(' or '))
     .action((ref: string, tier: string, options: StoreOptions) =>
       run('set-tier', options, async (store) => {
         const listing = await store.setTier(ref, tierOf(tier));
-        io.stderr(`key ${listing.id}${listing.name ? ` (${printable(listing.name)})` : ''} is now ${listing.tier}\n`);
+        io.stderr(`key ${listing.id}${listing.name ? ` (${printable(listing.name)})` : ''} is now ${listing.tier}: ${store.applied}\n`);
       }),
     );
 }

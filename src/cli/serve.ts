@@ -10,6 +10,7 @@
  * or written, and unlocked when the server closes. A second start on the same directory stops at once,
  * naming the process that holds it. No other command writes the state directory.
  */
+import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -28,8 +29,9 @@ import { developmentKeyOf, KeyRing, writeDevelopmentKeysFile, type KeysFile } fr
 import { QuotaLedger, type Durability } from '../server/quota-ledger.js';
 import { Database, redactedUrl } from '../server/database/database.js';
 import { PgDownloadStore } from '../server/database/pg-download-store.js';
+import { PgPitStore } from '../server/database/pg-pit-store.js';
 import { PgQuotaState } from '../server/database/pg-quota-state.js';
-import { DatabaseKeyStore, KeyStoreError } from '../server/key-store.js';
+import { DatabaseKeyStore, KEY_REFRESH_MS, KeyStoreError } from '../server/key-store.js';
 import { lockStateDirectory, StateDirectoryInUse, type StateLock } from '../server/state-lock.js';
 import { DEFAULT_TIMEOUTS, type ServerTimeouts } from '../server/timeouts.js';
 
@@ -204,7 +206,14 @@ export async function serve(options: ServeOptions, print: (line: string) => void
       engine: { index, error: null },
       keys,
       quota,
-      ...(shared ? { healthCheck: () => shared.ping(), downloadStore: await PgDownloadStore.open(shared, Date.now) } : {}),
+      ...(shared
+        ? {
+            healthCheck: () => shared.ping(),
+            downloadStore: await PgDownloadStore.open(shared, Date.now),
+            pitStore: new PgPitStore(shared, Date.now, randomUUID),
+            keyRefresh: { load: () => new DatabaseKeyStore(shared).keyRing({ allowEmpty: true }), everyMs: KEY_REFRESH_MS },
+          }
+        : {}),
       ...(corsOrigins ? { corsOrigins } : {}),
       logger: { level: options.logLevel },
       filesDir: join(stateDir, 'files'),
@@ -244,7 +253,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     print(`OrgIndex v2 ready at ${address}/v2 — ${index.store.size.toLocaleString('en')} organizations, started in ${seconds} s (legacy v1 and language routes under ${address}/v1)`);
     print(`  keys: ${source}${developmentKey ? `\n  development key (tier_2): ${developmentKey}` : ` (${keys.size} key(s))`}`);
-    print(`  OpenAPI: ${address}/openapi.json; state directory (${shared ? 'keys, quotas and download files are in the database' : 'quota journal, download files'}, locked by ${options.lockedByPrimary ? 'the supervising process' : 'this process'}): ${stateDir}`);
+    print(`  OpenAPI: ${address}/openapi.json; state directory (${shared ? 'keys, quotas, PITs and download files are in the database' : 'quota journal, download files'}, locked by ${options.lockedByPrimary ? 'the supervising process' : 'this process'}): ${stateDir}`);
     // Ready for every route now; the keyword index and the vectors (about 1 s at 50,000) are built next, so
     // that the first scored search does not pay for them (one arriving meanwhile waits for them).
     setImmediate(() => {

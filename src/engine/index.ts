@@ -15,4 +15,4 @@ export { similarity as trigramSimilarity } from './locations/trigram.js';
 export { warmRelevance } from './relevance/store-relevance.js';
 export { TextIndex } from './relevance/text-index.js';
 export { SifGloveEmbedder, type Embedder } from './relevance/embedder.js';
-export { LegacyService, LegacyError, LEGACY_INDEX, type LegacyCaller, type LegacyOptions, type DownloadContent } from './legacy/legacy-service.js';
+export { LegacyService, LegacyError, LEGACY_INDEX, MemoryPitStore, type LegacyCaller, type LegacyOptions, type DownloadContent, type Pit, type PitStore } from './legacy/legacy-service.js';

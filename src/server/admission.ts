@@ -131,7 +131,7 @@ export interface AdmissionOptions {
 
 export class Admission {
   private readonly engine: EngineState;
-  private readonly keys: KeyRing;
+  private keys: KeyRing;
   private readonly state: QuotaState;
   private readonly now: () => number;
   private readonly bearer: BearerVerifier | null;
@@ -146,15 +146,38 @@ export class Admission {
     this.now = options.now;
     this.bearer = options.bearer;
     this.languageGroups = options.languageGroups;
-    for (const key of this.keys.entries()) {
+    this.checkVisibilities(this.keys);
+  }
+
+  /**
+   * Takes the keys as they are now (servers on a database read them again every few seconds): new keys
+   * work, revoked ones are refused, tiers and visibilities apply to the next request. Throws, keeping the
+   * keys it had, when the engine refuses a visibility.
+   */
+  replaceKeys(keys: KeyRing): void {
+    // Views of keys gone or whose visibility changed are dropped first (they are only caches).
+    const now = new Map(keys.entries().map((key) => [key.id, JSON.stringify(key.visibility)]));
+    for (const key of this.keys.entries()) if (now.get(key.id) !== JSON.stringify(key.visibility)) this.views.delete(key.id);
+    this.checkVisibilities(keys);
+    this.keys = keys;
+  }
+
+  /** Builds each scoped key's view of the engine, so that a bad visibility stops a start or a reload, not a request. */
+  private checkVisibilities(keys: KeyRing): void {
+    for (const key of keys.entries()) {
       if (!key.visibility || !this.engine.index) continue;
       try {
-        this.view(key);
+        this.viewOf(key, this.engine.index);
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
         throw new Error(`keys file: the visibility of key ${key.name ?? key.id} is invalid: ${error.detail.map((item) => `${item.loc.slice(1).join('.')}: ${item.msg}`).join('; ')}`);
       }
     }
+  }
+
+  /** Whether the text is one of the keys (a request id must never be one: ids are logged). */
+  isKey(text: string): boolean {
+    return this.keys.lookup(text) !== null;
   }
 
   /** The key an `x-api-key` header presents, or a 401. */
@@ -171,6 +194,10 @@ export class Admission {
     const index = this.engine.index;
     if (!index) throw new HttpProblem(503, `the index is not loaded${this.engine.error ? `: ${this.engine.error}` : ''}`);
     if (!key?.visibility) return index;
+    return this.viewOf(key, index);
+  }
+
+  private viewOf(key: ApiKey, index: LocalIndex): LocalIndex {
     let view = this.views.get(key.id);
     if (!view) {
       view = index.withVisibility(key.visibility);

@@ -18,6 +18,7 @@ import type { LanguageProvider } from '../engine/language/provider.js';
 import { Admission, RATE_LIMIT_HEADERS, type EngineState } from './admission.js';
 import type { BearerVerifier } from './bearer.js';
 import type { DownloadLimits, DownloadStore } from './downloads.js';
+import type { PitStore } from '../engine/legacy/legacy-service.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { clientErrorHandler, frameworkErrors, registerJsonParser, requestIdGenerator } from './http-edge.js';
 import type { KeyRing } from './keys.js';
@@ -55,6 +56,10 @@ export interface ServerOptions {
   filesDir?: string;
   /** Where /v1/download files are kept instead of `filesDir` (the database's store, shared by servers). */
   downloadStore?: DownloadStore;
+  /** Where v1 PITs are kept (default: this process's memory; the database's, shared by servers). */
+  pitStore?: PitStore;
+  /** Reads the keys again every `everyMs` (a database's: created, revoked and re-tiered keys apply without a restart). */
+  keyRefresh?: { load: () => Promise<KeyRing>; everyMs: number };
   /** Caps on /v1/download files (per caller, whole store); unset fields keep DEFAULT_DOWNLOAD_LIMITS. */
   downloadLimits?: Partial<DownloadLimits>;
   /**
@@ -81,17 +86,17 @@ export const DEFAULT_CORS_ORIGINS = ['https://localhost:3000', 'https://127.0.0.
 export async function createServer(options: ServerOptions): Promise<FastifyInstance> {
   const { engine } = options;
   const now = options.now ?? (() => Date.now());
+  const admission = new Admission({ engine, keys: options.keys, state: 'state' in options.quota ? options.quota.state : new LocalQuotaState(options.quota.ledger), now, bearer: options.bearer ?? null, languageGroups: options.languageGroups });
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     requestIdHeader: false,
-    genReqId: requestIdGenerator(options.keys),
+    genReqId: requestIdGenerator((text) => admission.isKey(text)),
     frameworkErrors,
     clientErrorHandler,
     ...timeoutServerOptions(options.timeouts),
   });
   const downloads = Downloads.open(options, now, app.log);
-  const admission = new Admission({ engine, keys: options.keys, state: 'state' in options.quota ? options.quota.state : new LocalQuotaState(options.quota.ledger), now, bearer: options.bearer ?? null, languageGroups: options.languageGroups });
 
   // What every route shares is set on the root before the route plugins: each plugin's context copies it.
   // Bodies are JSON only (anything else is a 415), UTF-8, of bounded depth.
@@ -105,6 +110,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     // An OPTIONS request without an Origin is not a preflight: let it reach the JSON 404 instead of a text error.
     strictPreflight: false,
   });
+  if (options.keyRefresh) refreshKeys(app, admission, options.keyRefresh);
   app.decorateRequest('apiKey', null);
   app.decorateRequest('reservation', null);
   app.decorateRequest('usageAfterCount', null);
@@ -119,9 +125,33 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   app.setNotFoundHandler(notFound);
 
   await app.register(v2Routes, { admission, engine, healthCheck: options.healthCheck });
-  await app.register(v1Routes, { admission, downloads, now });
+  await app.register(v1Routes, { admission, downloads, now, pits: options.pitStore });
   await app.register(fileRoutes, { downloads });
   await app.register(languageRoutes, { admission, provider: options.language ?? siteReadingProvider(engine, now, options) });
   app.get('/openapi.json', () => openApiDocument());
   return app;
+}
+
+/** Replaces the admission's keys every `everyMs` with what `load` reads; a read that fails keeps the keys it had. */
+function refreshKeys(app: FastifyInstance, admission: Admission, { load, everyMs }: { load: () => Promise<KeyRing>; everyMs: number }): void {
+  let reading = false;
+  const timer = setInterval(() => {
+    if (reading) return;
+    reading = true;
+    load()
+      .then((keys) => {
+        admission.replaceKeys(keys);
+      })
+      .catch((error: unknown) => {
+        app.log.warn({ err: error }, 'reading the keys again failed; the keys read before stay in use');
+      })
+      .finally(() => {
+        reading = false;
+      });
+  }, everyMs);
+  timer.unref();
+  app.addHook('onClose', (_instance, closed) => {
+    clearInterval(timer);
+    closed();
+  });
 }

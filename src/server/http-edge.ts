@@ -5,7 +5,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import type { KeyRing } from './keys.js';
 
 /** Deeper JSON is refused: no request needs it, and echoing it back in a 422 could overflow the stack. */
 export const MAX_JSON_DEPTH = 64;
@@ -26,11 +25,11 @@ export class ClientError extends Error {
  * The caller's `x-request-id` when it is a plain token (letters, digits, `._:-`, at most 64) and not an
  * API key pasted by mistake (it would be logged); otherwise a fresh UUID.
  */
-export function requestIdGenerator(keys: KeyRing): NonNullable<FastifyServerOptions['genReqId']> {
+export function requestIdGenerator(isKey: (text: string) => boolean): NonNullable<FastifyServerOptions['genReqId']> {
   return (request) => {
     const header = request.headers['x-request-id'];
     const offered = Array.isArray(header) ? header[0] : header;
-    if (offered && REQUEST_ID.test(offered) && !keys.lookup(offered)) return offered;
+    if (offered && REQUEST_ID.test(offered) && !isKey(offered)) return offered;
     return randomUUID();
   };
 }

@@ -36,12 +36,17 @@ export interface KeyStore {
   create(entry: NewKey): Promise<{ key: string; listing: KeyListing }>;
   /** The live keys, oldest first. */
   list(): Promise<KeyListing[]>;
-  /** Revokes a key (by id or name): it stops working at the next start or key reload. */
+  /** Revokes a key (by id or name): it stops working when servers next read the keys (`applied` says when). */
   revoke(ref: string): Promise<KeyListing>;
   setTier(ref: string, tier: Tier): Promise<KeyListing>;
-  /** The keys as `serve` checks them. */
-  keyRing(): Promise<KeyRing>;
+  /** The keys as `serve` checks them (a store without live keys is refused unless `allowEmpty`). */
+  keyRing(options?: { allowEmpty?: boolean }): Promise<KeyRing>;
+  /** When running servers apply a change, in words. */
+  readonly applied: string;
 }
+
+/** How often servers on a database read its keys again: created, revoked and re-tiered keys apply within this. */
+export const KEY_REFRESH_MS = 5_000;
 
 /** The one listing `ref` names: an id, or a name no other live key has. */
 function pick(listings: readonly KeyListing[], ref: string): KeyListing {
@@ -62,6 +67,8 @@ function listingOfEntry(entry: FileEntry): KeyListing {
 
 /** Keys in a JSON keys file (written whole, through a temporary file, readable by its owner only). */
 export class FileKeyStore implements KeyStore {
+  readonly applied = 'servers apply it at their next start';
+
   constructor(readonly path: string) {}
 
   private read(): KeysFile {
@@ -122,7 +129,8 @@ export class FileKeyStore implements KeyStore {
   }
 
   // eslint-disable-next-line @typescript-eslint/require-await
-  async keyRing(): Promise<KeyRing> {
+  async keyRing({ allowEmpty = false }: { allowEmpty?: boolean } = {}): Promise<KeyRing> {
+    if (allowEmpty && this.read().keys.length === 0) return KeyRing.empty();
     return KeyRing.fromFile(this.path);
   }
 }
@@ -150,6 +158,8 @@ const LIVE_KEYS = 'SELECT id, key_sha256, name, tier, admin, visibility, created
 
 /** Keys in the database's api_keys table (revoked keys stay, marked, for the record). */
 export class DatabaseKeyStore implements KeyStore {
+  readonly applied = `servers on the database apply it within ${KEY_REFRESH_MS / 1000} seconds`;
+
   constructor(private readonly database: Database) {}
 
   async create(entry: NewKey): Promise<{ key: string; listing: KeyListing }> {
@@ -193,8 +203,9 @@ export class DatabaseKeyStore implements KeyStore {
     return this.update(ref, 'tier = $2', [tier]);
   }
 
-  async keyRing(): Promise<KeyRing> {
+  async keyRing({ allowEmpty = false }: { allowEmpty?: boolean } = {}): Promise<KeyRing> {
     const rows = await this.database.query<KeyRow>(LIVE_KEYS);
+    if (rows.length === 0 && allowEmpty) return KeyRing.empty();
     if (rows.length === 0) throw new KeyStoreError('the database holds no live key: orgindex keys create --database <url> --tier tier_2 makes one');
     const limits = await this.database.query<{ tier: Tier; limits: Record<string, number> }>('SELECT tier, limits FROM tier_limits');
     return new KeyRing({

@@ -50,7 +50,9 @@ export const keyIdOf = (hash: string): string => hash.slice(0, 16);
 export class KeyRing {
   private readonly byHash = new Map<string, ApiKey>();
 
-  constructor(file: KeysFile) {
+  /** The keys of a keys file (at least one); `null`: no key at all (see `empty`). */
+  constructor(file: KeysFile | null) {
+    if (file === null) return;
     const parsed = validate(KeysFileSchema, file);
     if (!parsed.ok) {
       const problems = parsed.error.detail.map((item) => `${item.loc.slice(1).join('.') || '(file)'}: ${item.msg}`);
@@ -77,6 +79,11 @@ export class KeyRing {
         admin: entry.admin,
       });
     }
+  }
+
+  /** No key at all: every request is a 401 (a database whose keys were all revoked). */
+  static empty(): KeyRing {
+    return new KeyRing(null);
   }
 
   static fromFile(path: string): KeyRing {

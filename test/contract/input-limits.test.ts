@@ -114,13 +114,13 @@ describe('keyword terms', () => {
     expect(index.search({ keywords: { must_any: ['software', ...terms.slice(1)], must_not: terms } }).metadata.mode).toBe('fulltext');
   });
 
-  test('v1: keywords.must_one is refused by the legacy route with a message naming the limit', () => {
+  test('v1: keywords.must_one is refused by the legacy route with a message naming the limit', async () => {
     expect(withoutInput(invalid(V1SearchRequestSchema, { search_id: UUID, keywords: { must_one: [HUGE] } }))).toEqual([
       { ...tooLong(200), loc: ['body', 'keywords', 'must_one', 0] },
     ]);
     const legacy = new LegacyService({ now: () => 0, newId: () => 'pit' });
     const caller = { id: 'caller', index: createLocalIndex(FIXTURE) };
-    expect(() => legacy.search({ search_id: UUID, keywords: { must_one: [phrase(20, 120)] } }, caller)).toThrow('keywords.must_one.0: String should have at most 16 words, not 20');
+    await expect(legacy.search({ search_id: UUID, keywords: { must_one: [phrase(20, 120)] } }, caller)).rejects.toThrow('keywords.must_one.0: String should have at most 16 words, not 20');
   });
 });
 

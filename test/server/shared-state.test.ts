@@ -89,6 +89,26 @@ describe('two servers, one database', () => {
     expect(await countedRequests(database)).toBe(answered + 1);
   }, 60_000);
 
+  test('keys created and revoked while servers run apply within seconds, without a restart', async () => {
+    const database = await cluster().createDatabase();
+    createKey(database, 'tier_2');
+    const served = await serveOn(database);
+    const late = createKey(database, 'tier_2');
+    const statusWithin = async (want: number): Promise<number> => {
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        const status = (await search(served.url, late)).status;
+        if (status === want || Date.now() > deadline) return status;
+        await new Promise((done) => setTimeout(done, 250));
+      }
+    };
+    expect(await statusWithin(200)).toBe(200);
+    const id = (JSON.parse(spawnSync(process.execPath, [bin, 'keys', 'list', '--database', database, '--json'], { encoding: 'utf8' }).stdout) as { id: string }[])[1]!.id;
+    const revoked = spawnSync(process.execPath, [bin, 'keys', 'revoke', id, '--database', database], { encoding: 'utf8' });
+    expect(revoked.stderr).toContain('servers on the database apply it within 5 seconds');
+    expect(await statusWithin(401)).toBe(401);
+  }, 60_000);
+
   test('a database without keys stops the start with what to do; a wrong URL names it without the password', () => {
     const empty = spawnSync(process.execPath, [bin, 'serve', '--port', '0', '--count', '10', '--database', cluster().url.replace('/orgindex', '/postgres')], { encoding: 'utf8' });
     expect(empty.status).toBe(1);
@@ -112,18 +132,21 @@ test('/v2/health says the database cannot be reached once it is gone', async () 
   expect(health.error).toMatch(/^the database cannot be reached: /);
 }, 120_000);
 
-/** A search on a connection of its own (so that the cluster hands each to a worker in turn); resolves with the status. */
-function searchOnNewConnection(url: string, key: string): Promise<number> {
-  const body = JSON.stringify({ filters: { country: ['Deutschland'] }, size: 2 });
+/** A POST on a connection of its own (so that the cluster hands each to a worker in turn). */
+function postOnNewConnection(url: string, path: string, key: string, payload: unknown): Promise<{ status: number; body: unknown }> {
+  const body = JSON.stringify(payload);
   return new Promise((resolvePromise, reject) => {
-    const sent = request(`${url}/v2/search`, { method: 'POST', agent: false, headers: { 'x-api-key': key, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
-      response.resume();
-      response.on('end', () => { resolvePromise(response.statusCode ?? 0); });
+    const sent = request(`${url}${path}`, { method: 'POST', agent: false, headers: { 'x-api-key': key, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
+      let text = '';
+      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      response.on('end', () => { resolvePromise({ status: response.statusCode ?? 0, body: text.startsWith('{') ? JSON.parse(text) : text }); });
     });
     sent.on('error', reject);
     sent.end(body);
   });
 }
+
+const searchOnNewConnection = async (url: string, key: string): Promise<number> => (await postOnNewConnection(url, '/v2/search', key, { filters: { country: ['Deutschland'] }, size: 2 })).status;
 
 const alive = (pid: number): boolean => {
   try {
@@ -148,6 +171,7 @@ describe('orgindex serve --workers', () => {
   test('two workers on one port are one service; a killed worker is replaced; killing the supervisor stops the workers', async () => {
     const database = await cluster().createDatabase();
     const key = createKey(database, 'tier_1');
+    const walker = createKey(database, 'tier_2');
     const served = await serveOn(database, 2);
     const pids = /pids (\d+), (\d+)\)/.exec(served.stderr())!.slice(1).map(Number);
     expect(pids).toHaveLength(2);
@@ -166,6 +190,19 @@ describe('orgindex serve --workers', () => {
     expect(await searchOnNewConnection(served.url, key)).toBe(200);
     expect(await searchOnNewConnection(served.url, key)).toBe(200);
     expect(await countedRequests(database)).toBe(answered + 2);
+
+    // A v1 walk whose pages land on either worker: the PIT is in the database.
+    const query = { search_id: '00000000-0000-4000-8000-000000000009', locations: { country: ['Deutschland'] }, size: 3 };
+    type V1Page = { data: { domain: string }[]; metadata: { pit_id: string | null; search_after: unknown[] | null } };
+    let page = (await postOnNewConnection(served.url, '/v1/search', walker, query)).body as V1Page;
+    const walked = page.data.map((row) => row.domain);
+    for (let n = 0; n < 4; n++) {
+      const next = await postOnNewConnection(served.url, '/v1/search', walker, { ...query, pit_id: page.metadata.pit_id, search_after: page.metadata.search_after });
+      expect(next.status).toBe(200);
+      page = next.body as V1Page;
+      walked.push(...page.data.map((row) => row.domain));
+    }
+    expect(new Set(walked).size).toBe(15);
 
     const workers = [pids[1]!, Number(/worker pid (\d+) ready/.exec(served.stderr())![1])];
     served.child.kill('SIGKILL');

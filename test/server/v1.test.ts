@@ -9,7 +9,7 @@ import { parquetReadObjects } from 'hyparquet';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { SELECTABLE_COLUMNS } from '../../src/contract/common.js';
 import { AuthError, HttpError } from '../../src/index.js';
-import { createLocalIndex, generateDataset, LegacyService } from '../../src/engine/index.js';
+import { createLocalIndex, generateDataset, LegacyService, MemoryPitStore } from '../../src/engine/index.js';
 import { indexMatches } from '../../src/engine/legacy/legacy-service.js';
 import { bearerVerifier } from '../../src/server/bearer.js';
 import { SearchRequestSchema } from '../../src/contract/v2/search.js';
@@ -408,15 +408,17 @@ describe('v1 limits at the edges', () => {
     }
   });
 
-  test('one caller cannot push out another caller\'s PITs', () => {
+  test('one caller cannot push out another caller\'s PITs', async () => {
     let n = 0;
-    const legacy = new LegacyService({ now: () => 0, newId: () => `pit-${n++}`, maxOpenPits: 60 });
+    const newId = (): string => `pit-${n++}`;
+    const pits = new MemoryPitStore({ now: () => 0, newId, maxOpen: 60 });
+    const legacy = new LegacyService({ now: () => 0, newId, pits });
     const index = testIndex();
     const query = { search_id: searchId(), locations: { country: ['Deutschland'] }, size: 5 };
-    const mine = legacy.search(query, { id: 'key:a', index }).metadata.pit_id!;
-    for (let i = 0; i < 100; i++) legacy.search(query, { id: 'key:flood', index });
-    expect(legacy.openPits).toBeLessThanOrEqual(51);
-    expect(legacy.closePit({ pit_id: mine }, { id: 'key:a', index })).toEqual({ succeeded: true });
+    const mine = (await legacy.search(query, { id: 'key:a', index })).metadata.pit_id!;
+    for (let i = 0; i < 100; i++) await legacy.search(query, { id: 'key:flood', index });
+    expect(pits.size).toBeLessThanOrEqual(51);
+    expect(await legacy.closePit({ pit_id: mine }, { id: 'key:a', index })).toEqual({ succeeded: true });
   });
 
   test('download files of callers cannot collide: keys by id, token users by a hash of their sub', async () => {

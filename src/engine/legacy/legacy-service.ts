@@ -1,5 +1,5 @@
 /**
- * The legacy v1 search interface, answered by the same engine as v2 (portable, synchronous).
+ * The legacy v1 search interface, answered by the same engine as v2 (portable; PITs asynchronous).
  *
  * SEARCH. A v1 body becomes a v2 search: keywords {must_one → must_any, must_all, must_not}, `locations`
  * and `custom_filters` (a v2 filters object) become v2 filters — a level given in both must match both —
@@ -17,7 +17,9 @@
  * (keep-alive extended by every page), belongs to the caller that opened it, and `close_pit` frees it.
  * An expired, closed or foreign PIT is a 400 naming it. A caller holds at most 50 PITs (one more closes
  * its own least recently used); the service at most 1,000, and refuses a new one when all are live
- * (PitCapacityError) rather than close another caller's (pit-registry.ts).
+ * (PitCapacityError) rather than close another caller's (pit-registry.ts). PITs are kept by a PitStore:
+ * this process's memory by default; servers that share a database keep them there (the server's
+ * database/pg-pit-store.ts), so that any of them serves the next page.
  */
 import { ValidationError } from '../../contract/errors.js';
 import type { SelectableColumn } from '../../contract/common.js';
@@ -39,7 +41,7 @@ import {
 } from '../../contract/v1.js';
 import { validate, type ValidationErrorItem } from '../../contract/validation.js';
 import type { LocalIndex } from '../local-index.js';
-import { PitRegistry } from './pit-registry.js';
+import { PitRegistry, type PitRegistryOptions } from './pit-registry.js';
 
 export { MAX_OPEN_PITS, MAX_PITS_PER_CALLER, PIT_KEEP_ALIVE_MS, PitCapacityError } from './pit-registry.js';
 
@@ -57,13 +59,12 @@ export const LEGACY_INDEX = 'organizations-local';
 const QUERY_TYPES: Record<SearchMode, string> = { filter: 'filter', fulltext: 'keyword', semantic: 'semantic', vector_similarity: 'similarity', hybrid: 'hybrid' };
 
 export interface LegacyOptions {
-  /** Wall clock in ms (PIT expiry, timestamps). */
+  /** Wall clock in ms (timestamps). */
   now: () => number;
-  /** A fresh unique id (PIT ids): the host injects crypto.randomUUID. */
+  /** A fresh unique id (download ids): the host injects crypto.randomUUID. */
   newId: () => string;
-  keepAliveMs?: number;
-  maxOpenPits?: number;
-  maxPitsPerCaller?: number;
+  /** Where PITs are kept (default: this process's memory, a MemoryPitStore on `now` and `newId`). */
+  pits?: PitStore;
 }
 
 /** Who calls: PITs belong to their opener; `index` is the engine as this caller may see it. */
@@ -72,14 +73,60 @@ export interface LegacyCaller {
   index: LocalIndex;
 }
 
-interface Pit {
-  id: string;
+/** A point-in-time context: the frozen result list of one query, and the index its rows come from. */
+export interface Pit {
   /** The index as it was when the PIT opened (immutable: later data lives in another LocalIndex). */
   index: LocalIndex;
   fingerprint: string;
   rows: Uint32Array;
   total: number;
   mode: SearchMode;
+}
+
+/** Keeps the open PITs, their keep-alive, and the caps (pit-registry.ts says which). */
+export interface PitStore {
+  /** Opens a PIT for `owner` and returns its id; rejects with PitCapacityError when the service is full. */
+  open(owner: string, pit: Pit): Promise<string>;
+  /**
+   * A live PIT of this owner, its keep-alive extended; null when expired, closed or foreign. `current` is
+   * the index as the caller sees it now: a store that keeps no index object (a database) gives the PIT
+   * that one, and refuses with a LegacyError when it no longer holds the data the PIT was opened on.
+   */
+  use(id: string, owner: string, current: LocalIndex): Promise<Pit | null>;
+  /** Closes a live PIT of this owner; false when there is none. */
+  close(id: string, owner: string): Promise<boolean>;
+  /** Drops expired PITs (and with them any index only they kept alive). */
+  sweep(): void;
+}
+
+/** PITs in this process's memory (pit-registry.ts). */
+export class MemoryPitStore implements PitStore {
+  private readonly registry: PitRegistry<Pit>;
+
+  constructor(options: PitRegistryOptions) {
+    this.registry = new PitRegistry<Pit>(options);
+  }
+
+  /** Live PITs (after dropping expired ones). */
+  get size(): number {
+    return this.registry.size;
+  }
+
+  open(owner: string, pit: Pit): Promise<string> {
+    return new Promise((resolve) => { resolve(this.registry.open(owner, pit)); });
+  }
+
+  use(id: string, owner: string): Promise<Pit | null> {
+    return Promise.resolve(this.registry.use(id, owner));
+  }
+
+  close(id: string, owner: string): Promise<boolean> {
+    return Promise.resolve(this.registry.close(id, owner));
+  }
+
+  sweep(): void {
+    this.registry.sweep();
+  }
 }
 
 /** Turns validation failures into one readable v1 message: "keywords.must_one.0: String should …". */
@@ -221,66 +268,64 @@ function v1Rows(index: LocalIndex, rows: ArrayLike<number>, columns: readonly V1
   });
 }
 
+/** Where the page after `cursor` starts in the PIT's list; the cursor must come from this list. */
+function positionAfter(id: string, pit: Pit, cursor: readonly unknown[] | null): number {
+  if (cursor === null) return 0;
+  const [position, domain] = cursor;
+  const valid =
+    cursor.length === 2 &&
+    typeof position === 'number' &&
+    Number.isInteger(position) &&
+    position >= 1 &&
+    position <= pit.rows.length &&
+    pit.index.store.domains[pit.rows[position - 1] ?? -1] === domain;
+  if (!valid) throw new LegacyError(`search_after does not come from pit_id ${id}: send metadata.search_after of the previous page unchanged`);
+  return position;
+}
+
 export class LegacyService {
-  private readonly pits: PitRegistry<Pit>;
+  private readonly pits: PitStore;
 
   constructor(private readonly options: LegacyOptions) {
-    this.pits = new PitRegistry<Pit>({
-      now: options.now,
-      newId: options.newId,
-      ...(options.keepAliveMs !== undefined ? { keepAliveMs: options.keepAliveMs } : {}),
-      ...(options.maxOpenPits !== undefined ? { maxOpen: options.maxOpenPits } : {}),
-      ...(options.maxPitsPerCaller !== undefined ? { maxPerCaller: options.maxPitsPerCaller } : {}),
-    });
+    this.pits = options.pits ?? new MemoryPitStore({ now: options.now, newId: options.newId });
   }
 
-  /** Open PITs (after dropping expired ones). */
-  get openPits(): number {
-    return this.pits.size;
-  }
-
-  /** Drops expired PITs (and with them any index only they kept alive); returns how many. */
-  sweepPits(): number {
-    return this.pits.sweep();
+  /** Drops expired PITs (and with them any index only they kept alive). */
+  sweepPits(): void {
+    this.pits.sweep();
   }
 
   /** A live PIT of this caller, its keep-alive extended (and moved to most recently used). */
-  private usePit(id: string, caller: LegacyCaller): Pit {
-    const pit = this.pits.use(id, caller.id);
+  private async usePit(id: string, caller: LegacyCaller): Promise<Pit> {
+    const pit = await this.pits.use(id, caller.id, caller.index);
     if (!pit) throw new LegacyError(`pit_id ${id} has expired or was closed (or was never opened by this caller); start again without pit_id`);
     return pit;
   }
 
-  /** Throws PitCapacityError when the service is full of live PITs (see pit-registry.ts). */
-  private openPit(owner: string, pit: Omit<Pit, 'id'>): Pit {
-    const opened: Pit = { ...pit, id: '' };
-    opened.id = this.pits.open(owner, opened);
-    return opened;
-  }
-
-  search(body: unknown, caller: LegacyCaller): V1SearchResponse {
+  async search(body: unknown, caller: LegacyCaller): Promise<V1SearchResponse> {
     const request = parsed(validate(V1SearchRequestSchema, body));
     checkIndex(request.index);
     const v2 = v2RequestOf(request);
     const fingerprint = JSON.stringify([request.index, v2.keywords, v2.filters, v2.describe, v2.similar_to, [...v2.excludes].sort()]);
 
-    let pit: Pit | null = null;
+    let pitId: string | null = null;
     let rows: Uint32Array;
     let total: number;
     let mode: SearchMode;
     let index = caller.index;
     let start = 0;
     if (request.pit_id !== null) {
-      pit = this.usePit(request.pit_id, caller);
-      if (pit.fingerprint !== fingerprint) throw new LegacyError(`pit_id ${pit.id} belongs to another query: send the same query on every page`);
+      pitId = request.pit_id;
+      const pit = await this.usePit(pitId, caller);
+      if (pit.fingerprint !== fingerprint) throw new LegacyError(`pit_id ${pitId} belongs to another query: send the same query on every page`);
       ({ rows, total, mode, index } = pit);
-      start = this.positionAfter(pit, request.search_after);
+      start = positionAfter(pitId, pit, request.search_after);
     } else {
       if (request.search_after !== null) throw new LegacyError('search_after needs the pit_id of the search it continues (metadata.pit_id of the first page)');
       const ranking = caller.index.rankAll(v2, SEARCH_LIMITS.scoredDepthCap);
       ({ rows, mode } = ranking);
       total = ranking.total ?? ranking.rows.length;
-      if (rows.length > request.size) pit = this.openPit(caller.id, { index, fingerprint, rows, total, mode });
+      if (rows.length > request.size) pitId = await this.pits.open(caller.id, { index, fingerprint, rows, total, mode });
     }
     const end = Math.min(rows.length, start + request.size);
     const page = rows.subarray(start, end);
@@ -296,30 +341,15 @@ export class LegacyService {
         total_hits: total,
         total_fetched: page.length,
         query_type: QUERY_TYPES[mode],
-        pit_id: pit?.id ?? null,
-        search_after: pit && end < rows.length && last !== undefined ? [end, index.store.domains[last] ?? ''] : null,
+        pit_id: pitId,
+        search_after: pitId !== null && end < rows.length && last !== undefined ? [end, index.store.domains[last] ?? ''] : null,
       },
     };
   }
 
-  /** Where the page after `cursor` starts in the PIT's list; the cursor must come from this list. */
-  private positionAfter(pit: Pit, cursor: readonly unknown[] | null): number {
-    if (cursor === null) return 0;
-    const [position, domain] = cursor;
-    const valid =
-      cursor.length === 2 &&
-      typeof position === 'number' &&
-      Number.isInteger(position) &&
-      position >= 1 &&
-      position <= pit.rows.length &&
-      pit.index.store.domains[pit.rows[position - 1] ?? -1] === domain;
-    if (!valid) throw new LegacyError(`search_after does not come from pit_id ${pit.id}: send metadata.search_after of the previous page unchanged`);
-    return position;
-  }
-
-  closePit(input: unknown, caller: LegacyCaller): { succeeded: boolean } {
+  async closePit(input: unknown, caller: LegacyCaller): Promise<{ succeeded: boolean }> {
     const { pit_id: id } = parsed(validate(V1ClosePitRequestSchema, input, 'query'));
-    return { succeeded: this.pits.close(id, caller.id) };
+    return { succeeded: await this.pits.close(id, caller.id) };
   }
 
   /** The distinct child-level names under a parent location (the next level that has any). */

@@ -11,6 +11,8 @@
  */
 
 export const PIT_KEEP_ALIVE_MS = 5 * 60_000;
+/** How often a host sweeps expired PITs when no request comes to do it. */
+export const PIT_SWEEP_INTERVAL_MS = 60_000;
 export const MAX_OPEN_PITS = 1_000;
 /** One caller may hold this many PITs; opening one more closes its own least recently used. */
 export const MAX_PITS_PER_CALLER = 50;
@@ -24,6 +26,15 @@ export class PitCapacityError extends Error {
     super(message);
     this.name = 'PitCapacityError';
   }
+}
+
+/** The refusal when the service holds `maxOpen` live PITs and the soonest expires in `seconds`. */
+export function pitCapacityError(maxOpen: number, maxPerCaller: number, seconds: number): PitCapacityError {
+  return new PitCapacityError(
+    `the service holds ${maxOpen.toLocaleString('en')} open point-in-time contexts, the most it keeps (a caller may hold ${maxPerCaller.toLocaleString('en')}): ` +
+      `retry in ${seconds} second${seconds === 1 ? '' : 's'}, when the least recently used one expires; close_pit frees yours at once, and a search that fits one page needs none`,
+    seconds,
+  );
 }
 
 export interface PitRegistryOptions {
@@ -88,14 +99,7 @@ export class PitRegistry<T> {
       if (oldest) this.remove(oldest);
     }
     const soonest = this.all.values().next().value;
-    if (soonest && this.all.size >= this.maxOpen) {
-      const seconds = Math.max(1, Math.ceil((soonest.expiresAt - this.options.now()) / 1000));
-      throw new PitCapacityError(
-        `the service holds ${this.maxOpen.toLocaleString('en')} open point-in-time contexts, the most it keeps (a caller may hold ${this.maxPerCaller.toLocaleString('en')}): ` +
-          `retry in ${seconds} second${seconds === 1 ? '' : 's'}, when the least recently used one expires; close_pit frees yours at once, and a search that fits one page needs none`,
-        seconds,
-      );
-    }
+    if (soonest && this.all.size >= this.maxOpen) throw pitCapacityError(this.maxOpen, this.maxPerCaller, Math.max(1, Math.ceil((soonest.expiresAt - this.options.now()) / 1000)));
     const entry: Entry<T> = { id: this.options.newId(), owner, expiresAt: this.options.now() + this.keepAliveMs, value };
     this.insert(entry);
     return entry.id;

@@ -65,7 +65,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 3,
-    name: 'download files and service secrets',
+    name: 'download files, v1 point-in-time contexts and service secrets',
     sql: `
       CREATE TABLE service_secrets (
         name        text PRIMARY KEY,
@@ -81,6 +81,18 @@ export const MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX download_files_owner ON download_files (owner, expires_ms);
       CREATE INDEX download_files_expiry ON download_files (expires_ms);
+      CREATE TABLE pits (
+        id           text PRIMARY KEY,
+        owner        text NOT NULL,
+        fingerprint  text NOT NULL,
+        data_digest  text NOT NULL,
+        mode         text NOT NULL,
+        total        integer NOT NULL,
+        rows         bytea NOT NULL,
+        expires_ms   bigint NOT NULL
+      );
+      CREATE INDEX pits_owner ON pits (owner, expires_ms);
+      CREATE INDEX pits_expiry ON pits (expires_ms);
     `,
   },
 ];

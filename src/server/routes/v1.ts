@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginCallback, FastifyRequest } from 'fastify';
 import { ENDPOINTS, type EndpointId } from '../../contract/endpoints.js';
-import { LegacyService, type LegacyCaller } from '../../engine/legacy/legacy-service.js';
+import { LegacyService, type LegacyCaller, type PitStore } from '../../engine/legacy/legacy-service.js';
+import { PIT_SWEEP_INTERVAL_MS } from '../../engine/legacy/pit-registry.js';
 import type { Admission } from '../admission.js';
 import { errorHandler } from '../error-handler.js';
 import type { Downloads } from './files.js';
@@ -14,14 +15,13 @@ import { keyedRoutes } from './keyed.js';
 
 type V1Id = Extract<EndpointId, `v1.${string}`>;
 
-/** How often expired PITs are swept when no request comes to do it. */
-const PIT_SWEEP_INTERVAL_MS = 60_000;
-
 export interface V1RoutesOptions {
   admission: Admission;
   downloads: Downloads;
   /** Wall clock in ms (PIT expiry, download timestamps). */
   now: () => number;
+  /** Where PITs are kept (default: this process's memory). */
+  pits?: PitStore | undefined;
 }
 
 /** The caller a v1 request was admitted as: its API key, else the bearer user the onRequest hook verified. */
@@ -36,12 +36,14 @@ function callerOf(request: FastifyRequest, admission: Admission): LegacyCaller {
 /** A `pit_id` field of the query string or of the body, whichever sends it. */
 const pitIdIn = (part: unknown): unknown => (typeof part === 'object' && part !== null && 'pit_id' in part ? part.pit_id : undefined);
 
-export const v1Routes: FastifyPluginCallback<V1RoutesOptions> = (app, { admission, downloads, now }, done) => {
+export const v1Routes: FastifyPluginCallback<V1RoutesOptions> = (app, { admission, downloads, now, pits }, done) => {
   app.setErrorHandler(errorHandler({ authStatus: 403 }));
   const keyed = keyedRoutes(app, admission);
-  const legacy = new LegacyService({ now, newId: randomUUID });
+  const legacy = new LegacyService({ now, newId: randomUUID, ...(pits ? { pits } : {}) });
   // Expired PITs go even when no v1 request comes to sweep them: each may keep a replaced index alive.
-  const pitSweeper = setInterval(() => legacy.sweepPits(), PIT_SWEEP_INTERVAL_MS);
+  const pitSweeper = setInterval(() => {
+    legacy.sweepPits();
+  }, PIT_SWEEP_INTERVAL_MS);
   pitSweeper.unref();
   app.addHook('onClose', (_instance, closed) => {
     clearInterval(pitSweeper);

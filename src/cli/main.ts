@@ -187,7 +187,7 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     .description('serve the v2 interface over HTTP (keys, rate limits, quotas, per-key visibility)')
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--port <port>', 'port (0: any free port)', '8787')
-    .option('--data <file>', 'organizations to serve: JSON Lines, or CSV/TSV (default: the embedded 50,000 sample)')
+    .option('--data <file|url>', 'organizations to serve: JSON Lines, CSV/TSV, or a PostgreSQL table postgres://user@host/database/table (default: the embedded 50,000 sample)')
     .option('--count <n>', 'serve n generated organizations instead of the embedded sample')
     .option('--keys <file>', 'API keys file (default: <state-dir>/keys.json, created with a development key)')
     .option('--database <url>', 'share keys, rate limits and quotas with every server on this PostgreSQL database (or ORGINDEX_DATABASE_URL); keys from orgindex keys create --database')

@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_DATASET, generateDataset } from '../engine/dataset/generate.js';
-import { readDataFile } from '../engine/dataset/read.js';
+import { readDataFile, type RowError } from '../engine/dataset/read.js';
 import { createDefaultLocalIndex, createLocalIndex, type LocalIndex } from '../engine/local-index.js';
 import { warmRelevanceOnTwoThreads } from '../server/warm-relevance.js';
 import { prepareVectorScan } from '../engine/relevance/vector-scan.js';
@@ -30,6 +30,7 @@ import { QuotaLedger, type Durability } from '../server/quota-ledger.js';
 import { Database, redactedUrl } from '../server/database/database.js';
 import { PgDownloadStore } from '../server/database/pg-download-store.js';
 import { PgPitStore } from '../server/database/pg-pit-store.js';
+import { isTableUrl, readOrganizationTable } from '../server/database/pg-organizations.js';
 import { PgQuotaState } from '../server/database/pg-quota-state.js';
 import { DatabaseKeyStore, KEY_REFRESH_MS, KeyStoreError } from '../server/key-store.js';
 import { lockStateDirectory, StateDirectoryInUse, type StateLock } from '../server/state-lock.js';
@@ -110,8 +111,25 @@ export function timeoutsFromFlags(flags: TimeoutFlags): Partial<ServerTimeouts> 
   return timeouts;
 }
 
-function buildIndex(options: ServeOptions): LocalIndex {
+/** Bad rows stop the start: nothing is served until they are fixed (the first ten are shown). */
+function refuseBadRows(source: string, errors: readonly RowError[], where: string): void {
+  if (errors.length === 0) return;
+  const shown = errors.slice(0, 10).map((e) => `  ${where} ${e.line}: ${e.reason}`);
+  throw new ServeError(`--data ${source} has ${errors.length} bad row(s); nothing is served until they are fixed:\n${shown.join('\n')}${errors.length > 10 ? '\n  …' : ''}`);
+}
+
+async function buildIndex(options: ServeOptions): Promise<LocalIndex> {
   const clock = { now: () => performance.now() };
+  if (options.data && isTableUrl(options.data)) {
+    let read: Awaited<ReturnType<typeof readOrganizationTable>>;
+    try {
+      read = await readOrganizationTable(options.data);
+    } catch (error) {
+      throw new ServeError(`orgindex serve: ${(error as Error).message}`);
+    }
+    refuseBadRows(`table ${read.name}`, read.errors, 'row (in domain order)');
+    return createLocalIndex(read.records, clock);
+  }
   if (options.data) {
     const path = resolve(options.data);
     let text: string;
@@ -121,10 +139,7 @@ function buildIndex(options: ServeOptions): LocalIndex {
       throw new ServeError(`cannot read --data ${path}: ${(error as Error).message}`);
     }
     const { records, errors } = readDataFile(path, text);
-    if (errors.length > 0) {
-      const shown = errors.slice(0, 10).map((e) => `  line ${e.line}: ${e.reason}`);
-      throw new ServeError(`--data ${path} has ${errors.length} bad row(s); nothing is served until they are fixed:\n${shown.join('\n')}${errors.length > 10 ? '\n  …' : ''}`);
-    }
+    refuseBadRows(path, errors, 'line');
     return createLocalIndex(records, clock);
   }
   if (options.count !== undefined) return createLocalIndex(generateDataset({ ...DEFAULT_DATASET, count: options.count }), clock);
@@ -197,7 +212,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     // On the development defaults the language routes get a secret too, so their sign-in can be tried.
     const developmentDefaults = !shared && options.keys === undefined && options.jwtSecret === undefined && options.jwks === undefined;
     const jwtSecret = developmentDefaults ? (developmentSecret(stateDir, true) ?? undefined) : options.jwtSecret;
-    const index = buildIndex(options);
+    const index = await buildIndex(options);
     const quota = shared ? { state: new PgQuotaState(shared) } : { ledger: await QuotaLedger.open(stateDir, { durability: options.durability ?? 'fsync' }) };
     const openedLedger = quota.ledger ?? null;
     ledger = openedLedger;

@@ -20,7 +20,8 @@ export interface ReadResult {
   errors: RowError[];
 }
 
-class RecordCollector {
+/** Checks rows one by one into records and errors (a domain seen before is an error naming its first line). */
+export class RecordCollector {
   readonly records: OrganizationRecord[] = [];
   readonly errors: RowError[] = [];
   private readonly lineOfDomain = new Map<string, number>();

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { serve } from '../../src/cli/serve.js';
-import { generateDataset } from '../../src/engine/index.js';
+import { generateDataset, type OrganizationRecord } from '../../src/engine/index.js';
 import { parseTableUrl, readOrganizationTable } from '../../src/server/database/pg-organizations.js';
 import { usePostgres } from '../support/postgres.js';
 
@@ -52,10 +52,11 @@ test('a table is read in domain order with its typed columns as a data file give
 });
 
 test('bad rows are named by their row in domain order; a column the format lacks, or no domain column, is refused', async () => {
-  const data = await tableOf([{ ...records[0], lat: 123 }, records[1], { ...records[2], domain: records[1]!.domain }]);
+  const [a, b, c] = records as [OrganizationRecord, OrganizationRecord, OrganizationRecord];
+  const data = await tableOf([{ ...a, lat: 123 }, b, { ...c, domain: b.domain }]);
   const read = await readOrganizationTable(data);
   expect(read.records).toHaveLength(1);
-  expect(read.errors.map((error) => error.reason)).toEqual([expect.stringContaining('lat'), expect.stringContaining(`duplicate domain ${records[1]!.domain}`)]);
+  expect(read.errors.map((error) => error.reason)).toEqual([expect.stringContaining('lat'), expect.stringContaining(`duplicate domain ${b.domain}`)]);
 
   const url = await cluster().createDatabase();
   const client = new pg.Client({ connectionString: url });

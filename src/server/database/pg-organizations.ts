@@ -37,20 +37,17 @@ export function parseTableUrl(data: string): { connection: string; table: string
   return { connection: url.toString(), table, name };
 }
 
-// PostgreSQL type ids whose values the row schema wants as text or numbers, not as pg's JavaScript objects.
-const DATE = 1082;
-const TIMESTAMP = 1114;
-const TIMESTAMPTZ = 1184;
-const NUMERIC = 1700;
-const INT8 = 20;
+const { builtins } = pg.types;
+type TypeId = (typeof builtins)[keyof typeof builtins];
 
-const typeParser = (oid: number, format?: string): ((value: string) => unknown) => {
-  if (oid === DATE) return (value) => value;
-  if (oid === TIMESTAMPTZ) return (value) => new Date(value).toISOString();
+/** Values the row schema wants as text or numbers rather than as pg's JavaScript objects; the rest as pg parses them. */
+const typeParser = (oid: TypeId): ((value: string) => unknown) => {
+  if (oid === builtins.DATE) return (value) => value;
+  if (oid === builtins.TIMESTAMPTZ) return (value) => new Date(value).toISOString();
   // Without a zone, a timestamp is taken as UTC.
-  if (oid === TIMESTAMP) return (value) => `${value.replace(' ', 'T')}Z`;
-  if (oid === NUMERIC || oid === INT8) return (value) => Number(value);
-  return pg.types.getTypeParser(oid, format as 'text');
+  if (oid === builtins.TIMESTAMP) return (value) => `${value.replace(' ', 'T')}Z`;
+  if (oid === builtins.NUMERIC || oid === builtins.INT8) return (value) => Number(value);
+  return pg.types.getTypeParser(oid, 'text') as (value: string) => unknown;
 };
 
 /** Every row of the table as a checked record, in domain order; bad rows as errors naming their row and domain. */

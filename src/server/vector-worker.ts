@@ -8,7 +8,7 @@ import { FAILED, RECORDS_DONE, STARTED, VECTORS_DONE, type VectorWorkerData } fr
 const { source, data, present, component, scan, state } = workerData as VectorWorkerData;
 Atomics.store(state, 0, STARTED);
 try {
-  const built = buildVectors(present.length, (row) => vectorTexts(source, row), sifGloveEmbedder(), { data, present });
+  const built = buildVectors(present.length, vectorTexts(source), sifGloveEmbedder(), { data, present });
   component.set(built.component);
   Atomics.store(state, 0, VECTORS_DONE);
   Atomics.notify(state, 0);

@@ -150,7 +150,7 @@ describe('semantic and similar-to', () => {
       .map((r) => ({ r, score: matrix.vector(r)!.reduce((s, v, d) => s + v * (unit[d] ?? 0), 0) }))
       .sort((a, b) => b.score - a.score || index.store.domainRank[a.r]! - index.store.domainRank[b.r]!)
       .slice(0, 10)
-      .map((x) => index.store.domains[x.r]);
+      .map((x) => index.store.domain(x.r));
     const result = index.search({ similar_to: [{ domain: reference, boost: ['cloud'] }], size: 10, min_score: 0 });
     expect(result.metadata.mode).toBe('vector_similarity');
     expect(result.data.map((r) => r.domain)).toEqual(expected);
@@ -171,7 +171,7 @@ describe('semantic and similar-to', () => {
     };
     const keyword = list({ keywords: body.keywords });
     const vector = list({ describe: body.describe });
-    const expected = orderFused(weightedRrf({ rows: keyword }, { rows: vector }, 0.3), (row) => index.store.domains[row] ?? '').rows.slice(0, 40);
+    const expected = orderFused(weightedRrf({ rows: keyword }, { rows: vector }, 0.3), (row) => index.store.domain(row)).rows.slice(0, 40);
     const hybrid = index.search({ ...body, search_balance: 0.3, size: 40 });
     expect(hybrid.metadata.mode).toBe('hybrid');
     expect(hybrid.data.map((r) => index.store.rowOf(r.domain))).toEqual(expected);

@@ -526,8 +526,8 @@ describe('against a brute-force evaluation on generated organizations', () => {
   }
   /** Each field of each doc as its columns: a phrase is looked for inside one column only. */
   const fields: { boost: number; docs: Column[][] }[] = [
-    { boost: 2, docs: store.text.name.map((t) => [column(t)]) },
-    { boost: 1, docs: store.text.summary.map((s, d) => [column(s), column(store.indexText[d] ?? null)]) },
+    { boost: 2, docs: [...store.text.name.values()].map((t) => [column(t)]) },
+    { boost: 1, docs: [...store.text.summary.values()].map((s, d) => [column(s), column(store.indexText.get(d))]) },
   ];
   const occurrences = (c: Column, words: string[]): number => {
     let count = 0;

@@ -176,7 +176,7 @@ describe('point in time: pages of a frozen result list', () => {
       const first = (await raw(`${own.url}/v1/search`, { method: 'POST', headers, body: JSON.stringify(query) })).body as { data: { domain: string }[]; metadata: { pit_id: string; search_after: unknown[]; total_hits: number } };
       const beforeIndex = createLocalIndex(before);
       const ranking = beforeIndex.rankAll(SearchRequestSchema.parse({ keywords: { must_any: ['GmbH', 'software', 'service'] } }), 10_000);
-      const expected = Array.from(ranking.rows, (row) => beforeIndex.store.domains[row]);
+      const expected = Array.from(ranking.rows, (row) => beforeIndex.store.domain(row));
       // Replace the data: a third of the organizations go, the rest are renamed, new ones arrive.
       const after = [...before.filter((_, i) => i % 3 !== 0).map((r) => ({ ...r, name: `${r.name ?? ''} Neu` })), ...generateDataset({ count: 300, seed: 99, asOf: '2026-11-01' })];
       engine.index = createLocalIndex(after);

@@ -278,7 +278,7 @@ function positionAfter(id: string, pit: Pit, cursor: readonly unknown[] | null):
     Number.isInteger(position) &&
     position >= 1 &&
     position <= pit.rows.length &&
-    pit.index.store.domains[pit.rows[position - 1] ?? -1] === domain;
+    pit.index.store.domains.get(pit.rows[position - 1] ?? -1) === domain;
   if (!valid) throw new LegacyError(`search_after does not come from pit_id ${id}: send metadata.search_after of the previous page unchanged`);
   return position;
 }
@@ -342,7 +342,7 @@ export class LegacyService {
         total_fetched: page.length,
         query_type: QUERY_TYPES[mode],
         pit_id: pitId,
-        search_after: pitId !== null && end < rows.length && last !== undefined ? [end, index.store.domains[last] ?? ''] : null,
+        search_after: pitId !== null && end < rows.length && last !== undefined ? [end, index.store.domain(last)] : null,
       },
     };
   }

@@ -31,7 +31,7 @@ export function duplicateNameGroups(store: ColumnStore): NameGroups {
   const rowsByName = new Map<string, number[]>();
   for (let position = 0; position < store.size; position++) {
     const row = store.byDomain[position] ?? 0;
-    const name = store.text.name[row];
+    const name = store.text.name.get(row);
     if (!name) continue;
     const key = foldForMatch(name);
     const rows = rowsByName.get(key);

@@ -67,7 +67,7 @@ export function searchFilterMode(context: QueryContext, request: SearchRequest):
       returned: rows.length,
       mode: 'filter',
       elapsed_ms: Math.round(elapsed),
-      search_after: more && last !== undefined ? [store.domains[last] ?? ''] : null,
+      search_after: more && last !== undefined ? [store.domain(last)] : null,
       filters_applied: request.filters,
       explain_plan: request.explain
         ? [

@@ -133,7 +133,7 @@ export function hybridRanker(context: QueryContext, request: SearchRequest, allo
   const query = request.describe !== null ? describeVector(context, request.describe) : similarVector(context, request, vectorAllowed);
   const keyword = fulltextRanker(context, request.keywords ?? { must_all: [], must_any: [], must_not: [] }, vectorAllowed)(HYBRID_WINDOW);
   const vector = vectorRanker(context, query, vectorAllowed, request.min_score, 'vector', false)(HYBRID_WINDOW);
-  const fused = orderFused(weightedRrf(keyword, vector, request.search_balance), (row) => context.store.domains[row] ?? '');
+  const fused = orderFused(weightedRrf(keyword, vector, request.search_balance), (row) => context.store.domain(row));
   const ranking = {
     rows: fused.rows,
     total: fused.rows.length,

@@ -3,6 +3,7 @@
  * text index and the organization vectors (SIF-weighted GloVe of summary and tags, common component
  * removed). Filters and rankers both read them.
  */
+import { Utf8Column } from '../store/utf8-column.js';
 import { ValidationError } from '../../contract/errors.js';
 import type { ValidationErrorItem } from '../../contract/validation.js';
 import type { Keywords } from '../../contract/v2/filters.js';
@@ -47,7 +48,8 @@ export function textIndexOf(store: ColumnStore): TextIndex {
  * can receive it.
  */
 export interface VectorTextSource {
-  summary: readonly (string | null)[];
+  /** The summary column's buffers (a Utf8Column's, which a thread receives as plain data). */
+  summary: Pick<Utf8Column, 'offsets' | 'bytes' | 'nulls'>;
   /** Row r's tags are tagValues[tagIds[j]] for j in [tagOffsets[r], tagOffsets[r + 1]). */
   tagOffsets: ArrayLike<number>;
   tagIds: ArrayLike<number>;
@@ -56,13 +58,19 @@ export interface VectorTextSource {
 
 export function vectorTextSource(store: ColumnStore): VectorTextSource {
   const { offsets, ids, dict } = store.keywords;
-  return { summary: store.text.summary, tagOffsets: offsets, tagIds: ids, tagValues: dict.values };
+  const { summary } = store.text;
+  return { summary: { offsets: summary.offsets, bytes: summary.bytes, nulls: summary.nulls }, tagOffsets: offsets, tagIds: ids, tagValues: dict.values };
 }
 
-/** One organization's vector texts. */
-export function vectorTexts(source: VectorTextSource, row: number): string[] {
+/** The vector texts of a source's rows: `textsOf(row)`. */
+export function vectorTexts(source: VectorTextSource): (row: number) => string[] {
+  const summaries = new Utf8Column(source.summary.offsets, source.summary.bytes, source.summary.nulls);
+  return (row) => vectorTextsOf(source, summaries, row);
+}
+
+function vectorTextsOf(source: VectorTextSource, summaries: Utf8Column, row: number): string[] {
   const texts: string[] = [];
-  const summary = source.summary[row];
+  const summary = summaries.get(row);
   if (summary) texts.push(summary);
   for (let j = source.tagOffsets[row] ?? 0; j < (source.tagOffsets[row + 1] ?? 0); j++) texts.push(source.tagValues[source.tagIds[j] ?? 0] ?? '');
   return texts;
@@ -116,7 +124,7 @@ export function hasVectors(store: ColumnStore): boolean {
 export function vectorsOf(store: ColumnStore, embedder: Embedder = sifGloveEmbedder()): { matrix: VectorMatrix; component: Float32Array } {
   const relevance = relevanceOf(store);
   const source = vectorTextSource(store);
-  relevance.vectors ??= searchable(buildVectors(store.size, (row) => vectorTexts(source, row), embedder));
+  relevance.vectors ??= searchable(buildVectors(store.size, vectorTexts(source), embedder));
   return relevance.vectors;
 }
 

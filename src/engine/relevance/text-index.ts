@@ -66,6 +66,7 @@
  * is known to match nothing without reading a posting — whatever a caller passes, with or without the
  * contract's limits (src/contract/limits.ts).
  */
+import { Utf8Column, type TextValues } from '../store/utf8-column.js';
 import { TopK } from './top-k.js';
 import { TermDictionary } from './term-dictionary.js';
 import { analyzeQuery, ASCII_WORD, END, stemMinimalEnglish, WordScanner } from './tokenize.js';
@@ -77,8 +78,12 @@ export interface KeywordQuery {
   must_not?: readonly string[];
 }
 
-/** One text column: a string (or null) per doc. */
-export type TextColumn = readonly (string | null | undefined)[];
+/** One text column: a string (or null) per doc — an array, or a store's column (Utf8Column). */
+export type TextColumn = readonly (string | null | undefined)[] | TextValues;
+
+const columnLength = (column: TextColumn): number => ('size' in column ? column.size : column.length);
+/** The column's values as an indexable reader (one type in the build's hot loop). */
+const reader = (column: TextColumn): ((doc: number) => string | null | undefined) => ('get' in column ? (doc) => column.get(doc) : (doc) => column[doc]);
 
 export interface TextIndexSource {
   name: TextColumn;
@@ -182,9 +187,10 @@ class FieldTokenizer {
   maxPositions = 0;
   maxTokens = 0;
 
-  constructor(dict: TermDictionary, columns: readonly TextColumn[], count: number) {
+  constructor(dict: TermDictionary, sources: readonly TextColumn[], count: number) {
+    const columns = sources.map(reader);
     let chars = 0;
-    for (const column of columns) for (let d = 0; d < count; d++) chars += column[d]?.length ?? 0;
+    for (const column of sources) chars += charCount(column, count);
     // Prose has about one token per six characters: start at one per five, grow by half when short.
     this.tokens = new Uint16Array(Math.ceil(chars / 5) + 1024);
     this.docEnd = new Uint32Array(count);
@@ -195,7 +201,7 @@ class FieldTokenizer {
       const docStart = this.size;
       let gaps = 0;
       for (const column of columns) {
-        const text = column[d];
+        const text = column(d);
         if (text === null || text === undefined || text === '') continue;
         if (length > 0) {
           this.push(GAP);
@@ -489,10 +495,10 @@ export class TextIndex {
 
   /** Index names and bodies (every column the same length: one entry per doc). */
   static build(source: TextIndexSource, options: TextIndexOptions = {}): TextIndex {
-    const count = source.name.length;
+    const count = columnLength(source.name);
     const bodyColumns = isColumnList(source.body) ? source.body : [source.body];
     for (const column of bodyColumns) {
-      if (column.length !== count) throw new Error(`TextIndex.build: a body column has ${column.length} entries for ${count} names`);
+      if (columnLength(column) !== count) throw new Error(`TextIndex.build: a body column has ${columnLength(column)} entries for ${count} names`);
     }
     const resolved: Required<TextIndexOptions> = {
       k1: options.k1 ?? BM25_K1,
@@ -940,5 +946,15 @@ function firstCombinations(counts: readonly number[], limit: number): Uint32Arra
 }
 
 function isColumnList(body: TextColumn | readonly TextColumn[]): body is readonly TextColumn[] {
-  return body.length > 0 && Array.isArray(body[0]);
+  // A column's entries are strings or null; a list's are columns (arrays or column objects).
+  return Array.isArray(body) && body.length > 0 && typeof body[0] === 'object' && body[0] !== null;
+}
+
+/** About how many characters a column holds (its UTF-8 bytes for a store column): sizes the token buffer. */
+function charCount(column: TextColumn, count: number): number {
+  if (column instanceof Utf8Column) return column.bytes.length;
+  const read = reader(column);
+  let chars = 0;
+  for (let d = 0; d < count; d++) chars += read(d)?.length ?? 0;
+  return chars;
 }

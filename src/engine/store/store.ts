@@ -8,6 +8,7 @@ import type { OrganizationRow } from '../../contract/v2/rows.js';
 import type { OrganizationRecord } from '../dataset/record.js';
 import { dayOf, dayOfMs, formatDay, formatInstant, NO_DAY } from './dates.js';
 import { Dictionary, encodeColumn, packCodes, type CategoricalColumn, type Codes } from './dictionary.js';
+import { Utf8Column } from './utf8-column.js';
 
 /** Columns held dictionary-encoded (categorical and geographic). */
 export const CATEGORICAL_COLUMNS = [
@@ -71,7 +72,7 @@ export interface RegistrationColumns extends MultiValued {
   day: Int32Array;
   /** `day` dictionary-encoded (stats truncate each distinct day once). */
   days: DayColumn;
-  id: string[];
+  id: Utf8Column;
 }
 
 /**
@@ -85,15 +86,16 @@ export interface DayColumn {
 
 export class ColumnStore {
   readonly size: number;
-  readonly domains: string[];
+  /** Each row's domain (ASCII: IDN labels are punycode). */
+  readonly domains: Utf8Column;
   /** Row ids in ascending domain order (the keyset order of filter mode). */
   readonly byDomain: Uint32Array;
   /** Position of each row in `byDomain`. */
   readonly domainRank: Uint32Array;
   readonly categorical: Record<CategoricalKey, CategoricalColumn>;
-  readonly text: Record<TextKey, (string | null)[]>;
+  readonly text: Record<TextKey, Utf8Column>;
   /** The hidden long text used only for indexing (never returned). */
-  readonly indexText: (string | null)[];
+  readonly indexText: Utf8Column;
   readonly keywords: KeywordColumn;
   readonly registrations: RegistrationColumns;
   readonly lat: Float64Array;
@@ -106,34 +108,30 @@ export class ColumnStore {
   /** The day of `createdAt`, dictionary-encoded. */
   readonly createdDays: DayColumn;
   readonly updatedAt: Float64Array;
-  private readonly rowOfDomain: Map<string, number>;
+  private readonly rowOfDomain: DomainLookup;
 
   constructor(records: readonly OrganizationRecord[]) {
     const n = records.length;
     this.size = n;
-    this.domains = records.map((r) => r.domain);
-    this.rowOfDomain = new Map();
-    for (let i = 0; i < n; i++) {
-      const domain = this.domains[i] ?? '';
-      if (this.rowOfDomain.has(domain)) throw new Error(`ColumnStore: the domain ${domain} appears twice (rows ${this.rowOfDomain.get(domain) ?? 0} and ${i})`);
-      this.rowOfDomain.set(domain, i);
-    }
+    const domains = records.map((r) => r.domain);
+    this.domains = Utf8Column.from(domains);
+    this.rowOfDomain = new DomainLookup(this.domains);
 
     // The default sort compares strings by UTF-16 code units natively, much faster than a comparator.
-    const sorted = this.domains.slice().sort();
+    const sorted = domains.sort();
     this.byDomain = new Uint32Array(n);
     this.domainRank = new Uint32Array(n);
     sorted.forEach((domain, rank) => {
-      const row = this.rowOfDomain.get(domain) ?? 0;
+      const row = this.rowOfDomain.rowOf(domain) ?? 0;
       this.byDomain[rank] = row;
       this.domainRank[row] = rank;
     });
 
     this.categorical = {} as Record<CategoricalKey, CategoricalColumn>;
     for (const key of CATEGORICAL_COLUMNS) this.categorical[key] = encodeColumn(records.map(CATEGORICAL_READERS[key]));
-    this.text = {} as Record<TextKey, (string | null)[]>;
-    for (const key of TEXT_COLUMNS) this.text[key] = records.map((r) => r[key]);
-    this.indexText = records.map((r) => r.text);
+    this.text = {} as Record<TextKey, Utf8Column>;
+    for (const key of TEXT_COLUMNS) this.text[key] = Utf8Column.from(records.map((r) => r[key]));
+    this.indexText = Utf8Column.from(records.map((r) => r.text));
 
     this.keywords = encodeKeywords(records);
     this.registrations = encodeRegistrations(records);
@@ -149,7 +147,12 @@ export class ColumnStore {
 
   /** The row of a normalised domain, or undefined. */
   rowOf(domain: string): number | undefined {
-    return this.rowOfDomain.get(domain);
+    return this.rowOfDomain.rowOf(domain);
+  }
+
+  /** The row's domain. */
+  domain(row: number): string {
+    return this.domains.get(row) ?? '';
   }
 
   /** The first position in domain order whose domain is greater than `domain`. */
@@ -158,7 +161,7 @@ export class ColumnStore {
     let hi = this.size;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (compareStrings(this.domains[this.byDomain[mid] ?? 0] ?? '', domain) <= 0) lo = mid + 1;
+      if (compareStrings(this.domain(this.byDomain[mid] ?? 0), domain) <= 0) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -201,7 +204,7 @@ export class ColumnStore {
     switch (column) {
       case 'domain': {
         const values = this.domains;
-        for (let i = 0; i < n; i++) setValue(out, i, column, values[rows[i] ?? 0]);
+        for (let i = 0; i < n; i++) setValue(out, i, column, values.get(rows[i] ?? 0));
         return;
       }
       case 'name':
@@ -209,7 +212,7 @@ export class ColumnStore {
       case 'address':
       case 'company_register_id': {
         const values = this.text[column];
-        for (let i = 0; i < n; i++) setValue(out, i, column, values[rows[i] ?? 0] ?? null);
+        for (let i = 0; i < n; i++) setValue(out, i, column, values.get(rows[i] ?? 0));
         return;
       }
       case 'summary_keywords':
@@ -325,7 +328,7 @@ function encodeRegistrations(records: readonly OrganizationRecord[]): Registrati
     offsets[i + 1] = courts.length;
   });
   const day = Int32Array.from(days);
-  return { offsets, court: encodeColumn(courts), day, days: encodeDays(day), id: ids };
+  return { offsets, court: encodeColumn(courts), day, days: encodeDays(day), id: Utf8Column.from(ids) };
 }
 
 /** Wider spans (dates thousands of years apart) take a sort of the distinct days instead of a slot per day. */
@@ -366,4 +369,60 @@ export function encodeDays(values: Int32Array): DayColumn {
     for (let i = 0; i < values.length; i++) codes[i] = codeOf.get(values[i] ?? NO_DAY) ?? 0;
   }
   return { days: Int32Array.from(days), codes: packCodes(codes, days.length) };
+}
+
+/**
+ * Rows by domain: an open-addressing hash table of row numbers over the domain column's bytes (a Map
+ * holds at most 2^24 entries, and its 20 million string keys would sit on the heap). Load at most 2/3.
+ */
+class DomainLookup {
+  private readonly slots: Int32Array;
+  private readonly mask: number;
+  private readonly scratch = new Uint8Array(1024);
+
+  /** Throws when a domain appears twice. */
+  constructor(private readonly domains: Utf8Column) {
+    let size = 16;
+    while (size < domains.size * 1.5) size *= 2;
+    this.slots = new Int32Array(size).fill(-1);
+    this.mask = size - 1;
+    const { bytes, offsets } = domains;
+    for (let row = 0; row < domains.size; row++) {
+      const start = offsets[row] ?? 0;
+      const other = this.find(bytes, start, (offsets[row + 1] ?? 0) - start);
+      if (other.row !== -1) throw new Error(`ColumnStore: the domain ${domains.get(row) ?? ''} appears twice (rows ${other.row} and ${row})`);
+      this.slots[other.slot] = row;
+    }
+  }
+
+  rowOf(domain: string): number | undefined {
+    // Domains are ASCII (IDN labels in punycode) and at most 253 characters: text that is not is in no row.
+    const length = domain.length;
+    if (length > this.scratch.length) return undefined;
+    for (let i = 0; i < length; i++) {
+      const code = domain.charCodeAt(i);
+      if (code >= 0x80) return undefined;
+      this.scratch[i] = code;
+    }
+    const { row } = this.find(this.scratch, 0, length);
+    return row === -1 ? undefined : row;
+  }
+
+  /** The row whose domain is `key[start … start + length)` (-1: none), and the slot where it is or would go. */
+  private find(key: Uint8Array, start: number, length: number): { row: number; slot: number } {
+    const { bytes, offsets } = this.domains;
+    let hash = 0x811c9dc5;
+    for (let i = 0; i < length; i++) hash = Math.imul(hash ^ (key[start + i] ?? 0), 0x01000193);
+    let slot = (hash >>> 0) & this.mask;
+    for (let row = this.slots[slot] ?? -1; row !== -1; row = this.slots[slot] ?? -1) {
+      const at = offsets[row] ?? 0;
+      if ((offsets[row + 1] ?? 0) - at === length) {
+        let same = true;
+        for (let i = 0; i < length && same; i++) same = bytes[at + i] === key[start + i];
+        if (same) return { row, slot };
+      }
+      slot = (slot + 1) & this.mask;
+    }
+    return { row: -1, slot };
+  }
 }

@@ -30,7 +30,7 @@ function dataDigest(store: ColumnStore): string {
   let digest = digests.get(store);
   if (digest === undefined) {
     const hash = createHash('sha256').update(`${store.size}\n`);
-    for (const domain of store.domains) hash.update(`${domain}\n`);
+    for (let row = 0; row < store.size; row++) hash.update(store.domains.bytesOf(row)).update('\n');
     digest = hash.digest('hex');
     digests.set(store, digest);
   }

@@ -1,0 +1,120 @@
+/**
+ * A column of text kept as UTF-8 bytes outside the JavaScript heap: one byte array for all rows, the
+ * offset of each row's value, and a bit per row for null. At 20 million organizations the names,
+ * summaries, addresses and domains as JavaScript strings would take over 10 GB of V8 heap (two bytes per
+ * character for any text with an umlaut, plus a header per string); as UTF-8 they take about half, in
+ * memory V8 never scans, and they are written to and read from an index snapshot as they are.
+ * A value is decoded when a response asks for it.
+ */
+
+import { utf8 } from './utf8.js';
+
+/** Offsets fit 32 bits until the bytes pass 4 GiB. */
+export type Offsets = Uint32Array | Float64Array;
+
+/** Row values as text: what the text index and the row writers read. */
+export interface TextValues {
+  readonly size: number;
+  /** The row's value (null when absent). */
+  get(row: number): string | null;
+}
+
+export class Utf8Column implements TextValues {
+  constructor(
+    /** offsets[row] … offsets[row + 1] are the row's bytes; size + 1 entries. */
+    readonly offsets: Offsets,
+    readonly bytes: Uint8Array,
+    /** Bit `row` set: the value is null (an empty string is not). */
+    readonly nulls: Uint8Array,
+  ) {}
+
+  static from(values: readonly (string | null | undefined)[]): Utf8Column {
+    // Sized up front: every growth of a large buffer makes V8 collect garbage over the whole heap.
+    let chars = 0;
+    for (const value of values) chars += value?.length ?? 0;
+    const builder = new Utf8ColumnBuilder({ rows: values.length, bytes: Math.ceil(chars * 1.06) + 64 });
+    for (const value of values) builder.push(value);
+    return builder.finish();
+  }
+
+  get size(): number {
+    return this.offsets.length - 1;
+  }
+
+  isNull(row: number): boolean {
+    return ((this.nulls[row >>> 3] ?? 0) & (1 << (row & 7))) !== 0;
+  }
+
+  get(row: number): string | null {
+    if (row < 0 || row >= this.size || this.isNull(row)) return null;
+    return utf8.decode(this.bytes.subarray(this.offsets[row] ?? 0, this.offsets[row + 1] ?? 0));
+  }
+
+  /** The row's bytes (a view, no copy). */
+  bytesOf(row: number): Uint8Array {
+    return this.bytes.subarray(this.offsets[row] ?? 0, this.offsets[row + 1] ?? 0);
+  }
+
+  /** Every value as a string (for callers that need the whole column at once, such as a build). */
+  *values(): IterableIterator<string | null> {
+    for (let row = 0; row < this.size; row++) yield this.get(row);
+  }
+}
+
+/** Appends values one at a time into growing buffers; `finish` trims them into a Utf8Column. */
+export class Utf8ColumnBuilder {
+  private bytes: Uint8Array;
+  private used = 0;
+  private offsets: Float64Array;
+  private rows = 0;
+  private nulls: Uint8Array;
+
+  /** `rows` and `bytes`: the expected size (growing past it works, at a copy per growth). */
+  constructor(expected: { rows?: number; bytes?: number } = {}) {
+    this.bytes = new Uint8Array(Math.max(64, expected.bytes ?? 1 << 16));
+    this.offsets = new Float64Array(Math.max(16, (expected.rows ?? 1 << 12) + 1));
+    this.nulls = new Uint8Array((this.offsets.length >>> 3) + 1);
+  }
+
+  get size(): number {
+    return this.rows;
+  }
+
+  push(value: string | null | undefined): void {
+    const row = this.rows;
+    if (row + 1 >= this.offsets.length) {
+      this.offsets = grownTo(this.offsets, new Float64Array(Math.ceil(this.offsets.length * 1.5)));
+      this.nulls = grownTo(this.nulls, new Uint8Array((this.offsets.length >>> 3) + 1));
+    }
+    if (value === null || value === undefined) {
+      this.nulls[row >>> 3] = (this.nulls[row >>> 3] ?? 0) | (1 << (row & 7));
+    } else if (value.length > 0) {
+      // At most 3 bytes per UTF-16 code unit; the destination is bounded to that (an unbounded view is slow).
+      const room = value.length * 3;
+      if (this.used + room > this.bytes.length) this.bytes = grownTo(this.bytes, new Uint8Array(Math.max(this.used + room, Math.ceil(this.bytes.length * 1.5))));
+      this.used += utf8.encodeInto(value, this.bytes.subarray(this.used, this.used + room));
+    }
+    this.rows = row + 1;
+    this.offsets[this.rows] = this.used;
+  }
+
+  finish(): Utf8Column {
+    const size = this.rows;
+    const ends = this.offsets.subarray(0, size + 1);
+    const offsets = this.used <= 0xffffffff ? Uint32Array.from(ends) : ends.slice();
+    const nulls = new Uint8Array(Math.ceil(size / 8));
+    nulls.set(this.nulls.subarray(0, nulls.length));
+    return new Utf8Column(offsets, this.bytes.slice(0, this.used), nulls);
+  }
+}
+
+/** `into` (larger) with `array` copied to its start. */
+function grownTo<T extends Uint8Array | Float64Array>(array: T, into: T): T {
+  into.set(array);
+  return into;
+}
+
+/** Plain string arrays as TextValues (small inputs and tests). */
+export function textValues(values: readonly (string | null | undefined)[]): TextValues {
+  return { size: values.length, get: (row) => values[row] ?? null };
+}

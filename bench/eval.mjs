@@ -73,7 +73,7 @@ for (const stemmer of ['none', 'english-minimal']) {
   const text = buildTextIndex(store, { stemmer });
   const scores = fulltext.map((query) => {
     const top = text.top(query.body.keywords, 10, undefined, store.domainRank);
-    return { id: query.id, ndcg: ndcgOf(query, query.body, Array.from(top.docs, (row) => store.domains[row])), empty: top.total === 0 };
+    return { id: query.id, ndcg: ndcgOf(query, query.body, Array.from(top.docs, (row) => store.domain(row))), empty: top.total === 0 };
   });
   const mean = scores.reduce((s, q) => s + q.ndcg, 0) / scores.length;
   const empty = scores.filter((q) => q.empty).map((q) => q.id);

@@ -24,6 +24,7 @@ import { addQuery, bodyOf, listQueries, QUERY_ROUTES, removeQuery, type ListedQu
 import { printable } from './workbook-guard.js';
 import { table, type CliIo } from './cli-io.js';
 import { addKeyCommands } from './keys.js';
+import { addIndexCommands } from './index-build.js';
 import { describeSavedQuery, serviceName, targetOf } from '../sheet/saved-query.js';
 
 export type { CliIo } from './cli-io.js';
@@ -159,6 +160,7 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     });
   addQueryCommands(program, io, setExitCode);
   addKeyCommands(program, io, setExitCode);
+  addIndexCommands(program, io, setExitCode);
   program
     .command('token')
     .description('a sign-in (bearer) token for the language routes and v1, signed with ORGINDEX_JWT_SECRET or the development secret of the state directory')
@@ -187,6 +189,7 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     .description('serve the v2 interface over HTTP (keys, rate limits, quotas, per-key visibility)')
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--port <port>', 'port (0: any free port)', '8787')
+    .option('--index <dir>', 'serve an index snapshot (orgindex index build --out DIR): loaded in seconds, nothing rebuilt')
     .option('--data <file|url>', 'organizations to serve: JSON Lines, CSV/TSV, or a PostgreSQL table postgres://user@host/database/table (default: the embedded 50,000 sample)')
     .option('--count <n>', 'serve n generated organizations instead of the embedded sample')
     .option('--keys <file>', 'API keys file (default: <state-dir>/keys.json, created with a development key)')
@@ -207,7 +210,7 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     .option('--headers-timeout <seconds>', `time a client has to send the request headers (default: ${DEFAULT_TIMEOUTS.headersTimeout / 1000}, at most --request-timeout)`)
     .option('--keep-alive-timeout <seconds>', `how long an idle connection stays open between requests; behind a proxy, set it above the proxy's idle timeout (default: ${DEFAULT_TIMEOUTS.keepAliveTimeout / 1000})`)
     .option('--connection-timeout <seconds>', `a connection without any traffic either way is closed (default: ${DEFAULT_TIMEOUTS.connectionTimeout / 1000})`)
-    .action(async (options: { host: string; port: string; data?: string; count?: string; keys?: string; database?: string; stateDir: string; corsOrigin?: string[]; logLevel: string; durability: string; jwtSecret?: string; jwks?: string; publicUrl?: string; languageGroups?: string[]; allowPrivateFetch?: boolean; resolve?: string[]; exitWithStdin?: boolean; workers?: string } & TimeoutFlags) => {
+    .action(async (options: { host: string; port: string; data?: string; count?: string; keys?: string; database?: string; stateDir: string; corsOrigin?: string[]; logLevel: string; durability: string; jwtSecret?: string; jwks?: string; publicUrl?: string; languageGroups?: string[]; allowPrivateFetch?: boolean; resolve?: string[]; exitWithStdin?: boolean; workers?: string; index?: string } & TimeoutFlags) => {
       const port = Number(options.port);
       const count = options.count === undefined ? undefined : Number(options.count);
       if (!Number.isInteger(port) || port < 0 || port > 65535 || (count !== undefined && (!Number.isInteger(count) || count < 1))) {
@@ -251,8 +254,8 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
         setExitCode(2);
         return;
       }
-      if (options.data !== undefined && count !== undefined) {
-        io.stderr('give --data or --count, not both\n');
+      if ([options.index, options.data, count].filter((given) => given !== undefined).length > 1) {
+        io.stderr('give one of --index, --data and --count\n');
         setExitCode(2);
         return;
       }
@@ -275,6 +278,7 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
         ...(options.languageGroups ? { languageGroups: options.languageGroups } : {}),
         ...(options.allowPrivateFetch ? { allowPrivateFetch: true } : {}),
         ...(options.resolve ? { fetchHosts } : {}),
+        ...(options.index !== undefined ? { index: options.index } : {}),
         ...(options.data !== undefined ? { data: options.data } : {}),
         ...(count !== undefined ? { count } : {}),
         ...(options.keys !== undefined ? { keys: options.keys } : {}),

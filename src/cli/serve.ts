@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_DATASET, generateDataset } from '../engine/dataset/generate.js';
 import { readDataFile, type RowError } from '../engine/dataset/read.js';
-import { createDefaultLocalIndex, createLocalIndex, type LocalIndex } from '../engine/local-index.js';
+import { createDefaultLocalIndex, createLocalIndex, LocalIndex } from '../engine/local-index.js';
 import { warmRelevanceOnTwoThreads } from '../server/warm-relevance.js';
 import { prepareVectorScan } from '../engine/relevance/vector-scan.js';
 import { duplicateNameGroups } from '../engine/query/dedup.js';
@@ -31,6 +31,7 @@ import { Database, redactedUrl } from '../server/database/database.js';
 import { PgDownloadStore } from '../server/database/pg-download-store.js';
 import { PgPitStore } from '../server/database/pg-pit-store.js';
 import { isTableUrl, readOrganizationTable } from '../server/database/pg-organizations.js';
+import { readSnapshot, SnapshotError } from '../server/index-snapshot.js';
 import { PgQuotaState } from '../server/database/pg-quota-state.js';
 import { DatabaseKeyStore, KEY_REFRESH_MS, KeyStoreError } from '../server/key-store.js';
 import { lockStateDirectory, StateDirectoryInUse, type StateLock } from '../server/state-lock.js';
@@ -39,6 +40,8 @@ import { DEFAULT_TIMEOUTS, type ServerTimeouts } from '../server/timeouts.js';
 export interface ServeOptions {
   host: string;
   port: number;
+  /** An index snapshot directory (orgindex index build): loaded as it is, nothing rebuilt. */
+  index?: string;
   data?: string;
   count?: number;
   keys?: string;
@@ -118,7 +121,36 @@ function refuseBadRows(source: string, errors: readonly RowError[], where: strin
   throw new ServeError(`--data ${source} has ${errors.length} bad row(s); nothing is served until they are fixed:\n${shown.join('\n')}${errors.length > 10 ? '\n  …' : ''}`);
 }
 
-async function buildIndex(options: ServeOptions): Promise<LocalIndex> {
+/** Where the organizations come from: a snapshot, a file or table, a generated count, or the embedded sample. */
+export interface IndexSource {
+  index?: string | undefined;
+  data?: string | undefined;
+  count?: number | undefined;
+}
+
+/** The source in words (a snapshot's manifest records it). */
+export function describeSource(source: IndexSource): string {
+  if (source.data) return isTableUrl(source.data) ? `table ${redactedUrl(source.data)}` : resolve(source.data);
+  if (source.count !== undefined) return `${source.count.toLocaleString('en')} generated organizations (seed ${DEFAULT_DATASET.seed})`;
+  return 'the embedded sample';
+}
+
+/** The index of a source; from a snapshot, nothing is rebuilt. */
+export async function loadIndex(source: IndexSource): Promise<{ index: LocalIndex; snapshot: { dir: string; bytes: number } | null }> {
+  const clock = { now: () => performance.now() };
+  if (source.index !== undefined) {
+    try {
+      const { store, bytes } = readSnapshot(source.index);
+      return { index: new LocalIndex(store, clock), snapshot: { dir: resolve(source.index), bytes } };
+    } catch (error) {
+      if (error instanceof SnapshotError) throw new ServeError(`orgindex: ${error.message}`);
+      throw error;
+    }
+  }
+  return { index: await buildIndex(source), snapshot: null };
+}
+
+async function buildIndex(options: IndexSource): Promise<LocalIndex> {
   const clock = { now: () => performance.now() };
   if (options.data && isTableUrl(options.data)) {
     let read: Awaited<ReturnType<typeof readOrganizationTable>>;
@@ -212,7 +244,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     // On the development defaults the language routes get a secret too, so their sign-in can be tried.
     const developmentDefaults = !shared && options.keys === undefined && options.jwtSecret === undefined && options.jwks === undefined;
     const jwtSecret = developmentDefaults ? (developmentSecret(stateDir, true) ?? undefined) : options.jwtSecret;
-    const index = await buildIndex(options);
+    const { index, snapshot } = await loadIndex(options);
     const quota = shared ? { state: new PgQuotaState(shared) } : { ledger: await QuotaLedger.open(stateDir, { durability: options.durability ?? 'fsync' }) };
     const openedLedger = quota.ledger ?? null;
     ledger = openedLedger;
@@ -271,6 +303,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     print(`  OpenAPI: ${address}/openapi.json; state directory (${shared ? 'keys, quotas, PITs and download files are in the database' : 'quota journal, download files'}, locked by ${options.lockedByPrimary ? 'the supervising process' : 'this process'}): ${stateDir}`);
     // Ready for every route now; the keyword index and the vectors (about 1 s at 50,000) are built next, so
     // that the first scored search does not pay for them (one arriving meanwhile waits for them).
+    if (snapshot) print(`  index snapshot ${snapshot.dir} (${(snapshot.bytes / 1e9).toFixed(2)} GB, every file checked against its checksum)`);
     setImmediate(() => {
       const warming = performance.now();
       const threads = warmRelevanceOnTwoThreads(index.store);
@@ -279,7 +312,8 @@ export async function serve(options: ServeOptions, print: (line: string) => void
       duplicateNameGroups(index.store);
       // And the filter values' spellings (exonyms, codes, closest-value postings).
       warmFilterSpellings(index.store);
-      print(`  relevance structures built in ${((performance.now() - warming) / 1000).toFixed(1)} s (${threads === 2 ? 'two threads' : 'one thread'})`);
+      const how = snapshot ? 'from the snapshot' : threads === 2 ? 'two threads' : 'one thread';
+      print(`  relevance structures ${snapshot ? 'ready' : 'built'} in ${((performance.now() - warming) / 1000).toFixed(1)} s (${how})`);
       onWarm?.();
     });
     if (developmentDefaults && jwtSecret !== undefined) {

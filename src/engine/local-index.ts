@@ -144,5 +144,5 @@ export function createDefaultLocalIndex(options: LocalIndexOptions = {}): LocalI
 
 /** Builds the in-process index over organization records (see dataset/record.ts for the row format). */
 export function createLocalIndex(records: readonly OrganizationRecord[], options: LocalIndexOptions = {}): LocalIndex {
-  return new LocalIndex(new ColumnStore(records), options);
+  return new LocalIndex(ColumnStore.fromRecords(records), options);
 }

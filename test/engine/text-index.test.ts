@@ -503,7 +503,7 @@ describe('top-k', () => {
 
 // ---------------------------------------------------------------------------------------------------------
 describe('against a brute-force evaluation on generated organizations', () => {
-  const store = new ColumnStore(generateDataset({ count: 1500, seed: 11 }));
+  const store = ColumnStore.fromRecords(generateDataset({ count: 1500, seed: 11 }));
   const index = TextIndex.fromStore(store);
   const n = store.size;
 
@@ -527,7 +527,7 @@ describe('against a brute-force evaluation on generated organizations', () => {
   /** Each field of each doc as its columns: a phrase is looked for inside one column only. */
   const fields: { boost: number; docs: Column[][] }[] = [
     { boost: 2, docs: [...store.text.name.values()].map((t) => [column(t)]) },
-    { boost: 1, docs: [...store.text.summary.values()].map((s, d) => [column(s), column(store.indexText.get(d))]) },
+    { boost: 1, docs: [...store.text.summary.values()].map((s, d) => [column(s), column(store.indexText!.get(d))]) },
   ];
   const occurrences = (c: Column, words: string[]): number => {
     let count = 0;

@@ -9,7 +9,7 @@ import type { ValidationErrorItem } from '../../contract/validation.js';
 import type { Keywords } from '../../contract/v2/filters.js';
 import type { ColumnStore } from '../store/store.js';
 import { applyComponentRemovalRows, removePrincipalComponent, sifGloveEmbedder, type Embedder } from './embedder.js';
-import { TextIndex, type TextIndexOptions } from './text-index.js';
+import { indexTextOf, TextIndex, type TextIndexOptions } from './text-index.js';
 import { VectorMatrix } from './vectors.js';
 
 interface Relevance {
@@ -31,7 +31,7 @@ function relevanceOf(store: ColumnStore): Relevance {
 /** A BM25 index of a store: the name field, and a body of summary, keyword tags and hidden text. */
 export function buildTextIndex(store: ColumnStore, options: TextIndexOptions = {}): TextIndex {
   const tags = Array.from({ length: store.size }, (_, row) => store.keywordsOf(row).join(', '));
-  return TextIndex.build({ name: store.text.name, body: [store.text.summary, tags, store.indexText] }, options);
+  return TextIndex.build({ name: store.text.name, body: [store.text.summary, tags, indexTextOf(store)] }, options);
 }
 
 /** The store's BM25 index (default options), built on first use. */
@@ -114,6 +114,12 @@ export function installVectors(store: ColumnStore, built: BuiltVectors): void {
 
 function searchable(built: BuiltVectors): { matrix: VectorMatrix; component: Float32Array } {
   return { matrix: new VectorMatrix(built.dims, built.data, built.present), component: built.component };
+}
+
+/** Gives the store its keyword index, built elsewhere (an index snapshot's). */
+export function installTextIndex(store: ColumnStore, index: TextIndex): void {
+  if (index.docCount > store.size) throw new Error('a keyword index built for another store');
+  relevanceOf(store).text = index;
 }
 
 /** Whether the store's vectors are built. */

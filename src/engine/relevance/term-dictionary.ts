@@ -3,16 +3,41 @@
  * a range of the source text: a plain ASCII word found by `WordScanner` costs no string when it is already
  * known. The keyword index (text-index.ts) and the embedder (embedder.ts) each keep one.
  */
+import { Utf8Column, type Utf8ColumnParts } from '../store/utf8-column.js';
 import { hashTerm } from './tokenize.js';
+
+/** A TermDictionary as plain data (an index snapshot keeps it). */
+export interface TermDictionaryParts {
+  terms: Utf8ColumnParts;
+  hashes: Int32Array;
+  chars: Uint16Array;
+  charStart: Uint32Array;
+  slots: Int32Array;
+}
 
 export class TermDictionary {
   readonly terms: string[] = [];
-  private hashes = new Int32Array(1024);
+  private hashes: Int32Array = new Int32Array(1024);
   /** The characters of every term, back to back (term t is chars[charStart[t] … charStart[t + 1])). */
-  private chars = new Uint16Array(8192);
-  private charStart = new Uint32Array(1025);
-  private slots = new Int32Array(4096);
+  private chars: Uint16Array = new Uint16Array(8192);
+  private charStart: Uint32Array = new Uint32Array(1025);
+  private slots: Int32Array = new Int32Array(4096);
   private mask = 4095;
+
+  static fromParts(parts: TermDictionaryParts): TermDictionary {
+    const dict = new TermDictionary();
+    for (const term of Utf8Column.fromParts(parts.terms).values()) dict.terms.push(term ?? '');
+    dict.hashes = parts.hashes;
+    dict.chars = parts.chars;
+    dict.charStart = parts.charStart;
+    dict.slots = parts.slots;
+    dict.mask = parts.slots.length - 1;
+    return dict;
+  }
+
+  parts(): TermDictionaryParts {
+    return { terms: Utf8Column.from(this.terms).parts(), hashes: this.hashes, chars: this.chars, charStart: this.charStart, slots: this.slots };
+  }
 
   get size(): number {
     return this.terms.length;

@@ -68,7 +68,7 @@
  */
 import { Utf8Column, type TextValues } from '../store/utf8-column.js';
 import { TopK } from './top-k.js';
-import { TermDictionary } from './term-dictionary.js';
+import { TermDictionary, type TermDictionaryParts } from './term-dictionary.js';
 import { analyzeQuery, ASCII_WORD, END, stemMinimalEnglish, WordScanner } from './tokenize.js';
 
 /** The keywords of a search: each string is a word, a compound or a phrase. */
@@ -260,6 +260,29 @@ function uintArray(length: number, max: number): Uint8Array | Uint16Array | Uint
 const BLOCK_SHIFT = 4;
 const BLOCK_MASK = (1 << BLOCK_SHIFT) - 1;
 
+/** A field's postings as plain data (an index snapshot keeps them). */
+interface FieldParts {
+  termStart: Uint32Array;
+  docs: Uint32Array;
+  tfs: Uint8Array | Uint16Array | Uint32Array;
+  posBlock: Uint32Array;
+  positions: Uint8Array | Uint16Array | Uint32Array;
+  lengths: Uint32Array;
+  maxPositions: number;
+  docCount: number;
+  avgLength: number;
+  normBase: number;
+  normPerToken: number;
+}
+
+/** A TextIndex as plain data: what an index snapshot writes and reads back without rebuilding. */
+export interface TextIndexParts {
+  docCount: number;
+  dict: TermDictionaryParts;
+  fields: [FieldParts, FieldParts];
+  params: Required<TextIndexOptions>;
+}
+
 class FieldIndex {
   readonly termStart: Uint32Array;
   readonly docs: Uint32Array;
@@ -277,11 +300,28 @@ class FieldIndex {
   readonly normBase: number;
   readonly normPerToken: number;
 
-  constructor(source: FieldTokenizer, termCount: number, k1: number, b: number) {
+  constructor(parts: FieldParts) {
+    this.termStart = parts.termStart;
+    this.docs = parts.docs;
+    this.tfs = parts.tfs;
+    this.posBlock = parts.posBlock;
+    this.positions = parts.positions;
+    this.lengths = parts.lengths;
+    this.maxPositions = parts.maxPositions;
+    this.docCount = parts.docCount;
+    this.avgLength = parts.avgLength;
+    this.normBase = parts.normBase;
+    this.normPerToken = parts.normPerToken;
+  }
+
+  parts(): FieldParts {
+    const { termStart, docs, tfs, posBlock, positions, lengths, maxPositions, docCount, avgLength, normBase, normPerToken } = this;
+    return { termStart, docs, tfs, posBlock, positions, lengths, maxPositions, docCount, avgLength, normBase, normPerToken };
+  }
+
+  static build(source: FieldTokenizer, termCount: number, k1: number, b: number): FieldIndex {
     const { tokens, docEnd, lengths } = source;
     const count = lengths.length;
-    this.lengths = lengths;
-    this.maxPositions = source.maxPositions;
 
     // Count postings (df) and positions (total tf) per term; the counts then become the fill cursors.
     const postCursor = new Uint32Array(termCount);
@@ -348,12 +388,6 @@ class FieldIndex {
         if (((value - 1) & SHARED) === 0) position++;
       }
     }
-    this.termStart = termStart;
-    this.docs = docs;
-    this.tfs = tfs;
-    this.posBlock = posBlock;
-    this.positions = pos;
-
     let docCount = 0;
     let sum = 0;
     for (let doc = 0; doc < count; doc++) {
@@ -361,10 +395,20 @@ class FieldIndex {
       if (len > 0) docCount++;
       sum += len;
     }
-    this.docCount = docCount;
-    this.avgLength = docCount === 0 ? 0 : sum / docCount;
-    this.normBase = k1 * (1 - b);
-    this.normPerToken = docCount === 0 ? 0 : (k1 * b) / this.avgLength;
+    const avgLength = docCount === 0 ? 0 : sum / docCount;
+    return new FieldIndex({
+      termStart,
+      docs,
+      tfs,
+      posBlock,
+      positions: pos,
+      lengths,
+      maxPositions: source.maxPositions,
+      docCount,
+      avgLength,
+      normBase: k1 * (1 - b),
+      normPerToken: docCount === 0 ? 0 : (k1 * b) / avgLength,
+    });
   }
 
   /** k1 · (1 − b + b · len / avgLen) of a doc. */
@@ -509,17 +553,25 @@ export class TextIndex {
     const dict = new TermDictionary();
     const nameTokens = new FieldTokenizer(dict, [source.name], count);
     const bodyTokens = new FieldTokenizer(dict, bodyColumns, count);
-    const name = new FieldIndex(nameTokens, dict.size, resolved.k1, resolved.b);
-    const body = new FieldIndex(bodyTokens, dict.size, resolved.k1, resolved.b);
+    const name = FieldIndex.build(nameTokens, dict.size, resolved.k1, resolved.b);
+    const body = FieldIndex.build(bodyTokens, dict.size, resolved.k1, resolved.b);
     return new TextIndex(count, dict, [name, body], resolved);
+  }
+
+  static fromParts(parts: TextIndexParts): TextIndex {
+    return new TextIndex(parts.docCount, TermDictionary.fromParts(parts.dict), [new FieldIndex(parts.fields[0]), new FieldIndex(parts.fields[1])], parts.params);
+  }
+
+  parts(): TextIndexParts {
+    return { docCount: this.docCount, dict: this.dict.parts(), fields: [this.fields[0].parts(), this.fields[1].parts()], params: { ...this.params } };
   }
 
   /** The index of a column store: name, and summary + hidden text as the body. */
   static fromStore(
-    store: { readonly text: { readonly name: TextColumn; readonly summary: TextColumn }; readonly indexText: TextColumn },
+    store: { readonly text: { readonly name: TextColumn; readonly summary: TextColumn }; readonly indexText: TextColumn | null },
     options: TextIndexOptions = {},
   ): TextIndex {
-    return TextIndex.build({ name: store.text.name, body: [store.text.summary, store.indexText] }, options);
+    return TextIndex.build({ name: store.text.name, body: [store.text.summary, indexTextOf(store)] }, options);
   }
 
   /** Distinct index terms (both fields, variants and joined compounds included). */
@@ -957,4 +1009,10 @@ function charCount(column: TextColumn, count: number): number {
   let chars = 0;
   for (let d = 0; d < count; d++) chars += read(d)?.length ?? 0;
   return chars;
+}
+
+/** A store's index text; a store loaded from a snapshot has none (its keyword index came with it). */
+export function indexTextOf(store: { readonly indexText: TextColumn | null }): TextColumn {
+  if (!store.indexText) throw new Error('this store was loaded from an index snapshot without its index text: its keyword index comes from the snapshot, not from a rebuild');
+  return store.indexText;
 }

@@ -261,6 +261,11 @@ export function expectScanRecords(data: Float32Array, take: () => ScanRecords | 
   if (isSupported() && !coded.has(data)) expected.set(data, take);
 }
 
+/** The matrix's scan records: those made already (or being made elsewhere), else made now. */
+export function scanRecordsOf(dims: number, data: Float32Array, present: Uint8Array): ScanRecords {
+  return isSupported() ? codedOf(dims, data, present) : scanRecords(dims, data, present);
+}
+
 function codedOf(dims: number, data: Float32Array, present: Uint8Array): Coded {
   const rows = present.length;
   const known = coded.get(data);

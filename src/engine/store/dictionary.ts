@@ -7,6 +7,17 @@ export class Dictionary {
   readonly values: (string | null)[] = [null];
   private readonly ids = new Map<string, number>();
 
+  /** A dictionary holding these values (values[0] must be the null slot), ids as their positions. */
+  static of(values: readonly (string | null)[]): Dictionary {
+    const dict = new Dictionary();
+    for (let id = 1; id < values.length; id++) {
+      const value = values[id] ?? '';
+      dict.values.push(value);
+      dict.ids.set(value, id);
+    }
+    return dict;
+  }
+
   /** The id of `value`, adding it when new. */
   intern(value: string | null): number {
     if (value === null) return 0;

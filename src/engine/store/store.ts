@@ -8,7 +8,7 @@ import type { OrganizationRow } from '../../contract/v2/rows.js';
 import type { OrganizationRecord } from '../dataset/record.js';
 import { dayOf, dayOfMs, formatDay, formatInstant, NO_DAY } from './dates.js';
 import { Dictionary, encodeColumn, packCodes, type CategoricalColumn, type Codes } from './dictionary.js';
-import { Utf8Column } from './utf8-column.js';
+import { Utf8Column, type Utf8ColumnParts } from './utf8-column.js';
 
 /** Columns held dictionary-encoded (categorical and geographic). */
 export const CATEGORICAL_COLUMNS = [
@@ -84,6 +84,41 @@ export interface DayColumn {
   codes: Codes;
 }
 
+/** A dictionary-encoded column as plain data: its dictionary's values (id 0: null) and its codes. */
+export interface CategoricalParts {
+  values: Utf8ColumnParts;
+  codes: Codes;
+}
+
+/**
+ * Everything a store is made of, as typed arrays and numbers: what an index snapshot writes and reads
+ * back (snapshot.ts), with no rebuilding on load.
+ */
+export interface StoreParts {
+  size: number;
+  domains: Utf8ColumnParts;
+  /** The domain hash table's slots (DomainLookup). */
+  domainSlots: Int32Array;
+  byDomain: Uint32Array;
+  domainRank: Uint32Array;
+  categorical: Record<CategoricalKey, CategoricalParts>;
+  text: Record<TextKey, Utf8ColumnParts>;
+  /** Null when the store was loaded from a snapshot: the text index it feeds came with it. */
+  indexText: Utf8ColumnParts | null;
+  keywords: { values: Utf8ColumnParts; offsets: Uint32Array; ids: Codes };
+  registrations: { offsets: Uint32Array; court: CategoricalParts; day: Int32Array; days: DayColumn; id: Utf8ColumnParts };
+  lat: Float64Array;
+  lon: Float64Array;
+  newRegisterEntry: Int8Array;
+  registerDay: Int32Array;
+  createdAt: Float64Array;
+  createdDays: DayColumn;
+  updatedAt: Float64Array;
+}
+
+const categoricalParts = (column: CategoricalColumn): CategoricalParts => ({ values: Utf8Column.from(column.dict.values).parts(), codes: column.codes });
+const categoricalOf = (parts: CategoricalParts): CategoricalColumn => ({ dict: Dictionary.of([...Utf8Column.fromParts(parts.values).values()]), codes: parts.codes });
+
 export class ColumnStore {
   readonly size: number;
   /** Each row's domain (ASCII: IDN labels are punycode). */
@@ -94,8 +129,8 @@ export class ColumnStore {
   readonly domainRank: Uint32Array;
   readonly categorical: Record<CategoricalKey, CategoricalColumn>;
   readonly text: Record<TextKey, Utf8Column>;
-  /** The hidden long text used only for indexing (never returned). */
-  readonly indexText: Utf8Column;
+  /** The hidden long text used only to build the keyword index (never returned; null in a store loaded from a snapshot). */
+  readonly indexText: Utf8Column | null;
   readonly keywords: KeywordColumn;
   readonly registrations: RegistrationColumns;
   readonly lat: Float64Array;
@@ -110,39 +145,100 @@ export class ColumnStore {
   readonly updatedAt: Float64Array;
   private readonly rowOfDomain: DomainLookup;
 
-  constructor(records: readonly OrganizationRecord[]) {
+  constructor(parts: StoreParts) {
+    this.size = parts.size;
+    this.domains = Utf8Column.fromParts(parts.domains);
+    this.rowOfDomain = new DomainLookup(this.domains, parts.domainSlots);
+    this.byDomain = parts.byDomain;
+    this.domainRank = parts.domainRank;
+    this.categorical = {} as Record<CategoricalKey, CategoricalColumn>;
+    for (const key of CATEGORICAL_COLUMNS) this.categorical[key] = categoricalOf(parts.categorical[key]);
+    this.text = {} as Record<TextKey, Utf8Column>;
+    for (const key of TEXT_COLUMNS) this.text[key] = Utf8Column.fromParts(parts.text[key]);
+    this.indexText = parts.indexText ? Utf8Column.fromParts(parts.indexText) : null;
+    const { keywords, registrations } = parts;
+    this.keywords = { dict: Dictionary.of([...Utf8Column.fromParts(keywords.values).values()]), offsets: keywords.offsets, ids: keywords.ids };
+    this.registrations = { offsets: registrations.offsets, court: categoricalOf(registrations.court), day: registrations.day, days: registrations.days, id: Utf8Column.fromParts(registrations.id) };
+    this.lat = parts.lat;
+    this.lon = parts.lon;
+    this.newRegisterEntry = parts.newRegisterEntry;
+    this.registerDay = parts.registerDay;
+    this.createdAt = parts.createdAt;
+    this.createdDays = parts.createdDays;
+    this.updatedAt = parts.updatedAt;
+  }
+
+  /** Builds the store of these records (a domain twice is an error). */
+  static fromRecords(records: readonly OrganizationRecord[]): ColumnStore {
     const n = records.length;
-    this.size = n;
-    const domains = records.map((r) => r.domain);
-    this.domains = Utf8Column.from(domains);
-    this.rowOfDomain = new DomainLookup(this.domains);
+    const domainStrings = records.map((r) => r.domain);
+    const domains = Utf8Column.from(domainStrings);
+    const lookup = new DomainLookup(domains);
 
     // The default sort compares strings by UTF-16 code units natively, much faster than a comparator.
-    const sorted = domains.sort();
-    this.byDomain = new Uint32Array(n);
-    this.domainRank = new Uint32Array(n);
+    const sorted = domainStrings.sort();
+    const byDomain = new Uint32Array(n);
+    const domainRank = new Uint32Array(n);
     sorted.forEach((domain, rank) => {
-      const row = this.rowOfDomain.rowOf(domain) ?? 0;
-      this.byDomain[rank] = row;
-      this.domainRank[row] = rank;
+      const row = lookup.rowOf(domain) ?? 0;
+      byDomain[rank] = row;
+      domainRank[row] = rank;
     });
 
-    this.categorical = {} as Record<CategoricalKey, CategoricalColumn>;
-    for (const key of CATEGORICAL_COLUMNS) this.categorical[key] = encodeColumn(records.map(CATEGORICAL_READERS[key]));
-    this.text = {} as Record<TextKey, Utf8Column>;
-    for (const key of TEXT_COLUMNS) this.text[key] = Utf8Column.from(records.map((r) => r[key]));
-    this.indexText = Utf8Column.from(records.map((r) => r.text));
+    const categorical = {} as Record<CategoricalKey, CategoricalParts>;
+    for (const key of CATEGORICAL_COLUMNS) categorical[key] = categoricalParts(encodeColumn(records.map(CATEGORICAL_READERS[key])));
+    const text = {} as Record<TextKey, Utf8ColumnParts>;
+    for (const key of TEXT_COLUMNS) text[key] = Utf8Column.from(records.map((r) => r[key])).parts();
+    const keywords = encodeKeywords(records);
+    const registrations = encodeRegistrations(records);
+    const createdAt = Float64Array.from(records, (r) => (r.created_at ? Date.parse(r.created_at) : Number.NaN));
+    return new ColumnStore({
+      size: n,
+      domains: domains.parts(),
+      domainSlots: lookup.slots,
+      byDomain,
+      domainRank,
+      categorical,
+      text,
+      indexText: Utf8Column.from(records.map((r) => r.text)).parts(),
+      keywords: { values: Utf8Column.from(keywords.dict.values).parts(), offsets: keywords.offsets, ids: keywords.ids },
+      registrations: { offsets: registrations.offsets, court: categoricalParts(registrations.court), day: registrations.day, days: registrations.days, id: registrations.id.parts() },
+      lat: Float64Array.from(records, (r) => r.lat ?? Number.NaN),
+      lon: Float64Array.from(records, (r) => r.lon ?? Number.NaN),
+      newRegisterEntry: Int8Array.from(records, (r) => (r.new_register_entry === null ? -1 : r.new_register_entry ? 1 : 0)),
+      registerDay: Int32Array.from(records, (r) => (r.company_register_date ? dayOf(r.company_register_date) : NO_DAY)),
+      createdAt,
+      createdDays: encodeDays(Int32Array.from(createdAt, (ms) => (Number.isNaN(ms) ? NO_DAY : dayOfMs(ms)))),
+      updatedAt: Float64Array.from(records, (r) => (r.updated_at ? Date.parse(r.updated_at) : Number.NaN)),
+    });
+  }
 
-    this.keywords = encodeKeywords(records);
-    this.registrations = encodeRegistrations(records);
-
-    this.lat = Float64Array.from(records, (r) => r.lat ?? Number.NaN);
-    this.lon = Float64Array.from(records, (r) => r.lon ?? Number.NaN);
-    this.newRegisterEntry = Int8Array.from(records, (r) => (r.new_register_entry === null ? -1 : r.new_register_entry ? 1 : 0));
-    this.registerDay = Int32Array.from(records, (r) => (r.company_register_date ? dayOf(r.company_register_date) : NO_DAY));
-    this.createdAt = Float64Array.from(records, (r) => (r.created_at ? Date.parse(r.created_at) : Number.NaN));
-    this.createdDays = encodeDays(Int32Array.from(this.createdAt, (ms) => (Number.isNaN(ms) ? NO_DAY : dayOfMs(ms))));
-    this.updatedAt = Float64Array.from(records, (r) => (r.updated_at ? Date.parse(r.updated_at) : Number.NaN));
+  /** The store as plain data; without the index text when `withIndexText` is false (a snapshot keeps the text index instead). */
+  parts(withIndexText = true): StoreParts {
+    const text = {} as Record<TextKey, Utf8ColumnParts>;
+    for (const key of TEXT_COLUMNS) text[key] = this.text[key].parts();
+    const categorical = {} as Record<CategoricalKey, CategoricalParts>;
+    for (const key of CATEGORICAL_COLUMNS) categorical[key] = categoricalParts(this.categorical[key]);
+    const { keywords, registrations } = this;
+    return {
+      size: this.size,
+      domains: this.domains.parts(),
+      domainSlots: this.rowOfDomain.slots,
+      byDomain: this.byDomain,
+      domainRank: this.domainRank,
+      categorical,
+      text,
+      indexText: withIndexText && this.indexText ? this.indexText.parts() : null,
+      keywords: { values: Utf8Column.from(keywords.dict.values).parts(), offsets: keywords.offsets, ids: keywords.ids },
+      registrations: { offsets: registrations.offsets, court: categoricalParts(registrations.court), day: registrations.day, days: registrations.days, id: registrations.id.parts() },
+      lat: this.lat,
+      lon: this.lon,
+      newRegisterEntry: this.newRegisterEntry,
+      registerDay: this.registerDay,
+      createdAt: this.createdAt,
+      createdDays: this.createdDays,
+      updatedAt: this.updatedAt,
+    };
   }
 
   /** The row of a normalised domain, or undefined. */
@@ -376,12 +472,20 @@ export function encodeDays(values: Int32Array): DayColumn {
  * holds at most 2^24 entries, and its 20 million string keys would sit on the heap). Load at most 2/3.
  */
 class DomainLookup {
-  private readonly slots: Int32Array;
+  readonly slots: Int32Array;
   private readonly mask: number;
   private readonly scratch = new Uint8Array(1024);
 
-  /** Throws when a domain appears twice. */
-  constructor(private readonly domains: Utf8Column) {
+  /** Over `slots` as built before (a snapshot's), else built here: then a domain twice is an error. */
+  constructor(
+    private readonly domains: Utf8Column,
+    slots?: Int32Array,
+  ) {
+    if (slots) {
+      this.slots = slots;
+      this.mask = slots.length - 1;
+      return;
+    }
     let size = 16;
     while (size < domains.size * 1.5) size *= 2;
     this.slots = new Int32Array(size).fill(-1);

@@ -19,6 +19,13 @@ export interface TextValues {
   get(row: number): string | null;
 }
 
+/** A Utf8Column as plain data (what an index snapshot keeps, what a thread receives). */
+export interface Utf8ColumnParts {
+  offsets: Offsets;
+  bytes: Uint8Array;
+  nulls: Uint8Array;
+}
+
 export class Utf8Column implements TextValues {
   constructor(
     /** offsets[row] … offsets[row + 1] are the row's bytes; size + 1 entries. */
@@ -27,6 +34,14 @@ export class Utf8Column implements TextValues {
     /** Bit `row` set: the value is null (an empty string is not). */
     readonly nulls: Uint8Array,
   ) {}
+
+  static fromParts(parts: Utf8ColumnParts): Utf8Column {
+    return new Utf8Column(parts.offsets, parts.bytes, parts.nulls);
+  }
+
+  parts(): Utf8ColumnParts {
+    return { offsets: this.offsets, bytes: this.bytes, nulls: this.nulls };
+  }
 
   static from(values: readonly (string | null | undefined)[]): Utf8Column {
     // Sized up front: every growth of a large buffer makes V8 collect garbage over the whole heap.

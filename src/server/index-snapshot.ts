@@ -1,0 +1,182 @@
+/**
+ * Index snapshots on disk: `orgindex index build --out DIR` writes a built index, `orgindex serve --index
+ * DIR` (every worker too) loads it without rebuilding anything.
+ *
+ * A snapshot is a directory: `manifest.json` (format name and version, the organizations it holds, where
+ * its data came from, the shape of the parts with every typed array replaced by a reference) and one file
+ * per typed array (`parts/<n>.bin`, its bytes in this machine's byte order — little-endian, as the manifest
+ * records), each with its length and SHA-256 in the manifest. Reading checks the format and version
+ * first, then every file's length and checksum as it reads it: a snapshot of another version, a missing,
+ * truncated or altered file is refused with what to do, never served half-read.
+ *
+ * Written into a temporary directory beside DIR and renamed into place only when complete, so a build
+ * that stops half-way leaves no snapshot behind.
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { endianness } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { flattenParts, indexParts, partArray, restoreIndex, unflattenParts, type IndexParts, type PartArray, type PartArrayType } from '../engine/snapshot/index-parts.js';
+import type { ColumnStore } from '../engine/store/store.js';
+
+export const SNAPSHOT_FORMAT = 'orgindex-index-snapshot';
+/** Bumped whenever the parts change shape or meaning: an older or newer snapshot is refused. */
+export const SNAPSHOT_VERSION = 1;
+
+/** Reads and writes in pieces below the 2 GiB a single read or write call may move. */
+const CHUNK = 1 << 30;
+
+interface ManifestArray {
+  file: string;
+  type: PartArrayType;
+  bytes: number;
+  sha256: string;
+}
+
+export interface SnapshotManifest {
+  format: typeof SNAPSHOT_FORMAT;
+  version: number;
+  byteOrder: 'little-endian';
+  createdAt: string;
+  organizations: number;
+  /** Where the data came from (the build's --data, or the sample / generated count). */
+  source: string;
+  parts: unknown;
+  arrays: ManifestArray[];
+}
+
+/** A snapshot that cannot be served: the message says why and what to do. */
+export class SnapshotError extends Error {}
+
+export interface WrittenSnapshot {
+  dir: string;
+  bytes: number;
+  files: number;
+}
+
+/** The directory a snapshot may be written to, or why not (checked before a build that may take minutes). */
+export function checkSnapshotTarget(dir: string, replace: boolean): string {
+  const target = resolve(dir);
+  if (existsSync(target) && !replace) throw new SnapshotError(`${target} exists: give another --out, or --replace to replace it`);
+  if (endianness() !== 'LE') throw new SnapshotError('index snapshots are written on little-endian machines only');
+  return target;
+}
+
+/** Writes the store's whole index to `dir` (which must not exist, or be replaced when `replace`). */
+export function writeSnapshot(dir: string, store: ColumnStore, source: string, options: { replace?: boolean; now?: () => Date } = {}): WrittenSnapshot {
+  const target = checkSnapshotTarget(dir, options.replace === true);
+  const { shape, arrays } = flattenParts(indexParts(store));
+  const temporary = `${target}.partial-${process.pid}`;
+  rmSync(temporary, { recursive: true, force: true });
+  mkdirSync(join(temporary, 'parts'), { recursive: true });
+  let bytes = 0;
+  try {
+    const listed = arrays.map((array, i): ManifestArray => {
+      const file = `parts/${String(i).padStart(4, '0')}.bin`;
+      const view = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+      const fd = openSync(join(temporary, file), 'w');
+      try {
+        for (let at = 0; at < view.length; at += CHUNK) writeSync(fd, view, at, Math.min(CHUNK, view.length - at));
+      } finally {
+        closeSync(fd);
+      }
+      bytes += view.length;
+      return { file, type: typeName(array), bytes: view.length, sha256: createHash('sha256').update(view).digest('hex') };
+    });
+    const manifest: SnapshotManifest = {
+      format: SNAPSHOT_FORMAT,
+      version: SNAPSHOT_VERSION,
+      byteOrder: 'little-endian',
+      createdAt: (options.now?.() ?? new Date()).toISOString(),
+      organizations: store.size,
+      source,
+      parts: shape,
+      arrays: listed,
+    };
+    writeFileSync(join(temporary, 'manifest.json'), `${JSON.stringify(manifest)}\n`);
+    mkdirSync(dirname(target), { recursive: true });
+    if (existsSync(target)) rmSync(target, { recursive: true, force: true });
+    renameSync(temporary, target);
+  } catch (error) {
+    rmSync(temporary, { recursive: true, force: true });
+    throw error;
+  }
+  return { dir: target, bytes, files: arrays.length + 1 };
+}
+
+function typeName(array: PartArray): PartArrayType {
+  return array.constructor.name as PartArrayType;
+}
+
+/** The manifest of a snapshot directory, checked for format and version. */
+export function readManifest(dir: string): SnapshotManifest {
+  const path = join(resolve(dir), 'manifest.json');
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    throw new SnapshotError(`${resolve(dir)} is not an index snapshot (no manifest.json): make one with orgindex index build --out ${dir}`);
+  }
+  let manifest: Partial<SnapshotManifest>;
+  try {
+    manifest = JSON.parse(text) as Partial<SnapshotManifest>;
+  } catch {
+    throw new SnapshotError(`${path} is damaged (not JSON): rebuild the snapshot with orgindex index build`);
+  }
+  if (manifest.format !== SNAPSHOT_FORMAT) throw new SnapshotError(`${resolve(dir)} is not an OrgIndex index snapshot`);
+  if (manifest.version !== SNAPSHOT_VERSION) {
+    throw new SnapshotError(`${resolve(dir)} is an index snapshot of format version ${String(manifest.version)}; this orgindex reads version ${SNAPSHOT_VERSION}: rebuild it with this orgindex (orgindex index build)`);
+  }
+  if (manifest.byteOrder !== 'little-endian' || endianness() !== 'LE') throw new SnapshotError('index snapshots are read on little-endian machines only');
+  if (!Array.isArray(manifest.arrays) || typeof manifest.organizations !== 'number') throw new SnapshotError(`${path} is damaged (fields missing): rebuild the snapshot`);
+  return manifest as SnapshotManifest;
+}
+
+/** Reads a snapshot whole, every file checked against its length and checksum, and restores its index. */
+export function readSnapshot(dir: string): { store: ColumnStore; manifest: SnapshotManifest; bytes: number } {
+  const root = resolve(dir);
+  const manifest = readManifest(root);
+  const arrays: PartArray[] = [];
+  let bytes = 0;
+  for (const entry of manifest.arrays) {
+    const path = join(root, entry.file);
+    let fd: number;
+    try {
+      fd = openSync(path, 'r');
+    } catch {
+      throw new SnapshotError(`index snapshot ${root} is incomplete: ${entry.file} is missing; rebuild it with orgindex index build`);
+    }
+    try {
+      const size = fstatSync(fd).size;
+      if (size !== entry.bytes) throw new SnapshotError(`index snapshot ${root} is damaged: ${entry.file} has ${size} bytes, the manifest says ${entry.bytes}; rebuild it with orgindex index build`);
+      // A buffer of its own for every array: aligned for its element type, and not in Node's shared pool.
+      const buffer = new ArrayBuffer(size);
+      const view = new Uint8Array(buffer);
+      const hash = createHash('sha256');
+      for (let at = 0; at < size; ) {
+        const read = readSync(fd, view, at, Math.min(CHUNK, size - at), at);
+        if (read === 0) throw new SnapshotError(`index snapshot ${root} is damaged: ${entry.file} ends early; rebuild it`);
+        hash.update(view.subarray(at, at + read));
+        at += read;
+      }
+      if (hash.digest('hex') !== entry.sha256) throw new SnapshotError(`index snapshot ${root} is damaged: ${entry.file} does not match its checksum; rebuild it with orgindex index build`);
+      arrays.push(partArray(entry.type, buffer, 0, size));
+      bytes += size;
+    } finally {
+      closeSync(fd);
+    }
+  }
+  const parts = unflattenParts(manifest.parts, (index) => {
+    const array = arrays[index];
+    if (!array) throw new SnapshotError(`index snapshot ${root} is damaged: the manifest refers to a part it does not list; rebuild it`);
+    return array;
+  }) as IndexParts;
+  let store: ColumnStore;
+  try {
+    store = restoreIndex(parts);
+  } catch (error) {
+    throw new SnapshotError(`index snapshot ${root} cannot be loaded: ${(error as Error).message}; rebuild it with this orgindex`);
+  }
+  if (store.size !== manifest.organizations) throw new SnapshotError(`index snapshot ${root} is damaged: it holds ${store.size} organizations, the manifest says ${manifest.organizations}`);
+  return { store, manifest, bytes };
+}

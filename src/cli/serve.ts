@@ -15,7 +15,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
-import { DEFAULT_DATASET, generateDataset } from '../engine/dataset/generate.js';
+import { DEFAULT_DATASET, generateRecords } from '../engine/dataset/generate.js';
 import { readDataFile, type RowError } from '../engine/dataset/read.js';
 import { createDefaultLocalIndex, createLocalIndex, LocalIndex } from '../engine/local-index.js';
 import { warmRelevanceOnTwoThreads } from '../server/warm-relevance.js';
@@ -174,7 +174,8 @@ async function buildIndex(options: IndexSource): Promise<LocalIndex> {
     refuseBadRows(path, errors, 'line');
     return createLocalIndex(records, clock);
   }
-  if (options.count !== undefined) return createLocalIndex(generateDataset({ ...DEFAULT_DATASET, count: options.count }), clock);
+  // Generated and stored one at a time: no array of every record (20 million would not fit the heap).
+  if (options.count !== undefined) return createLocalIndex(generateRecords({ ...DEFAULT_DATASET, count: options.count }), clock);
   return createDefaultLocalIndex(clock);
 }
 

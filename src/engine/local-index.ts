@@ -12,7 +12,7 @@ import type { SearchRequest, SearchResponse } from '../contract/v2/search.js';
 import type { FilterOptionsResponse, HealthResponse } from '../contract/v2/service.js';
 import type { StatsResponse } from '../contract/v2/stats.js';
 import { validate, type InputLocation } from '../contract/validation.js';
-import { DEFAULT_DATASET, generateDataset } from './dataset/generate.js';
+import { DEFAULT_DATASET, generateRecords } from './dataset/generate.js';
 import type { OrganizationRecord } from './dataset/record.js';
 import { LocationIndex } from './locations/location-index.js';
 import { fetchRows } from './query/fetch.js';
@@ -139,10 +139,11 @@ export class LocalIndex {
 
 /** The embedded default: the deterministic 50,000-organization sample dataset, indexed. */
 export function createDefaultLocalIndex(options: LocalIndexOptions = {}): LocalIndex {
-  return createLocalIndex(generateDataset(DEFAULT_DATASET), options);
+  // One record at a time into the store: no array of them all (the heap the store's buffers grow beside stays small).
+  return createLocalIndex(generateRecords(DEFAULT_DATASET), options);
 }
 
 /** Builds the in-process index over organization records (see dataset/record.ts for the row format). */
-export function createLocalIndex(records: readonly OrganizationRecord[], options: LocalIndexOptions = {}): LocalIndex {
+export function createLocalIndex(records: Iterable<OrganizationRecord>, options: LocalIndexOptions = {}): LocalIndex {
   return new LocalIndex(ColumnStore.fromRecords(records), options);
 }

@@ -84,7 +84,7 @@ test('bad options exit 2 with a message; a broken keys file exits 1 naming the p
   expect((await serve(['--port', 'eighty'])).code).toBe(2);
   const both = await serve(['--count', '10', '--data', 'x.jsonl']);
   expect(both.code).toBe(2);
-  expect(both.stderr).toMatch(/--data or --count, not both/);
+  expect(both.stderr).toMatch(/give one of --index, --data and --count/);
   const keys = join(dir, 'keys.json');
   writeFileSync(keys, JSON.stringify({ keys: [{ key: 'short', tier: 'tier_3' }] }));
   const broken = await serve(['--keys', keys, '--count', '10']);

@@ -111,13 +111,35 @@ interface Context {
   countryPicker: WeightedPicker<Geography['countries'][number]>;
   placePickers: Map<string, WeightedPicker<Place>>;
   industryPicker: WeightedPicker<IndustryClass>;
-  domains: Set<string>;
+  domains: ShardedSet;
   /** Names given so far that may be reused by another domain (brands, chains, groups). */
   /** Identities another domain may reuse: a group's second site, a brand's country domain. */
   sharedNames: SharedIdentity[];
   registerNumbers: Map<string, number>;
   /** Public and academic names given so far (one institution of a kind per place). */
   institutions: Set<string>;
+}
+
+/**
+ * A set of strings spread over several Sets: one Set holds at most 2^24 entries, and a dataset of 20
+ * million organizations remembers every domain it gave.
+ */
+class ShardedSet {
+  private readonly shards = Array.from({ length: 16 }, () => new Set<string>());
+
+  private shardOf(value: string): Set<string> {
+    let hash = 0;
+    for (let i = 0; i < value.length; i++) hash = (hash * 31 + value.charCodeAt(i)) | 0;
+    return this.shards[hash & 15] ?? new Set();
+  }
+
+  has(value: string): boolean {
+    return this.shardOf(value).has(value);
+  }
+
+  add(value: string): void {
+    this.shardOf(value).add(value);
+  }
 }
 
 function weightedFrom<T extends string>(random: Random, table: readonly (readonly [T, number])[]): T {
@@ -314,7 +336,7 @@ function createContext(seed: number, asOf: string): Context {
     ),
     placePickers,
     industryPicker: new WeightedPicker(INDUSTRY_CLASSES, (c) => c.weight),
-    domains: new Set(),
+    domains: new ShardedSet(),
     sharedNames: [],
     registerNumbers: new Map(),
     institutions: new Set(),

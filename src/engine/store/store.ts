@@ -7,8 +7,8 @@ import type { SelectableColumn } from '../../contract/common.js';
 import type { OrganizationRow } from '../../contract/v2/rows.js';
 import type { OrganizationRecord } from '../dataset/record.js';
 import { dayOf, dayOfMs, formatDay, formatInstant, NO_DAY } from './dates.js';
-import { Dictionary, encodeColumn, packCodes, type CategoricalColumn, type Codes } from './dictionary.js';
-import { Utf8Column, type Utf8ColumnParts } from './utf8-column.js';
+import { Dictionary, packCodes, type CategoricalColumn, type Codes } from './dictionary.js';
+import { Utf8Column, Utf8ColumnBuilder, type Utf8ColumnParts } from './utf8-column.js';
 
 /** Columns held dictionary-encoded (categorical and geographic). */
 export const CATEGORICAL_COLUMNS = [
@@ -168,49 +168,14 @@ export class ColumnStore {
     this.updatedAt = parts.updatedAt;
   }
 
-  /** Builds the store of these records (a domain twice is an error). */
-  static fromRecords(records: readonly OrganizationRecord[]): ColumnStore {
-    const n = records.length;
-    const domainStrings = records.map((r) => r.domain);
-    const domains = Utf8Column.from(domainStrings);
-    const lookup = new DomainLookup(domains);
-
-    // The default sort compares strings by UTF-16 code units natively, much faster than a comparator.
-    const sorted = domainStrings.sort();
-    const byDomain = new Uint32Array(n);
-    const domainRank = new Uint32Array(n);
-    sorted.forEach((domain, rank) => {
-      const row = lookup.rowOf(domain) ?? 0;
-      byDomain[rank] = row;
-      domainRank[row] = rank;
-    });
-
-    const categorical = {} as Record<CategoricalKey, CategoricalParts>;
-    for (const key of CATEGORICAL_COLUMNS) categorical[key] = categoricalParts(encodeColumn(records.map(CATEGORICAL_READERS[key])));
-    const text = {} as Record<TextKey, Utf8ColumnParts>;
-    for (const key of TEXT_COLUMNS) text[key] = Utf8Column.from(records.map((r) => r[key])).parts();
-    const keywords = encodeKeywords(records);
-    const registrations = encodeRegistrations(records);
-    const createdAt = Float64Array.from(records, (r) => (r.created_at ? Date.parse(r.created_at) : Number.NaN));
-    return new ColumnStore({
-      size: n,
-      domains: domains.parts(),
-      domainSlots: lookup.slots,
-      byDomain,
-      domainRank,
-      categorical,
-      text,
-      indexText: Utf8Column.from(records.map((r) => r.text)).parts(),
-      keywords: { values: Utf8Column.from(keywords.dict.values).parts(), offsets: keywords.offsets, ids: keywords.ids },
-      registrations: { offsets: registrations.offsets, court: categoricalParts(registrations.court), day: registrations.day, days: registrations.days, id: registrations.id.parts() },
-      lat: Float64Array.from(records, (r) => r.lat ?? Number.NaN),
-      lon: Float64Array.from(records, (r) => r.lon ?? Number.NaN),
-      newRegisterEntry: Int8Array.from(records, (r) => (r.new_register_entry === null ? -1 : r.new_register_entry ? 1 : 0)),
-      registerDay: Int32Array.from(records, (r) => (r.company_register_date ? dayOf(r.company_register_date) : NO_DAY)),
-      createdAt,
-      createdDays: encodeDays(Int32Array.from(createdAt, (ms) => (Number.isNaN(ms) ? NO_DAY : dayOfMs(ms)))),
-      updatedAt: Float64Array.from(records, (r) => (r.updated_at ? Date.parse(r.updated_at) : Number.NaN)),
-    });
+  /**
+   * Builds the store of these records, one at a time (a generator of 20 million is never held whole; an
+   * array's length sizes the buffers up front). A domain twice is an error.
+   */
+  static fromRecords(records: Iterable<OrganizationRecord>): ColumnStore {
+    const builder = new StoreBuilder(Array.isArray(records) ? (records as readonly OrganizationRecord[]) : null);
+    for (const record of records) builder.add(record);
+    return builder.finish();
   }
 
   /** The store as plain data; without the index text when `withIndexText` is false (a snapshot keeps the text index instead). */
@@ -399,34 +364,6 @@ export function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function encodeKeywords(records: readonly OrganizationRecord[]): KeywordColumn {
-  const dict = new Dictionary();
-  const offsets = new Uint32Array(records.length + 1);
-  const ids: number[] = [];
-  records.forEach((record, i) => {
-    for (const keyword of new Set(record.summary_keywords)) ids.push(dict.intern(keyword));
-    offsets[i + 1] = ids.length;
-  });
-  return { dict, offsets, ids: packCodes(ids, dict.size) };
-}
-
-function encodeRegistrations(records: readonly OrganizationRecord[]): RegistrationColumns {
-  const offsets = new Uint32Array(records.length + 1);
-  const courts: string[] = [];
-  const days: number[] = [];
-  const ids: string[] = [];
-  records.forEach((record, i) => {
-    for (const registration of record.registrations) {
-      courts.push(registration.court);
-      days.push(dayOf(registration.date));
-      ids.push(registration.id);
-    }
-    offsets[i + 1] = courts.length;
-  });
-  const day = Int32Array.from(days);
-  return { offsets, court: encodeColumn(courts), day, days: encodeDays(day), id: Utf8Column.from(ids) };
-}
-
 /** Wider spans (dates thousands of years apart) take a sort of the distinct days instead of a slot per day. */
 const MAX_DAY_SPAN = 1 << 22;
 
@@ -465,6 +402,170 @@ export function encodeDays(values: Int32Array): DayColumn {
     for (let i = 0; i < values.length; i++) codes[i] = codeOf.get(values[i] ?? NO_DAY) ?? 0;
   }
   return { days: Int32Array.from(days), codes: packCodes(codes, days.length) };
+}
+
+/** A typed array that grows as values are appended (by half each time), trimmed by `finish`. */
+class Growing<T extends Float64Array | Int32Array | Uint32Array | Int8Array> {
+  private array: T;
+  length = 0;
+
+  constructor(
+    private readonly make: (length: number) => T,
+    expected: number,
+  ) {
+    this.array = make(Math.max(16, expected));
+  }
+
+  push(value: number): void {
+    if (this.length === this.array.length) {
+      const grown = this.make(Math.ceil(this.array.length * 1.5));
+      grown.set(this.array);
+      this.array = grown;
+    }
+    this.array[this.length++] = value;
+  }
+
+  finish(): T {
+    return this.array.length === this.length ? this.array : (this.array.slice(0, this.length) as T);
+  }
+}
+
+/** Appends organizations one at a time into the store's columns; `finish` makes the store. */
+class StoreBuilder {
+  private readonly domains: Utf8ColumnBuilder;
+  private readonly categorical: Record<CategoricalKey, { dict: Dictionary; ids: Growing<Uint32Array> }>;
+  private readonly text: Record<TextKey, Utf8ColumnBuilder>;
+  private readonly indexText: Utf8ColumnBuilder;
+  private readonly keywordDict = new Dictionary();
+  private readonly keywordIds: Growing<Uint32Array>;
+  private readonly keywordOffsets: Growing<Uint32Array>;
+  private readonly courts = new Dictionary();
+  private readonly courtIds: Growing<Uint32Array>;
+  private readonly registrationDays: Growing<Int32Array>;
+  private readonly registrationIds: Utf8ColumnBuilder;
+  private readonly registrationOffsets: Growing<Uint32Array>;
+  private readonly lat: Growing<Float64Array>;
+  private readonly lon: Growing<Float64Array>;
+  private readonly newRegisterEntry: Growing<Int8Array>;
+  private readonly registerDay: Growing<Int32Array>;
+  private readonly createdAt: Growing<Float64Array>;
+  private readonly updatedAt: Growing<Float64Array>;
+  private size = 0;
+
+  /** `sample`: the records when they are all at hand (their count and text lengths size the buffers). */
+  constructor(sample: readonly OrganizationRecord[] | null) {
+    const rows = sample?.length ?? 1 << 16;
+    // Sized up front where the text is known: every growth of a large buffer makes V8 collect garbage over the whole heap.
+    const bytesOf = (read: (record: OrganizationRecord) => string | null): number | undefined => {
+      if (!sample) return undefined;
+      let chars = 0;
+      for (const record of sample) chars += read(record)?.length ?? 0;
+      return Math.ceil(chars * 1.06) + 64;
+    };
+    const utf8 = (read: (record: OrganizationRecord) => string | null): Utf8ColumnBuilder => new Utf8ColumnBuilder({ rows, bytes: bytesOf(read) });
+    this.domains = utf8((r) => r.domain);
+    this.categorical = {} as Record<CategoricalKey, { dict: Dictionary; ids: Growing<Uint32Array> }>;
+    for (const key of CATEGORICAL_COLUMNS) this.categorical[key] = { dict: new Dictionary(), ids: new Growing((n) => new Uint32Array(n), rows) };
+    this.text = {} as Record<TextKey, Utf8ColumnBuilder>;
+    for (const key of TEXT_COLUMNS) this.text[key] = utf8((r) => r[key]);
+    this.indexText = utf8((r) => r.text);
+    this.keywordIds = new Growing((n) => new Uint32Array(n), rows * 6);
+    this.keywordOffsets = new Growing((n) => new Uint32Array(n), rows + 1);
+    this.keywordOffsets.push(0);
+    this.courtIds = new Growing((n) => new Uint32Array(n), rows);
+    this.registrationDays = new Growing((n) => new Int32Array(n), rows);
+    this.registrationIds = new Utf8ColumnBuilder({ rows });
+    this.registrationOffsets = new Growing((n) => new Uint32Array(n), rows + 1);
+    this.registrationOffsets.push(0);
+    this.lat = new Growing((n) => new Float64Array(n), rows);
+    this.lon = new Growing((n) => new Float64Array(n), rows);
+    this.newRegisterEntry = new Growing((n) => new Int8Array(n), rows);
+    this.registerDay = new Growing((n) => new Int32Array(n), rows);
+    this.createdAt = new Growing((n) => new Float64Array(n), rows);
+    this.updatedAt = new Growing((n) => new Float64Array(n), rows);
+  }
+
+  add(r: OrganizationRecord): void {
+    this.size++;
+    this.domains.push(r.domain);
+    for (const key of CATEGORICAL_COLUMNS) {
+      const column = this.categorical[key];
+      column.ids.push(column.dict.intern(CATEGORICAL_READERS[key](r)));
+    }
+    for (const key of TEXT_COLUMNS) this.text[key].push(r[key]);
+    this.indexText.push(r.text);
+    for (const keyword of new Set(r.summary_keywords)) this.keywordIds.push(this.keywordDict.intern(keyword));
+    this.keywordOffsets.push(this.keywordIds.length);
+    for (const registration of r.registrations) {
+      this.courtIds.push(this.courts.intern(registration.court));
+      this.registrationDays.push(dayOf(registration.date));
+      this.registrationIds.push(registration.id);
+    }
+    this.registrationOffsets.push(this.courtIds.length);
+    this.lat.push(r.lat ?? Number.NaN);
+    this.lon.push(r.lon ?? Number.NaN);
+    this.newRegisterEntry.push(r.new_register_entry === null ? -1 : r.new_register_entry ? 1 : 0);
+    this.registerDay.push(r.company_register_date ? dayOf(r.company_register_date) : NO_DAY);
+    this.createdAt.push(r.created_at ? Date.parse(r.created_at) : Number.NaN);
+    this.updatedAt.push(r.updated_at ? Date.parse(r.updated_at) : Number.NaN);
+  }
+
+  finish(): ColumnStore {
+    const n = this.size;
+    const domains = this.domains.finish();
+    const lookup = new DomainLookup(domains);
+    const { byDomain, domainRank } = domainOrder(domains, lookup);
+    const categorical = {} as Record<CategoricalKey, CategoricalParts>;
+    for (const key of CATEGORICAL_COLUMNS) {
+      const { dict, ids } = this.categorical[key];
+      categorical[key] = categoricalParts({ dict, codes: packCodes(ids.finish(), dict.size) });
+    }
+    const text = {} as Record<TextKey, Utf8ColumnParts>;
+    for (const key of TEXT_COLUMNS) text[key] = this.text[key].finish().parts();
+    const day = this.registrationDays.finish();
+    const createdAt = this.createdAt.finish();
+    return new ColumnStore({
+      size: n,
+      domains: domains.parts(),
+      domainSlots: lookup.slots,
+      byDomain,
+      domainRank,
+      categorical,
+      text,
+      indexText: this.indexText.finish().parts(),
+      keywords: { values: Utf8Column.from(this.keywordDict.values).parts(), offsets: this.keywordOffsets.finish(), ids: packCodes(this.keywordIds.finish(), this.keywordDict.size) },
+      registrations: {
+        offsets: this.registrationOffsets.finish(),
+        court: categoricalParts({ dict: this.courts, codes: packCodes(this.courtIds.finish(), this.courts.size) }),
+        day,
+        days: encodeDays(day),
+        id: this.registrationIds.finish().parts(),
+      },
+      lat: this.lat.finish(),
+      lon: this.lon.finish(),
+      newRegisterEntry: this.newRegisterEntry.finish(),
+      registerDay: this.registerDay.finish(),
+      createdAt,
+      createdDays: encodeDays(Int32Array.from(createdAt, (ms) => (Number.isNaN(ms) ? NO_DAY : dayOfMs(ms)))),
+      updatedAt: this.updatedAt.finish(),
+    });
+  }
+}
+
+/** Rows in ascending domain order, and each row's place in it. */
+function domainOrder(domains: Utf8Column, lookup: DomainLookup): { byDomain: Uint32Array; domainRank: Uint32Array } {
+  const n = domains.size;
+  // The strings for the moment of the sort: the default sort compares them by UTF-16 code units natively,
+  // much faster than a comparator over the bytes.
+  const sorted = Array.from({ length: n }, (_, row) => domains.get(row) ?? '').sort();
+  const byDomain = new Uint32Array(n);
+  const domainRank = new Uint32Array(n);
+  sorted.forEach((domain, rank) => {
+    const row = lookup.rowOf(domain) ?? 0;
+    byDomain[rank] = row;
+    domainRank[row] = rank;
+  });
+  return { byDomain, domainRank };
 }
 
 /**

@@ -1,0 +1,121 @@
+// Benchmark of the index at scale (npm run bench:scale): build a snapshot of N generated organizations with
+// the real command (orgindex index build, in its own process: its wall time and peak RSS), load it in this
+// process as `serve --index` does (load time, RSS once ready), then time the requests the issue names, in
+// process (no HTTP): keyword search, filter-mode page, 2-D stats, fetch of 5,000 domains, semantic and
+// hybrid search, p50 / p95. Finally the time `orgindex serve --index` takes to answer.
+// Usage: npm run bench:scale [-- --count 1000000] [-- --dir /path/to/snapshot] [-- --keep]
+// An existing --dir snapshot of the same count is reused (building 20,000,000 takes a while).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { LocalIndex } from '../dist/lib/index.js';
+import { readManifest, readSnapshot } from '../dist/lib/server/index-snapshot.js';
+import { warmRelevance } from '../dist/lib/engine/relevance/store-relevance.js';
+import { prepareVectorScan } from '../dist/lib/engine/relevance/vector-scan.js';
+import { INDUSTRY_CLASSES } from '../dist/lib/engine/dataset/industries.js';
+import { Random } from '../dist/lib/engine/random.js';
+import { fmt, gc, time } from './timing.mjs';
+
+const args = process.argv.slice(2);
+const arg = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
+const count = Number(arg('--count', '1000000'));
+const given = arg('--dir', null);
+const dir = given ?? join(mkdtempSync(join(tmpdir(), 'orgindex-bench-scale-')), 'index');
+const gb = (bytes) => `${(bytes / 1e9).toFixed(2)} GB`;
+
+/** Peak resident memory of a running process (VmHWM), from /proc; 0 where there is none. */
+function peakRss(pid) {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'));
+    return Number(/(\d+)/.exec(line ?? '')?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** Runs the orgindex command to its end; its wall time and the peak RSS seen while it ran. */
+function run(argv) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, ['--max-old-space-size=16000', 'bin/orgindex.js', ...argv], { stdio: ['ignore', 'inherit', 'inherit'] });
+    let peak = 0;
+    const poll = setInterval(() => (peak = Math.max(peak, peakRss(child.pid))), 250);
+    child.on('exit', (code) => {
+      clearInterval(poll);
+      if (code === 0) resolve({ seconds: (performance.now() - started) / 1000, peak });
+      else reject(new Error(`orgindex ${argv.join(' ')} exited ${code}`));
+    });
+  });
+}
+
+console.log(`== ${count.toLocaleString('en')} organizations, snapshot ${dir}`);
+let build = null;
+if (existsSync(join(dir, 'manifest.json')) && readManifest(dir).organizations === count) console.log('reusing the snapshot there');
+else build = await run(['index', 'build', '--count', String(count), '--out', dir, '--replace']);
+
+gc();
+const loading = performance.now();
+const { store, bytes } = readSnapshot(dir);
+const index = new LocalIndex(store);
+const loaded = (performance.now() - loading) / 1000;
+await prepareVectorScan();
+warmRelevance(store);
+const ready = (performance.now() - loading) / 1000;
+gc();
+const rss = process.memoryUsage().rss;
+console.log(`loaded in ${loaded.toFixed(1)} s (${gb(bytes)}), relevance ready after ${ready.toFixed(1)} s; RSS ${gb(rss)}`);
+
+const random = new Random(13);
+const words = [...new Set(INDUSTRY_CLASSES.flatMap((c) => c.keywords).filter((k) => /^[a-z]+$/.test(k)))];
+const describe = () => {
+  const c = random.pick(INDUSTRY_CLASSES);
+  return `${random.pick(c.offerings)} ${random.pick(c.audiences)}`;
+};
+const countries = index.filterOptions().country ?? ['Deutschland'];
+const keywordBodies = Array.from({ length: 50 }, () => ({ keywords: { must_all: [random.pick(words)] }, size: 100, columns: ['domain', 'name', 'country'] }));
+const filterBodies = Array.from({ length: 50 }, () => ({ filters: { country: [random.pick(countries)] }, size: 100, columns: ['domain', 'name', 'country'] }));
+const fetchBody = { domains: Array.from({ length: 5000 }, () => store.domain(random.int(0, store.size - 1))), columns: ['domain', 'name', 'country', 'nace_code'] };
+const semanticBodies = Array.from({ length: 20 }, () => ({ describe: describe(), size: 100, columns: ['domain', 'name'] }));
+const hybridBodies = Array.from({ length: 20 }, () => ({ keywords: { must_any: [random.pick(words)] }, describe: describe(), size: 100, columns: ['domain', 'name'] }));
+const statsBody = { group_by: 'state', group_by_secondary: 'organization_size' };
+
+// Fewer runs where one request takes long (stats, semantic at millions of rows).
+const heavy = count >= 5_000_000;
+const rows = [
+  ['keyword search (100 rows)', time((i) => index.search(keywordBodies[i % 50]), 200), '≤ 25 ms'],
+  ['filter-mode page (100 rows)', time((i) => index.search(filterBodies[i % 50]), 200), '≤ 20 ms'],
+  ['fetch 5,000 domains', time(() => index.fetch(fetchBody), heavy ? 20 : 50, 3), '≤ 20 ms'],
+  ['2-D stats (state × size)', time(() => index.stats(statsBody), heavy ? 10 : 30, 2), '≤ 1.5 s'],
+  ['semantic search (100 rows)', time((i) => index.search(semanticBodies[i % 20]), heavy ? 20 : 60, 3), '≤ 250 ms'],
+  ['hybrid search (100 rows)', time((i) => index.search(hybridBodies[i % 20]), heavy ? 20 : 60, 3), ''],
+];
+for (const [name, timing] of rows) console.log(`${name}: ${fmt(timing)}`);
+
+// The server: launch to its first answer on the snapshot.
+const served = await new Promise((resolve, reject) => {
+  const started = performance.now();
+  const child = spawn(process.execPath, ['bin/orgindex.js', 'serve', '--index', dir, '--port', '0', '--state-dir', join(dir, '..', 'state'), '--log-level', 'warn'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let text = '';
+  child.stderr.on('data', (chunk) => {
+    text += chunk;
+    if (/ready at/.test(text)) {
+      const seconds = (performance.now() - started) / 1000;
+      child.kill('SIGTERM');
+      resolve(seconds);
+    }
+  });
+  child.on('exit', (code) => (code ? reject(new Error(text)) : undefined));
+});
+
+console.log(`\n### ${count.toLocaleString('en')} organizations (generated, seed ${readManifest(dir).source.match(/seed (\d+)/)?.[1] ?? '?'})\n`);
+console.log('| measure | value | target |');
+console.log('|---|---|---|');
+if (build) console.log(`| snapshot build (orgindex index build, generation included) | ${build.seconds.toFixed(0)} s, peak RSS ${gb(build.peak)} | |`);
+console.log(`| snapshot size | ${gb(bytes)} | |`);
+console.log(`| snapshot load (read, checksums, restore) | ${loaded.toFixed(1)} s (relevance ready ${ready.toFixed(1)} s) | ≤ 60 s |`);
+console.log(`| orgindex serve --index: launch to listening | ${served.toFixed(1)} s | |`);
+console.log(`| RSS loaded and ready | ${gb(rss)} | ≤ 16 GB |`);
+for (const [name, timing, target] of rows) console.log(`| ${name} | p50 ${timing.p50.toFixed(2)} ms, p95 ${timing.p95.toFixed(2)} ms | ${target} |`);
+if (!given && !args.includes('--keep')) rmSync(join(dir, '..'), { recursive: true, force: true });

@@ -16,7 +16,8 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_DATASET, generateRecords } from '../engine/dataset/generate.js';
-import { readDataFile, type RowError } from '../engine/dataset/read.js';
+import { readDataFile, RowChecker, type RowError } from '../engine/dataset/read.js';
+import { jsonLinesRecords } from './data-file.js';
 import { createDefaultLocalIndex, createLocalIndex, LocalIndex } from '../engine/local-index.js';
 import { warmRelevanceOnTwoThreads } from '../server/warm-relevance.js';
 import { prepareVectorScan } from '../engine/relevance/vector-scan.js';
@@ -115,10 +116,10 @@ export function timeoutsFromFlags(flags: TimeoutFlags): Partial<ServerTimeouts> 
 }
 
 /** Bad rows stop the start: nothing is served until they are fixed (the first ten are shown). */
-function refuseBadRows(source: string, errors: readonly RowError[], where: string): void {
-  if (errors.length === 0) return;
+function refuseBadRows(source: string, errors: readonly RowError[], count: number, where: string): void {
+  if (count === 0) return;
   const shown = errors.slice(0, 10).map((e) => `  ${where} ${e.line}: ${e.reason}`);
-  throw new ServeError(`--data ${source} has ${errors.length} bad row(s); nothing is served until they are fixed:\n${shown.join('\n')}${errors.length > 10 ? '\n  …' : ''}`);
+  throw new ServeError(`--data ${source} has ${count.toLocaleString('en')} bad row(s); nothing is served until they are fixed:\n${shown.join('\n')}${count > 10 ? '\n  …' : ''}`);
 }
 
 /** Where the organizations come from: a snapshot, a file or table, a generated count, or the embedded sample. */
@@ -159,19 +160,34 @@ async function buildIndex(options: IndexSource): Promise<LocalIndex> {
     } catch (error) {
       throw new ServeError(`orgindex serve: ${(error as Error).message}`);
     }
-    refuseBadRows(`table ${read.name}`, read.errors, 'row (in domain order)');
+    refuseBadRows(`table ${read.name}`, read.errors, read.errorCount, 'row (in domain order)');
     return createLocalIndex(read.records, clock);
   }
   if (options.data) {
     const path = resolve(options.data);
+    const cannotRead = (error: unknown): ServeError => new ServeError(`cannot read --data ${path}: ${(error as Error).message}`);
+    if (!/\.(csv|tsv)$/i.test(path)) {
+      // JSON Lines of any size: read in pieces, stored as read.
+      const checker = new RowChecker();
+      let index: LocalIndex;
+      try {
+        index = createLocalIndex(jsonLinesRecords(path, checker), clock);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== undefined) throw cannotRead(error);
+        throw error;
+      }
+      refuseBadRows(path, checker.errors, checker.errorCount, 'line');
+      return index;
+    }
     let text: string;
     try {
       text = readFileSync(path, 'utf8');
     } catch (error) {
-      throw new ServeError(`cannot read --data ${path}: ${(error as Error).message}`);
+      if ((error as NodeJS.ErrnoException).code === 'ERR_STRING_TOO_LONG') throw new ServeError(`--data ${path} is larger than the 512 MiB a CSV file may have here: write it as JSON Lines (one object per line), which is read in pieces`);
+      throw cannotRead(error);
     }
-    const { records, errors } = readDataFile(path, text);
-    refuseBadRows(path, errors, 'line');
+    const { records, errors, errorCount } = readDataFile(path, text);
+    refuseBadRows(path, errors, errorCount, 'line');
     return createLocalIndex(records, clock);
   }
   // Generated and stored one at a time: no array of every record (20 million would not fit the heap).

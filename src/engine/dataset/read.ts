@@ -17,53 +17,105 @@ export interface RowError {
 
 export interface ReadResult {
   records: OrganizationRecord[];
+  /** The first REPORTED_ERRORS bad rows. */
   errors: RowError[];
+  /** Every bad row, counted. */
+  errorCount: number;
 }
 
-/** Checks rows one by one into records and errors (a domain seen before is an error naming its first line). */
-export class RecordCollector {
-  readonly records: OrganizationRecord[] = [];
-  readonly errors: RowError[] = [];
-  private readonly lineOfDomain = new Map<string, number>();
+/** Errors kept to report (all are counted). */
+export const REPORTED_ERRORS = 1_000;
 
-  add(line: number, raw: unknown): void {
+/**
+ * Checks rows one by one (a domain seen before is an error naming its first line): `check` returns the
+ * record or null, keeping the error. For files of any size: the domains seen are kept in shards (one Map
+ * holds at most 2^24 entries), and only the first REPORTED_ERRORS errors are kept, all counted.
+ */
+export class RowChecker {
+  readonly errors: RowError[] = [];
+  errorCount = 0;
+  private readonly lineOfDomain = Array.from({ length: 16 }, () => new Map<string, number>());
+
+  check(line: number, raw: unknown): OrganizationRecord | null {
     const checked = validate(OrganizationRecordSchema, raw);
     if (!checked.ok) {
-      this.errors.push({ line, reason: summarizeDetail(checked.error.detail) });
-      return;
+      this.fail(line, summarizeDetail(checked.error.detail));
+      return null;
     }
     const { domain } = checked.value;
-    const first = this.lineOfDomain.get(domain);
+    const shard = this.shardOf(domain);
+    const first = shard.get(domain);
     if (first !== undefined) {
-      this.errors.push({ line, reason: `duplicate domain ${domain} (first on line ${first})` });
-      return;
+      this.fail(line, `duplicate domain ${domain} (first on line ${first})`);
+      return null;
     }
-    this.lineOfDomain.set(domain, line);
-    this.records.push(checked.value);
+    shard.set(domain, line);
+    return checked.value;
   }
+
+  fail(line: number, reason: string): void {
+    this.errorCount++;
+    if (this.errors.length < REPORTED_ERRORS) this.errors.push({ line, reason });
+  }
+
+  private shardOf(domain: string): Map<string, number> {
+    let hash = 0;
+    for (let i = 0; i < domain.length; i++) hash = (hash * 31 + domain.charCodeAt(i)) | 0;
+    return this.lineOfDomain[hash & 15] ?? new Map();
+  }
+}
+
+/** Checks rows one by one into a list of records and one of errors. */
+export class RecordCollector {
+  readonly records: OrganizationRecord[] = [];
+  private readonly checker = new RowChecker();
+
+  get errors(): RowError[] {
+    return this.checker.errors;
+  }
+
+  get errorCount(): number {
+    return this.checker.errorCount;
+  }
+
+  add(line: number, raw: unknown): void {
+    const record = this.checker.check(line, raw);
+    if (record) this.records.push(record);
+  }
+
+  /** A row that could not be read at all (not JSON, a CSV quoting error). */
+  fail(line: number, reason: string): void {
+    this.checker.fail(line, reason);
+  }
+}
+
+/** One JSON Lines line: the record, or null with its error kept. */
+export function checkJsonLine(checker: RowChecker, lineNumber: number, rawLine: string): OrganizationRecord | null {
+  const line = rawLine.trim();
+  if (line === '') return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    checker.fail(lineNumber, `not JSON: ${(error as Error).message}`);
+    return null;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    checker.fail(lineNumber, 'expected a JSON object per line');
+    return null;
+  }
+  return checker.check(lineNumber, value);
 }
 
 /** Parses JSON Lines text. Blank lines are skipped; a line that is not a JSON object is an error. */
 export function readJsonLines(text: string): ReadResult {
-  const collector = new RecordCollector();
-  const lines = text.split('\n');
-  lines.forEach((rawLine, index) => {
-    const line = rawLine.trim();
-    if (line === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (error) {
-      collector.errors.push({ line: index + 1, reason: `not JSON: ${(error as Error).message}` });
-      return;
-    }
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      collector.errors.push({ line: index + 1, reason: 'expected a JSON object per line' });
-      return;
-    }
-    collector.add(index + 1, value);
+  const checker = new RowChecker();
+  const records: OrganizationRecord[] = [];
+  text.split('\n').forEach((line, index) => {
+    const record = checkJsonLine(checker, index + 1, line);
+    if (record) records.push(record);
   });
-  return { records: collector.records, errors: collector.errors };
+  return { records, errors: checker.errors, errorCount: checker.errorCount };
 }
 
 const NUMBER_COLUMNS = new Set(['lat', 'lon']);
@@ -134,7 +186,7 @@ export function readCsv(text: string): ReadResult {
       if (cells.every((cell) => cell.trim() === '')) return;
       const [error] = results.errors;
       if (error) {
-        collector.errors.push({ line, reason: `CSV: ${error.message}${error.code === 'MissingQuotes' ? ' (the rest of the file is inside this cell)' : ''}` });
+        collector.fail(line, `CSV: ${error.message}${error.code === 'MissingQuotes' ? ' (the rest of the file is inside this cell)' : ''}`);
         return;
       }
       if (header === null) {
@@ -142,7 +194,7 @@ export function readCsv(text: string): ReadResult {
         return;
       }
       if (cells.length !== header.length) {
-        collector.errors.push({ line, reason: `CSV: expected ${header.length} fields as in the header, found ${cells.length} (a separator inside an unquoted cell?)` });
+        collector.fail(line, `CSV: expected ${header.length} fields as in the header, found ${cells.length} (a separator inside an unquoted cell?)`);
         return;
       }
       try {
@@ -150,11 +202,11 @@ export function readCsv(text: string): ReadResult {
         header.forEach((column, i) => (record[column] = cellValue(column, cells[i] ?? '')));
         collector.add(line, record);
       } catch (error) {
-        collector.errors.push({ line, reason: (error as Error).message });
+        collector.fail(line, (error as Error).message);
       }
     },
   });
-  return { records: collector.records, errors: collector.errors };
+  return { records: collector.records, errors: collector.errors, errorCount: collector.errorCount };
 }
 
 /** Chooses the reader by file name: `.csv` / `.tsv` → CSV, anything else → JSON Lines. */

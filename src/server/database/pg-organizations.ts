@@ -83,7 +83,7 @@ export async function readOrganizationTable(data: string): Promise<ReadResult & 
       if (page.rows.length < PAGE_ROWS) break;
     }
     await client.query('COMMIT');
-    return { records: collector.records, errors: collector.errors, name };
+    return { records: collector.records, errors: collector.errors, errorCount: collector.errorCount, name };
   } finally {
     await client.end();
   }

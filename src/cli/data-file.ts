@@ -4,7 +4,8 @@
  * as one string stops at V8's longest string, 512 MiB — about 350,000 organizations.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
-import { checkJsonLine, RowChecker } from '../engine/dataset/read.js';
+import type { RowChecker } from '../engine/dataset/read.js';
+import { checkJsonLine } from '../engine/dataset/read.js';
 import type { OrganizationRecord } from '../engine/dataset/record.js';
 
 const CHUNK = 16 * 1024 * 1024;

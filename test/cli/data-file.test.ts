@@ -11,7 +11,7 @@ import { generateDataset } from '../../src/engine/index.js';
 import { readJsonLines, RowChecker } from '../../src/engine/dataset/read.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'orgindex-data-file-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => { rmSync(dir, { recursive: true, force: true }); });
 
 const records = generateDataset({ count: 60, seed: 5, asOf: '2026-11-01' });
 const lines = records.map((record) => JSON.stringify(record));

@@ -61,7 +61,7 @@ export class RowChecker {
   private shardOf(domain: string): Map<string, number> {
     let hash = 0;
     for (let i = 0; i < domain.length; i++) hash = (hash * 31 + domain.charCodeAt(i)) | 0;
-    return this.lineOfDomain[hash & 15] ?? new Map();
+    return this.lineOfDomain[hash & 15] ?? new Map<string, number>();
   }
 }
 

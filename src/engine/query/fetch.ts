@@ -6,13 +6,17 @@ export function fetchRows(context: QueryContext, request: FetchRequest): FetchRe
   const { store, visible } = context;
   const seen = new Set<string>();
   const found: number[] = [];
+  const foundDomains: string[] = [];
   const missing: string[] = [];
   for (const domain of request.domains) {
     if (seen.has(domain)) continue;
     seen.add(domain);
     const row = store.rowOf(domain);
     if (row === undefined || (visible !== null && !visible[row])) missing.push(domain);
-    else found.push(row);
+    else {
+      found.push(row);
+      foundDomains.push(domain);
+    }
   }
-  return { data: store.rows(found, request.columns), metadata: { requested: seen.size, found: found.length, missing } };
+  return { data: store.rows(found, request.columns, foundDomains), metadata: { requested: seen.size, found: found.length, missing } };
 }

@@ -1,6 +1,6 @@
 // Benchmark of the index at scale (npm run bench:scale): build a snapshot of N generated organizations with
 // the real command (orgindex index build, in its own process: its wall time and peak RSS), load it in this
-// process as `serve --index` does (load time, RSS once ready), then time the requests the issue names, in
+// process as `serve --index` does (load time, RSS once ready), then time the requests that decide whether it is usable, in
 // process (no HTTP): keyword search, filter-mode page, 2-D stats, fetch of 5,000 domains, semantic and
 // hybrid search, p50 / p95. Finally the time `orgindex serve --index` takes to answer.
 // Usage: npm run bench:scale [-- --count 1000000] [-- --dir /path/to/snapshot] [-- --keep]

@@ -43,10 +43,10 @@ export function addIndexCommands(program: Command, io: CliIo, setExitCode: (code
         const relevance = performance.now();
         const threads = warmRelevanceOnTwoThreads(built.store);
         // The parts wait for the vectors' scan records if the worker is still making them.
-        indexParts(built.store);
+        const parts = indexParts(built.store);
         io.stderr(`keyword index, vectors and scan records built in ${seconds(relevance)} s (${threads === 2 ? 'two threads' : 'one thread'})\n`);
         const writing = performance.now();
-        const written = writeSnapshot(options.out, built.store, describeSource(source), { replace: options.replace === true });
+        const written = writeSnapshot(options.out, parts, describeSource(source), { replace: options.replace === true });
         io.stderr(`wrote ${written.dir}: ${(written.bytes / 1e9).toFixed(2)} GB in ${written.files} files, in ${seconds(writing)} s (${seconds(started)} s in all); serve it with orgindex serve --index ${options.out}\n`);
       } catch (error) {
         io.stderr(`orgindex index build: ${(error as Error).message}\n`);

@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { flattenParts, indexParts, partArray, restoreIndex, unflattenParts, type IndexParts, type PartArray, type PartArrayType } from '../engine/snapshot/index-parts.js';
+import { flattenParts, partArray, restoreIndex, unflattenParts, type IndexParts, type PartArray, type PartArrayType } from '../engine/snapshot/index-parts.js';
 import type { ColumnStore } from '../engine/store/store.js';
 
 export const SNAPSHOT_FORMAT = 'orgindex-index-snapshot';
@@ -62,10 +62,10 @@ export function checkSnapshotTarget(dir: string, replace: boolean): string {
   return target;
 }
 
-/** Writes the store's whole index to `dir` (which must not exist, or be replaced when `replace`). */
-export function writeSnapshot(dir: string, store: ColumnStore, source: string, options: { replace?: boolean; now?: () => Date } = {}): WrittenSnapshot {
+/** Writes a whole index (a store's `indexParts`) to `dir` (which must not exist, or be replaced when `replace`). */
+export function writeSnapshot(dir: string, parts: IndexParts, source: string, options: { replace?: boolean; now?: () => Date } = {}): WrittenSnapshot {
   const target = checkSnapshotTarget(dir, options.replace === true);
-  const { shape, arrays } = flattenParts(indexParts(store));
+  const { shape, arrays } = flattenParts(parts);
   const temporary = `${target}.partial-${process.pid}`;
   rmSync(temporary, { recursive: true, force: true });
   mkdirSync(join(temporary, 'parts'), { recursive: true });
@@ -88,7 +88,7 @@ export function writeSnapshot(dir: string, store: ColumnStore, source: string, o
       version: SNAPSHOT_VERSION,
       byteOrder: 'little-endian',
       createdAt: (options.now?.() ?? new Date()).toISOString(),
-      organizations: store.size,
+      organizations: parts.store.size,
       source,
       parts: shape,
       arrays: listed,

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalIndex, generateDataset, LocalIndex } from '../../src/engine/index.js';
 import { serve } from '../../src/cli/serve.js';
+import { indexParts } from '../../src/engine/snapshot/index-parts.js';
 import { readManifest, readSnapshot, SnapshotError, SNAPSHOT_VERSION, writeSnapshot } from '../../src/server/index-snapshot.js';
 
 const dirs: string[] = [];
@@ -26,7 +27,7 @@ const scratch = (): string => {
 const still = { now: () => 0 };
 const original = createLocalIndex(generateDataset({ count: 2_000, seed: 17, asOf: '2026-11-01' }), still);
 const dir = join(scratch(), 'index');
-const written = writeSnapshot(dir, original.store, 'generated 2,000 (seed 17)');
+const written = writeSnapshot(dir, indexParts(original.store), 'generated 2,000 (seed 17)');
 const restored = new LocalIndex(readSnapshot(dir).store, still);
 
 test.each([
@@ -64,7 +65,7 @@ test('the snapshot keeps no index text, and says what it holds', () => {
 describe('a snapshot that cannot be trusted is refused, with what to do', () => {
   const copy = (): string => {
     const to = join(scratch(), 'copy');
-    writeSnapshot(to, original.store, 'copy');
+    writeSnapshot(to, indexParts(original.store), 'copy');
     return to;
   };
 
@@ -93,8 +94,8 @@ describe('a snapshot that cannot be trusted is refused, with what to do', () => 
 
   test('an existing directory is not overwritten unless asked', () => {
     const to = copy();
-    expect(() => writeSnapshot(to, original.store, 'again')).toThrow(`${to} exists: give another --out, or --replace to replace it`);
-    writeSnapshot(to, original.store, 'again', { replace: true });
+    expect(() => writeSnapshot(to, indexParts(original.store), 'again')).toThrow(`${to} exists: give another --out, or --replace to replace it`);
+    writeSnapshot(to, indexParts(original.store), 'again', { replace: true });
     expect(readManifest(to).source).toBe('again');
   });
 });

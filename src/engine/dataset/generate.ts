@@ -111,7 +111,7 @@ interface Context {
   countryPicker: WeightedPicker<Geography['countries'][number]>;
   placePickers: Map<string, WeightedPicker<Place>>;
   industryPicker: WeightedPicker<IndustryClass>;
-  domains: ShardedSet;
+  domains: DomainSet;
   /** Names given so far that may be reused by another domain (brands, chains, groups). */
   /** Identities another domain may reuse: a group's second site, a brand's country domain. */
   sharedNames: SharedIdentity[];
@@ -121,25 +121,53 @@ interface Context {
 }
 
 /**
- * A set of strings spread over several Sets: one Set holds at most 2^24 entries, and a dataset of 20
- * million organizations remembers every domain it gave.
+ * The domains given so far, as 53-bit hashes in an open-addressing table: a Set of 20 million strings
+ * exceeds what one Set holds (2^24) and makes every garbage collection walk 1.5 GB of strings. Two
+ * different domains sharing a hash (about one chance in 25 over 20 million) only makes the generator
+ * pick another spelling for the second, as it does for a domain taken.
  */
-class ShardedSet {
-  private readonly shards = Array.from({ length: 16 }, () => new Set<string>());
+class DomainSet {
+  private keys = new Float64Array(1 << 16);
+  private size = 0;
 
-  private shardOf(value: string): Set<string> {
-    let hash = 0;
-    for (let i = 0; i < value.length; i++) hash = (hash * 31 + value.charCodeAt(i)) | 0;
-    return this.shards[hash & 15] ?? new Set();
+  has(domain: string): boolean {
+    const key = domainKey(domain);
+    for (let slot = key % this.keys.length; ; slot = (slot + 1) % this.keys.length) {
+      const at = this.keys[slot] ?? 0;
+      if (at === 0) return false;
+      if (at === key) return true;
+    }
   }
 
-  has(value: string): boolean {
-    return this.shardOf(value).has(value);
+  add(domain: string): void {
+    if ((this.size + 1) * 4 > this.keys.length * 3) this.grow();
+    this.insert(domainKey(domain));
+    this.size++;
   }
 
-  add(value: string): void {
-    this.shardOf(value).add(value);
+  private insert(key: number): void {
+    let slot = key % this.keys.length;
+    while ((this.keys[slot] ?? 0) !== 0 && this.keys[slot] !== key) slot = (slot + 1) % this.keys.length;
+    this.keys[slot] = key;
   }
+
+  private grow(): void {
+    const old = this.keys;
+    this.keys = new Float64Array(old.length * 2);
+    for (const key of old) if (key !== 0) this.insert(key);
+  }
+}
+
+/** A domain's 53-bit hash (two 32-bit hashes combined; never 0, the empty slot). */
+function domainKey(domain: string): number {
+  let a = 0x811c9dc5;
+  let b = 0;
+  for (let i = 0; i < domain.length; i++) {
+    const code = domain.charCodeAt(i);
+    a = Math.imul(a ^ code, 0x01000193);
+    b = (Math.imul(b, 31) + code) | 0;
+  }
+  return (a >>> 0) * 2 ** 21 + (b >>> 11) + 1;
 }
 
 function weightedFrom<T extends string>(random: Random, table: readonly (readonly [T, number])[]): T {
@@ -336,7 +364,7 @@ function createContext(seed: number, asOf: string): Context {
     ),
     placePickers,
     industryPicker: new WeightedPicker(INDUSTRY_CLASSES, (c) => c.weight),
-    domains: new ShardedSet(),
+    domains: new DomainSet(),
     sharedNames: [],
     registerNumbers: new Map(),
     institutions: new Set(),

@@ -87,6 +87,16 @@ function keyStoreCases(name: string, open: () => Promise<{ store: KeyStore; stor
       expect((await store.list()).map((entry) => entry.name)).toEqual(['a']);
       await done();
     });
+
+    test('with every key revoked, a start is refused but a running server reads an empty ring (every key a 401)', async () => {
+      const { store, done } = await open();
+      const only = await store.create({ tier: 'tier_1', name: 'only' });
+      await store.revoke('only');
+      await expect(store.keyRing()).rejects.toThrow();
+      const empty = await store.keyRing({ allowEmpty: true });
+      expect([empty.size, empty.lookup(only.key)]).toEqual([0, null]);
+      await done();
+    });
   });
 }
 

@@ -154,6 +154,48 @@ export function filterMask(store: ColumnStore, filters: Filters | null, base?: U
   return { bits, count: count(bits) };
 }
 
+/** A filter on one categorical column: the column, and which of its dictionary ids it accepts. */
+export interface ColumnFilter {
+  column: CategoricalColumn;
+  allowed: Uint8Array;
+}
+
+/**
+ * The filters as one column's accepted ids, when they are exactly one non-empty list on a categorical
+ * key (country, state …, or nace_code) and nothing else; null otherwise.
+ */
+export function singleColumnFilter(store: ColumnStore, filters: Filters | null): ColumnFilter | null {
+  if (!filters) return null;
+  const keys = Object.entries(filters as Record<string, unknown>).filter(([, value]) => value !== null && value !== undefined);
+  if (keys.length !== 1) return null;
+  const [key, value] = keys[0] ?? [];
+  if (!Array.isArray(value) || value.length === 0) return null;
+  const listed = (value as unknown[]).filter((item): item is string => typeof item === 'string');
+  if (key === 'nace_code') {
+    const wanted = listed;
+    const column = store.categorical.nace_code;
+    return { column, allowed: allowedIds(column, (stored) => wanted.some((filterValue) => naceMatches(stored, filterValue))) };
+  }
+  if (!(CATEGORICAL_FILTER_KEYS as readonly string[]).includes(key ?? '')) return null;
+  const values = new Set(listed);
+  const column = store.categorical[key as (typeof CATEGORICAL_FILTER_KEYS)[number]];
+  return { column, allowed: allowedIds(column, (stored) => values.has(stored)) };
+}
+
+const valueCounts = new WeakMap<CategoricalColumn, Uint32Array>();
+
+/** How many rows hold each dictionary id of the column (counted once per column, on first use). */
+export function columnValueCounts(column: CategoricalColumn): Uint32Array {
+  let counts = valueCounts.get(column);
+  if (!counts) {
+    counts = new Uint32Array(column.dict.size);
+    const { codes } = column;
+    for (let i = 0; i < codes.length; i++) counts[codes[i] ?? 0] = (counts[codes[i] ?? 0] ?? 0) + 1;
+    valueCounts.set(column, counts);
+  }
+  return counts;
+}
+
 /** Clears the rows of excluded domains. */
 export function applyExcludes(store: ColumnStore, mask: Mask, excludes: readonly string[]): Mask {
   if (excludes.length === 0) return mask;

@@ -8,7 +8,7 @@ import { inferSearchMode } from '../../contract/v2/search.js';
 import { fulltextRanker, hybridRanker, semanticRanker, similarRanker } from '../relevance/rankers.js';
 import { cursorError, searchScored, type Ranker } from './scored.js';
 import type { ColumnStore } from '../store/store.js';
-import { applyExcludes, filterMask, type Mask } from './filters.js';
+import { applyExcludes, columnValueCounts, filterMask, singleColumnFilter, type Mask } from './filters.js';
 import { duplicateNameGroups } from './dedup.js';
 import { populationOf, type QueryContext } from './context.js';
 
@@ -38,32 +38,53 @@ function dedupFilter(store: ColumnStore, mask: Mask): (row: number) => boolean {
   };
 }
 
+/**
+ * A filter on one categorical column alone, over every row (no key scope, excludes or dedup), and common
+ * enough: its count is the sum of the column's value counts and its page a walk in domain order that stops
+ * after the page — no pass over every row. A rare value (fewer than four pages' worth of rows in all)
+ * takes the full pass instead, which is then the shorter.
+ */
+function columnPage(context: QueryContext, request: SearchRequest): { accepts: (row: number) => boolean; count: number } | null {
+  if (context.visible || request.excludes.length > 0 || request.dedup) return null;
+  const filter = singleColumnFilter(context.store, request.filters);
+  if (!filter) return null;
+  const { column, allowed } = filter;
+  const counts = columnValueCounts(column);
+  let count = 0;
+  allowed.forEach((accepted, id) => (count += accepted ? (counts[id] ?? 0) : 0));
+  if (count < 4 * (request.size + 1)) return null;
+  const { codes } = column;
+  return { accepts: (row) => allowed[codes[row] ?? 0] === 1, count };
+}
+
 export function searchFilterMode(context: QueryContext, request: SearchRequest): SearchResponse {
   const started = context.now();
   const { store } = context;
-  const mask = applyExcludes(store, filterMask(store, request.filters, context.visible ?? undefined), request.excludes);
   const after = cursorDomain(request.search_after);
   const start = after === null ? 0 : store.positionAfter(after);
+  let matches = columnPage(context, request);
+  if (!matches) {
+    const mask = applyExcludes(store, filterMask(store, request.filters, context.visible ?? undefined), request.excludes);
+    const hidden = request.dedup ? dedupFilter(store, mask) : () => false;
+    matches = { accepts: (row) => mask.bits[row] === 1 && !hidden(row), count: mask.count };
+  }
+  const { accepts } = matches;
 
-  const hidden = request.dedup ? dedupFilter(store, mask) : () => false;
   const rows: number[] = [];
   let position = start;
   for (; position < store.size && rows.length < request.size; position++) {
     const row = store.byDomain[position] ?? 0;
-    if (mask.bits[row] && !hidden(row)) rows.push(row);
+    if (accepts(row)) rows.push(row);
   }
   // Is there anything after this page? Look ahead for one more visible row.
   let more = false;
-  for (; position < store.size && !more; position++) {
-    const row = store.byDomain[position] ?? 0;
-    more = mask.bits[row] === 1 && !hidden(row);
-  }
+  for (; position < store.size && !more; position++) more = accepts(store.byDomain[position] ?? 0);
   const last = rows[rows.length - 1];
   const elapsed = context.now() - started;
   return {
     data: store.rows(rows, request.columns),
     metadata: {
-      total_hits: mask.count,
+      total_hits: matches.count,
       returned: rows.length,
       mode: 'filter',
       elapsed_ms: Math.round(elapsed),
@@ -72,7 +93,7 @@ export function searchFilterMode(context: QueryContext, request: SearchRequest):
       explain_plan: request.explain
         ? [
             'mode: filter (only filters were given)',
-            `filters: ${JSON.stringify(request.filters)} → ${mask.count} of ${populationOf(context)} rows${context.visible ? ' visible to this key' : ''}`,
+            `filters: ${JSON.stringify(request.filters)} → ${matches.count} of ${populationOf(context)} rows${context.visible ? ' visible to this key' : ''}`,
             `excludes: ${request.excludes.length} domain(s)`,
             `order: domain ascending, keyset cursor${after === null ? ' (first page)' : ` after ${after}`}`,
             `page: ${rows.length} row(s)${request.dedup ? ', dedup by organization name' : ''}; elapsed ${elapsed.toFixed(3)} ms`,

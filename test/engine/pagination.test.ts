@@ -50,9 +50,9 @@ test('dedup across pages: every name once, the first domain of each name kept', 
 describe('a filter on one column alone is paged from its value counts, as the full pass pages it', () => {
   // An excludes entry that matches no row changes nothing in the answer but forces the pass over every row.
   const fullPass = (body: SearchRequestInput): SearchRequestInput => ({ ...body, excludes: ['no-such-organization.example'] });
-  const walk = (body: SearchRequestInput): { domains: string[]; totals: number[] } => {
+  const walk = (body: SearchRequestInput): { domains: string[]; totals: (number | null)[] } => {
     const domains: string[] = [];
-    const totals: number[] = [];
+    const totals: (number | null)[] = [];
     let cursor: unknown[] | null = null;
     for (let page = 0; page < 50; page++) {
       const answer = index.search({ ...body, search_after: cursor as never });

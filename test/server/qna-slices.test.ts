@@ -92,8 +92,9 @@ describe('a 2 MiB page is parsed while it arrives', () => {
     const slices = writes.mock.calls.map(([chunk]) => chunk.length);
     expect(slices.length).toBeGreaterThanOrEqual(Math.floor(Buffer.byteLength(page) / SLICE));
     expect(Math.max(...slices)).toBeLessThanOrEqual(SLICE);
-    // Parsing all of it at once held the loop for ~800 ms under jest; a slice takes a few ms.
-    expect(blockedMs).toBeLessThan(150);
+    // The slices above are the proof; the time is a backstop. Parsing all of it at once held the loop for
+    // ~800 ms under jest, a slice takes a few ms, and a collection on this shared machine can take 150 ms.
+    expect(blockedMs).toBeLessThan(400);
     const [read] = result.pages;
     expect(read?.label).toBe('Page 0');
     expect(read?.text).toContain('The last paragraph of page 0 says that the company was founded in 1911 in Vienna.');

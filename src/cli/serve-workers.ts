@@ -14,8 +14,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { Database } from '../server/database/database.js';
 import { DatabaseKeyStore, KeyStoreError } from '../server/key-store.js';
-import { lockStateDirectory, StateDirectoryInUse, type StateLock } from '../server/state-lock.js';
-import { ServeError, ServeUsageError, type ServeOptions } from './serve.js';
+import { lockForServe, ServeError, ServeUsageError, type ServeOptions } from './serve.js';
 
 /** More would only add copies of the index (each worker holds one). */
 export const MAX_WORKERS = 64;
@@ -59,16 +58,7 @@ export async function superviseWorkers(options: ServeOptions, workers: number, p
   if (options.database === undefined) {
     throw new ServeUsageError('--workers needs --database (or ORGINDEX_DATABASE_URL): the workers share their keys, rate limits and quotas through it; the quota journal of the state directory belongs to one process');
   }
-  const stateDir = resolve(options.stateDir);
-  let lock: StateLock;
-  try {
-    lock = lockStateDirectory(stateDir);
-  } catch (error) {
-    if (error instanceof StateDirectoryInUse) throw new ServeError(`orgindex serve: ${error.message}`);
-    throw new ServeError(`orgindex serve: cannot lock the state directory ${stateDir}: ${(error as Error).message}`);
-  }
-  const releaseOnExit = (): void => { lock.release(); };
-  process.once('exit', releaseOnExit);
+  const { lock, releaseOnExit } = lockForServe(resolve(options.stateDir));
   try {
     // Once here rather than in every worker: the schema migrated, and a database without keys refused before anything starts.
     const database = await Database.open(options.database).catch((error: unknown) => {

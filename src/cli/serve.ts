@@ -195,6 +195,26 @@ async function buildIndex(options: IndexSource): Promise<LocalIndex> {
   return createDefaultLocalIndex(clock);
 }
 
+/**
+ * Locks the state directory for a server (or a supervisor of workers): a directory in use stops the start
+ * naming its holder. Any exit that runs 'exit' handlers (an uncaught error too) frees it; after a kill -9
+ * the next start finds the holder gone and takes the lock over. Remove `releaseOnExit` once released.
+ */
+export function lockForServe(stateDir: string): { lock: Pick<StateLock, 'release'>; releaseOnExit: () => void } {
+  let lock: StateLock;
+  try {
+    lock = lockStateDirectory(stateDir);
+  } catch (error) {
+    if (error instanceof StateDirectoryInUse) throw new ServeError(`orgindex serve: ${error.message}`);
+    throw new ServeError(`orgindex serve: cannot lock the state directory ${stateDir}: ${(error as Error).message}`);
+  }
+  const releaseOnExit = (): void => {
+    lock.release();
+  };
+  process.once('exit', releaseOnExit);
+  return { lock, releaseOnExit };
+}
+
 /** The database's live keys; a start without any stops with what to do. */
 async function databaseKeys(database: Database): Promise<KeyRing> {
   try {
@@ -231,19 +251,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     if (warning !== null) print(`orgindex serve: warning: ${warning}`);
   }
   const stateDir = resolve(options.stateDir);
-  let lock: Pick<StateLock, 'release'>;
-  try {
-    lock = options.lockedByPrimary ? { release: () => undefined } : lockStateDirectory(stateDir);
-  } catch (error) {
-    if (error instanceof StateDirectoryInUse) throw new ServeError(`orgindex serve: ${error.message}`);
-    throw new ServeError(`orgindex serve: cannot lock the state directory ${stateDir}: ${(error as Error).message}`);
-  }
-  // Any exit that runs 'exit' handlers (an uncaught error too) frees the directory; after a kill -9 the next
-  // start finds the holder gone and takes the lock over.
-  const releaseOnExit = (): void => {
-    lock.release();
-  };
-  process.once('exit', releaseOnExit);
+  const { lock, releaseOnExit } = options.lockedByPrimary ? { lock: { release: () => undefined }, releaseOnExit: () => undefined } : lockForServe(stateDir);
   let ledger: QuotaLedger | null = null;
   let database: Database | null = null;
   try {

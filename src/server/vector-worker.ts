@@ -1,26 +1,19 @@
-/** The worker thread of warm-relevance.ts: embeds the organizations into the shared memory it was given. */
-import { parentPort, workerData } from 'node:worker_threads';
+/** The worker thread of warm-relevance.ts: embeds the organizations and codes their vectors into the shared memory it was given. */
+import { workerData } from 'node:worker_threads';
 import { sifGloveEmbedder } from '../engine/relevance/embedder.js';
-import { buildVectors, vectorTexts } from '../engine/relevance/store-relevance.js';
-import { scanRecords } from '../engine/relevance/vector-scan.js';
-import { FAILED, RECORDS_DONE, STARTED, VECTORS_DONE, type VectorWorkerData } from './warm-relevance.js';
+import { buildVectors, storeVectors, vectorTexts } from '../engine/relevance/store-relevance.js';
+import { DONE, FAILED, STARTED, type VectorWorkerData } from './warm-relevance.js';
 
-const { source, data, present, component, scan, state } = workerData as VectorWorkerData;
+const { source, dims, present, component, records, axisAndPeak, state } = workerData as VectorWorkerData;
 Atomics.store(state, 0, STARTED);
 try {
-  const built = buildVectors(present.length, vectorTexts(source), sifGloveEmbedder(), { data, present });
+  const built = buildVectors(present.length, vectorTexts(source), sifGloveEmbedder(), { data: new Float32Array(present.length * dims), present });
+  const { scan } = storeVectors(built, records);
   component.set(built.component);
-  Atomics.store(state, 0, VECTORS_DONE);
-  Atomics.notify(state, 0);
-  if (scan) {
-    const made = scanRecords(built.dims, data, present, scan.records);
-    scan.axisAndPeak.set(made.axis);
-    scan.axisAndPeak[built.dims] = made.decodedPeak;
-    Atomics.store(state, 0, RECORDS_DONE);
-    Atomics.notify(state, 0);
-    parentPort?.postMessage('records');
-  }
+  axisAndPeak.set(scan.axis);
+  axisAndPeak[dims] = scan.decodedPeak;
+  Atomics.store(state, 0, DONE);
 } catch {
   Atomics.store(state, 0, FAILED);
-  Atomics.notify(state, 0);
 }
+Atomics.notify(state, 0);

@@ -1,17 +1,17 @@
 /**
- * Builds a store's relevance structures on two threads: the organization vectors on a worker thread while
- * this one builds the keyword index (each about a second at 100,000 organizations), so that start-up
- * waits for the longer of the two instead of their sum; the worker then makes the vector scan's records,
- * which a query arriving before they are done waits for. Otherwise synchronous like warmRelevance(): a
- * request arriving meanwhile waits, and nothing is built twice. The worker writes into shared memory and
- * says how far it got through an Atomics cell. Where the worker's compiled file is absent (the TypeScript
- * sources under a test runner) or the worker fails, the vectors are built on this thread.
+ * Builds a store's relevance structures on two threads: the organization vectors (embedded, then coded
+ * into scan records) on a worker thread while this one builds the keyword index (each about a second at
+ * 100,000 organizations), so that start-up waits for the longer of the two instead of their sum.
+ * Otherwise synchronous like warmRelevance(): a request arriving meanwhile waits, and nothing is built
+ * twice. The worker writes into shared memory and says how far it got through an Atomics cell. Where the
+ * worker's compiled file is absent (the TypeScript sources under a test runner) or the worker fails, the
+ * vectors are built on this thread.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { embeddingDims } from '../engine/relevance/embedder.js';
-import { scanRecordBytes, vectorScanSupported } from '../engine/relevance/vector-scan.js';
+import { scanRecordBytes } from '../engine/relevance/vector-scan.js';
 import {
   hasVectors, installVectors, textIndexOf, vectorsOf, vectorTextSource, warmRelevance, type VectorTextSource,
 } from '../engine/relevance/store-relevance.js';
@@ -20,20 +20,20 @@ import type { ColumnStore } from '../engine/store/store.js';
 /** What the worker receives: the texts, and the shared memory it fills. */
 export interface VectorWorkerData {
   source: VectorTextSource;
-  data: Float32Array;
+  dims: number;
   present: Uint8Array;
   component: Float32Array;
-  /** The WebAssembly scan's records (null where it cannot run), their axis units and, last, their decoded peak. */
-  scan: { records: Uint8Array; axisAndPeak: Float64Array } | null;
-  /** [0]: LOADING, STARTED once the worker runs, VECTORS_DONE, then RECORDS_DONE (or FAILED at any step). */
+  /** The scan records (vector-scan.ts), their axis units and, last, their decoded peak. */
+  records: Uint8Array;
+  axisAndPeak: Float64Array;
+  /** [0]: LOADING, STARTED once the worker runs, then DONE (or FAILED). */
   state: Int32Array;
 }
 
 export const LOADING = 0;
 export const STARTED = 1;
-export const VECTORS_DONE = 2;
-export const RECORDS_DONE = 3;
-export const FAILED = 4;
+export const DONE = 2;
+export const FAILED = 3;
 
 /** The longest waits for the worker: to load its modules (a fraction of a second), then to embed (≈ 10 µs a row). */
 const START_LIMIT_MS = 20_000;
@@ -51,12 +51,11 @@ export function warmRelevanceOnTwoThreads(store: ColumnStore): 1 | 2 {
   const rows = store.size;
   const shared: VectorWorkerData = {
     source: vectorTextSource(store),
-    data: new Float32Array(new SharedArrayBuffer(rows * dims * 4)),
+    dims,
     present: new Uint8Array(new SharedArrayBuffer(rows)),
     component: new Float32Array(new SharedArrayBuffer(dims * 4)),
-    scan: vectorScanSupported()
-      ? { records: new Uint8Array(new SharedArrayBuffer(scanRecordBytes(rows, dims))), axisAndPeak: new Float64Array(new SharedArrayBuffer((dims + 1) * 8)) }
-      : null,
+    records: new Uint8Array(new SharedArrayBuffer(scanRecordBytes(rows, dims))),
+    axisAndPeak: new Float64Array(new SharedArrayBuffer((dims + 1) * 8)),
     state: new Int32Array(new SharedArrayBuffer(4)),
   };
   // No flags of this process's command line: some are refused in a worker (--input-type).
@@ -68,25 +67,13 @@ export function warmRelevanceOnTwoThreads(store: ColumnStore): 1 | 2 {
   const { state } = shared;
   Atomics.wait(state, 0, LOADING, START_LIMIT_MS);
   Atomics.wait(state, 0, STARTED, workLimitMs(rows));
-  const reached = Atomics.load(state, 0);
-  if (reached !== VECTORS_DONE && reached !== RECORDS_DONE) {
+  if (Atomics.load(state, 0) !== DONE) {
     void worker.terminate();
     warmRelevance(store);
     return 1;
   }
-  const { data, present, component, scan } = shared;
-  installVectors(store, { dims, data, present, component });
-  if (scan) {
-    // The worker codes the scan records last: nothing waits for them but a query arriving first.
-    const { matrix } = vectorsOf(store);
-    matrix.expectScan(() => {
-      Atomics.wait(state, 0, VECTORS_DONE, workLimitMs(rows));
-      if (Atomics.load(state, 0) !== RECORDS_DONE) return null;
-      return { rows, dims, records: scan.records, axis: scan.axisAndPeak.subarray(0, dims), decodedPeak: scan.axisAndPeak[dims] ?? 0 };
-    });
-    worker.once('message', () => {
-      matrix.prepareScan();
-    });
-  }
+  const { present, component, records, axisAndPeak } = shared;
+  installVectors(store, { present, component, scan: { rows, dims, records, axis: axisAndPeak.subarray(0, dims), decodedPeak: axisAndPeak[dims] ?? 0 } });
+  vectorsOf(store).matrix.prepareScan();
   return 2;
 }

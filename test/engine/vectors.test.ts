@@ -1,12 +1,13 @@
-// The pruned vector scan (src/engine/relevance/vectors.ts) against the plainest brute force: every
-// dot product, a full sort. Rows, scores and totals must be identical — the bounds may only save work.
+// The pruned vector scan (src/engine/relevance/vectors.ts) against the plainest brute force over the
+// stored (decoded) vectors: every dot product, a full sort. Rows, scores and totals must be identical —
+// the bounds may only save work.
 // Both scans are checked: the WebAssembly one (vector-scan.ts, what Node runs by default) and the
 // JavaScript one (hosts without WebAssembly SIMD).
 import { execFileSync } from 'node:child_process';
 import { createLocalIndex, generateDataset } from '../../src/index.js';
 import { applyComponentRemoval, sifGloveEmbedder } from '../../src/engine/relevance/embedder.js';
 import { vectorsOf } from '../../src/engine/relevance/store-relevance.js';
-import { prepareVectorScan, scanRecordBytes, scanRecords, vectorScanAvailable } from '../../src/engine/relevance/vector-scan.js';
+import { currentRecords, prepareVectorScan, scanRecordBytes, scanRecords, vectorScanAvailable } from '../../src/engine/relevance/vector-scan.js';
 import { VECTOR_SCAN_WASM } from '../../src/engine/relevance/vector-scan-wasm.js';
 import { Random } from '../../src/engine/random.js';
 import { nearest, VectorMatrix, type VectorHits } from '../../src/engine/relevance/vectors.js';
@@ -26,7 +27,7 @@ function randomMatrix(random: Random, rows: number, dims: number, decay: number,
     data.set(v, row * dims);
     present[row] = 1;
   }
-  return new VectorMatrix(dims, data, present);
+  return VectorMatrix.fromVectors(dims, data, present);
 }
 
 function bruteForce(matrix: VectorMatrix, query: Float32Array, k: number, allowed: Uint8Array, minScore: number, tieKey: Uint32Array) {
@@ -39,14 +40,15 @@ function bruteForce(matrix: VectorMatrix, query: Float32Array, k: number, allowe
     let s3 = 0;
     let d = 0;
     const base = row * matrix.dims;
+    const { data } = matrix.plain();
     // The scan's summation order (four accumulators), so scores compare bit for bit.
     for (; d + 3 < matrix.dims; d += 4) {
-      s0 += (matrix.data[base + d] ?? 0) * (query[d] ?? 0);
-      s1 += (matrix.data[base + d + 1] ?? 0) * (query[d + 1] ?? 0);
-      s2 += (matrix.data[base + d + 2] ?? 0) * (query[d + 2] ?? 0);
-      s3 += (matrix.data[base + d + 3] ?? 0) * (query[d + 3] ?? 0);
+      s0 += (data[base + d] ?? 0) * (query[d] ?? 0);
+      s1 += (data[base + d + 1] ?? 0) * (query[d + 1] ?? 0);
+      s2 += (data[base + d + 2] ?? 0) * (query[d + 2] ?? 0);
+      s3 += (data[base + d + 3] ?? 0) * (query[d + 3] ?? 0);
     }
-    for (; d < matrix.dims; d++) s0 += (matrix.data[base + d] ?? 0) * (query[d] ?? 0);
+    for (; d < matrix.dims; d++) s0 += (data[base + d] ?? 0) * (query[d] ?? 0);
     const score = s0 + s1 + s2 + s3;
     if (score >= minScore) hits.push({ row, score });
   }
@@ -139,7 +141,7 @@ describe('nearest: the pruned scan returns exactly what brute force returns', ()
     const data = new Float32Array(rows * dims);
     // Every row the same vector: every score ties, so only the tie key orders them.
     for (let row = 0; row < rows; row++) data.set(base, row * dims);
-    const matrix = new VectorMatrix(dims, data, new Uint8Array(rows).fill(1));
+    const matrix = VectorMatrix.fromVectors(dims, data, new Uint8Array(rows).fill(1));
     const tieKey = Uint32Array.from({ length: rows }, (_, row) => rows - 1 - row);
     for (const wasm of [true, false]) {
       const hits = nearest(matrix, Float32Array.from(base), 5, new Uint8Array(rows).fill(1), 0.35, tieKey, { wasm });
@@ -155,7 +157,7 @@ describe('nearest: the pruned scan returns exactly what brute force returns', ()
     const distinct = Array.from({ length: 40 }, () => unit(Array.from({ length: dims }, (_, d) => (random.next() * 2 - 1) * Math.exp(-0.06 * d))));
     const data = new Float32Array(rows * dims);
     for (let row = 0; row < rows; row++) data.set(distinct[row % distinct.length] ?? [], row * dims);
-    const matrix = new VectorMatrix(dims, data, new Uint8Array(rows).fill(1));
+    const matrix = VectorMatrix.fromVectors(dims, data, new Uint8Array(rows).fill(1));
     const tieKey = Uint32Array.from({ length: rows }, (_, row) => (row * 7919) % rows);
     const allowed = Uint8Array.from({ length: rows }, (_, row) => (row % 7 === 3 ? 0 : row % 5 === 0 ? 2 : 1));
     for (let i = 0; i < 6; i++) {
@@ -214,11 +216,19 @@ describe('nearest: the pruned scan returns exactly what brute force returns', ()
 
   test('a row whose vector is all zeros scores 0 (listed from a floor of 0 down), a row without one never', () => {
     const random = new Random(29);
-    const matrix = randomMatrix(random, 400, 100, 0.05, 50);
-    // Present but zero (what removing the common component leaves of a text that was only that component).
-    matrix.data.fill(0, 7 * 100, 8 * 100);
-    const tieKey = Uint32Array.from({ length: 400 }, (_, row) => row);
-    const allowed = new Uint8Array(400).fill(1);
+    const rows = 400;
+    const data = new Float32Array(rows * 100);
+    const present = new Uint8Array(rows);
+    for (let row = 0; row < rows; row++) {
+      if (row % 50 === 0) continue;
+      present[row] = 1;
+      // Present but zero (what removing the common component leaves of a text that was only that component).
+      if (row !== 7) data.set(unit(Array.from({ length: 100 }, (_, d) => (random.next() * 2 - 1) * Math.exp(-0.05 * d))), row * 100);
+    }
+    const matrix = VectorMatrix.fromVectors(100, data, present);
+    expect(Array.from(matrix.vector(7) ?? [])).toEqual(new Array<number>(100).fill(0));
+    const tieKey = Uint32Array.from({ length: rows }, (_, row) => row);
+    const allowed = new Uint8Array(rows).fill(1);
     const query = Float32Array.from(matrix.vector(3) ?? []);
     for (const minScore of [-1, 0, 1e-12]) for (const k of [10, 400]) checkAll(matrix, query, k, allowed, minScore, tieKey);
     const all = nearest(matrix, query, 400, allowed, -1, tieKey);
@@ -226,20 +236,53 @@ describe('nearest: the pruned scan returns exactly what brute force returns', ()
     expect(Array.from(all.rows)).not.toContain(50);
   });
 
-  test('scan records made apart (another thread, shared memory) are adopted and give the same results', () => {
+  test('the stored vectors are the f32 ones coded: within 2 % of their length, scores within 0.02', () => {
+    const random = new Random(37);
+    const rows = 2_000;
+    const dims = 100;
+    const data = new Float32Array(rows * dims);
+    for (let row = 0; row < rows; row++) data.set(unit(Array.from({ length: dims }, (_, d) => (random.next() * 2 - 1) * Math.exp(-0.06 * d))), row * dims);
+    const matrix = VectorMatrix.fromVectors(dims, data, new Uint8Array(rows).fill(1));
+    const query = data.slice(5 * dims, 6 * dims);
+    let worst = 0;
+    let worstScore = 0;
+    for (let row = 0; row < rows; row++) {
+      const stored = matrix.vector(row) ?? new Float32Array(dims);
+      let error = 0;
+      let original = 0;
+      let stored1 = 0;
+      for (let d = 0; d < dims; d++) {
+        const x = data[row * dims + d] ?? 0;
+        error += (x - (stored[d] ?? 0)) ** 2;
+        original += x * (query[d] ?? 0);
+        stored1 += (stored[d] ?? 0) * (query[d] ?? 0);
+      }
+      worst = Math.max(worst, Math.sqrt(error));
+      worstScore = Math.max(worstScore, Math.abs(original - stored1));
+    }
+    expect(worst).toBeLessThan(0.02);
+    expect(worstScore).toBeLessThan(0.02);
+  });
+
+  test('records made apart (another thread, shared memory) answer as those made here; the scan holds them once', () => {
     const random = new Random(31);
     const rows = 2_000;
-    const first = randomMatrix(random, rows, 100, 0.06, 89);
-    const twin = new VectorMatrix(100, first.data.slice(), first.present.slice());
+    const data = new Float32Array(rows * 100);
+    const present = new Uint8Array(rows);
+    for (let row = 0; row < rows; row++) {
+      if (row % 89 === 0) continue;
+      present[row] = 1;
+      data.set(unit(Array.from({ length: 100 }, (_, d) => (random.next() * 2 - 1) * Math.exp(-0.06 * d))), row * 100);
+    }
+    const first = VectorMatrix.fromVectors(100, data, present);
     const shared = new Uint8Array(new SharedArrayBuffer(scanRecordBytes(rows, 100)));
-    const made = scanRecords(100, twin.data, twin.present, shared);
+    const made = scanRecords(100, data, present, shared);
     expect(made.records).toBe(shared);
-    let taken = 0;
-    twin.expectScan(() => {
-      taken++;
-      return made;
-    });
+    const twin = new VectorMatrix(made, present);
     twin.prepareScan();
+    // In the module's memory now, and there only.
+    expect(made.records.length).toBe(0);
+    expect(Array.from(currentRecords(made))).toEqual(Array.from(currentRecords(first.scan)));
     const tieKey = Uint32Array.from({ length: rows }, (_, row) => row);
     const allowed = new Uint8Array(rows).fill(1);
     for (const row of [1, 500, 1_999]) {
@@ -247,12 +290,8 @@ describe('nearest: the pruned scan returns exactly what brute force returns', ()
       const want = nearest(first, query, 100, allowed, 0.35, tieKey);
       expectSame(nearest(twin, query, 100, allowed, 0.35, tieKey), { rows: Array.from(want.rows), scores: Array.from(want.scores), total: want.total ?? -1 }, true);
     }
-    expect(taken).toBe(1);
-    // Records of another matrix are not scanned: it codes its own, and answers as brute force does.
-    const other = randomMatrix(random, 300, 100, 0.06);
-    other.expectScan(() => made);
-    const otherTies = Uint32Array.from({ length: 300 }, (_, row) => row);
-    checkAll(other, Float32Array.from(other.vector(3) ?? []), 50, new Uint8Array(300).fill(1), 0.35, otherTies);
+    // Records of another shape are refused.
+    expect(() => new VectorMatrix(made, new Uint8Array(rows + 1))).toThrow('scan records of another matrix');
   });
 
   test('tail norms are per row and per cut, never below the true norm', () => {
@@ -263,7 +302,7 @@ describe('nearest: the pruned scan returns exactly what brute force returns', ()
       const v = matrix.vector(row) ?? new Float32Array(100);
       matrix.cuts.forEach((cut, c) => {
         const exact = Math.hypot(...Array.from(v.subarray(cut)));
-        const stored = matrix.tailNorms[row * matrix.cuts.length + c] ?? 0;
+        const stored = matrix.plain().tailNorms[row * matrix.cuts.length + c] ?? 0;
         expect(stored).toBeGreaterThanOrEqual(exact);
         expect(stored).toBeLessThan(exact * (1 + 1e-5) + 1e-12);
       });

@@ -23,6 +23,7 @@ test('two threads build the same vectors as one, and queries over them return th
   const report = run(`
     import { createLocalIndex, generateDataset } from '${lib('index.js')}';
     import { vectorsOf, warmRelevance } from '${lib('engine/relevance/store-relevance.js')}';
+    import { currentRecords } from '${lib('engine/relevance/vector-scan.js')}';
     import { nearest } from '${lib('engine/relevance/vectors.js')}';
     import { warmRelevanceOnTwoThreads } from '${lib('server/warm-relevance.js')}';
     const records = generateDataset({ count: 4000, seed: 5 });
@@ -31,8 +32,9 @@ test('two threads build the same vectors as one, and queries over them return th
     warmRelevance(one);
     const threads = warmRelevanceOnTwoThreads(two);
     const a = vectorsOf(one), b = vectorsOf(two);
-    const sameVectors = a.matrix.data.every((x, i) => x === b.matrix.data[i]) && a.matrix.present.every((x, i) => x === b.matrix.present[i])
-      && a.component.every((x, i) => x === b.component[i]);
+    const sameVectors = a.matrix.plain().data.every((x, i) => x === b.matrix.plain().data[i]) && a.matrix.present.every((x, i) => x === b.matrix.present[i])
+      && a.component.every((x, i) => x === b.component[i])
+      && currentRecords(a.matrix.scan).every((x, i) => x === currentRecords(b.matrix.scan)[i]);
     const allowed = new Uint8Array(records.length).fill(1);
     const queries = [3, 333, 3333].map((row) => a.matrix.vector(row));
     let sameHits = true;

@@ -10,11 +10,18 @@ import type { Keywords } from '../../contract/v2/filters.js';
 import type { ColumnStore } from '../store/store.js';
 import { applyComponentRemovalRows, removePrincipalComponent, sifGloveEmbedder, type Embedder } from './embedder.js';
 import { indexTextOf, TextIndex, type TextIndexOptions } from './text-index.js';
+import { scanRecords, type ScanRecords } from './vector-scan.js';
 import { VectorMatrix } from './vectors.js';
 
 interface Relevance {
   text: TextIndex | null;
-  vectors: { matrix: VectorMatrix; component: Float32Array } | null;
+  vectors: SearchableVectors | null;
+}
+
+interface SearchableVectors {
+  matrix: VectorMatrix;
+  /** The common component removed from every vector: queries built from words remove it too. */
+  component: Float32Array;
 }
 
 const cache = new WeakMap<ColumnStore, Relevance>();
@@ -76,7 +83,7 @@ function vectorTextsOf(source: VectorTextSource, summaries: Utf8Column, row: num
   return texts;
 }
 
-/** Organization vectors, built apart from their store (possibly on another thread) and installed into it. */
+/** Organization vectors as embedded (f32), before they are coded into what the index keeps (StoredVectors). */
 export interface BuiltVectors {
   dims: number;
   /** rows × dims unit vectors, common component removed; a row without a vector is all zeros. */
@@ -106,14 +113,26 @@ export function buildVectors(
   return { dims, data, present, component };
 }
 
-/** Gives the store vectors built by `buildVectors` over its rows (from its vectorTextSource). */
-export function installVectors(store: ColumnStore, built: BuiltVectors): void {
-  if (built.present.length !== store.size || built.data.length !== store.size * built.dims) throw new Error('vectors built for another store');
-  relevanceOf(store).vectors = searchable(built);
+/** Organization vectors as the index keeps them (coded: vector-scan.ts), made apart from their store (possibly on another thread) and installed into it. */
+export interface StoredVectors {
+  present: Uint8Array;
+  component: Float32Array;
+  scan: ScanRecords;
 }
 
-function searchable(built: BuiltVectors): { matrix: VectorMatrix; component: Float32Array } {
-  return { matrix: new VectorMatrix(built.dims, built.data, built.present), component: built.component };
+/** Codes built vectors into what the index keeps; `records` may be given (shared memory another thread reads). */
+export function storeVectors(built: BuiltVectors, records?: Uint8Array): StoredVectors {
+  return { present: built.present, component: built.component, scan: scanRecords(built.dims, built.data, built.present, records) };
+}
+
+/** Gives the store vectors made by `storeVectors` over its rows (from its vectorTextSource). */
+export function installVectors(store: ColumnStore, stored: StoredVectors): void {
+  if (stored.present.length !== store.size || stored.scan.rows !== store.size) throw new Error('vectors built for another store');
+  relevanceOf(store).vectors = searchable(stored);
+}
+
+function searchable(stored: StoredVectors): SearchableVectors {
+  return { matrix: new VectorMatrix(stored.scan, stored.present), component: stored.component };
 }
 
 /** Gives the store its keyword index, built elsewhere (an index snapshot's). */
@@ -127,11 +146,16 @@ export function hasVectors(store: ColumnStore): boolean {
   return relevanceOf(store).vectors !== null;
 }
 
-export function vectorsOf(store: ColumnStore, embedder: Embedder = sifGloveEmbedder()): { matrix: VectorMatrix; component: Float32Array } {
+export function vectorsOf(store: ColumnStore, embedder: Embedder = sifGloveEmbedder()): SearchableVectors {
   const relevance = relevanceOf(store);
-  const source = vectorTextSource(store);
-  relevance.vectors ??= searchable(buildVectors(store.size, vectorTexts(source), embedder));
+  relevance.vectors ??= searchable(storeVectors(buildVectors(store.size, vectorTexts(vectorTextSource(store)), embedder)));
   return relevance.vectors;
+}
+
+/** The store's vectors as the index keeps them (built first if they are not yet). */
+export function storedVectorsOf(store: ColumnStore): StoredVectors {
+  const { matrix, component } = vectorsOf(store);
+  return { present: matrix.present, component, scan: matrix.scan };
 }
 
 /** Builds both structures now (servers call it at start-up; otherwise the first query pays). */

@@ -1,25 +1,29 @@
 /**
- * The first pass of nearest() (vectors.ts) in WebAssembly SIMD (vector-scan.wat): every allowed row's
- * score estimated from 8-bit codes, with an interval the exact score is certain to lie in. nearest()
- * re-scores exactly only the rows the intervals cannot settle (a few hundred of 100,000 at min_score
- * 0.35), so its results stay those of brute force.
+ * The int8 scan records: the organizations' vectors as the index keeps them, and the first pass of
+ * nearest() (vectors.ts) over them in WebAssembly SIMD (vector-scan.wat): every allowed row's score
+ * estimated from the codes and a 16-bit query, with an interval the exact score is certain to lie in.
+ * nearest() re-scores exactly only the rows the intervals cannot settle, so its results stay those of
+ * brute force over the stored vectors.
  *
  * Codes: each coordinate is divided by its axis unit, a power of the axis's RMS over the organizations
  * (the principal axes carry very different energies; one scale per row would leave the later axes a
  * code or two, and twice the error), then by a per-row scale that maps the row's largest value to 127.
- * The query is coded to 16 bits the same way.
- * With ŷ the decoded row in axis units, e = x − ŷ·axis its error and q̂ the decoded query:
+ * The stored vector of a row is its codes decoded, x[d] = f32(code · scale · axis[d]) (decodeRow): 108
+ * bytes a row instead of 400 for the f32 vector it was coded from (the ranking measured the same: see
+ * docs/benchmarks.md). The query is coded to 16 bits the same way.
+ * With ŷ the codes times the scale (axis units), e = x − ŷ·axis (only the f32 rounding of the decoded
+ * value) and q̂ the decoded query:
  *   x·q = e·q + ŷ·q̂ + ŷ·(axis∘q − q̂),  so  |x·q − ŷ·q̂| ≤ ‖e‖·‖q‖ + ‖ŷ‖·‖axis∘q − q̂‖
  * (Cauchy–Schwarz twice); ‖e‖ is stored per row and ‖ŷ‖ taken at its largest over the rows (the query's
  * 16-bit error makes that term tiny), both rounded up.
  *
- * The records are made once per matrix: at start-up by prepareScan() (warmRelevance) or on the server's
- * worker thread (expectScanRecords), else on the first query (about 0.2 s at 100,000 rows).
+ * A matrix's records go into the module's memory on its first scan (prepareScan does it ahead) and then
+ * live there only: the copy outside is given up, and taken back if another matrix takes the memory.
  *
  * Hosts: Excel's older runtime has no WebAssembly or no SIMD (detected by validating the module; the
- * JavaScript scan runs instead, with identical results). Apps Script compiles only asynchronously:
- * there the scan is used once prepareVectorScan() has resolved. Elsewhere the module (a few hundred
- * bytes, under every synchronous-compile limit) is compiled on first use.
+ * JavaScript scan runs over the decoded vectors instead, with identical results). Apps Script compiles
+ * only asynchronously: there the scan is used once prepareVectorScan() has resolved. Elsewhere the module
+ * (a few hundred bytes, under every synchronous-compile limit) is compiled on first use.
  */
 import { kthBestLow } from './top-k.js';
 import { VECTOR_SCAN_WASM } from './vector-scan-wasm.js';
@@ -38,21 +42,24 @@ interface Scanner {
 
 /**
  * A matrix in the scan's codes: one record per row (see vector-scan.wat). Plain data, so that it can be made
- * ahead of the first query, on another thread too (scanRecords, prepareScan).
+ * on another thread and kept in an index snapshot (scanRecords).
  */
 export interface ScanRecords {
   rows: number;
   dims: number;
   /** The unit of each axis, RMS^(3/4) (1 for an all-zero axis). */
   axis: Float64Array;
+  /** rows × recordStride bytes: a row's codes (int8, zero-padded to a multiple of 8), then its f32 scale and error. */
   records: Uint8Array;
   /** The largest ‖ŷ‖ (decoded row, axis units) of any row: it weighs the query's own quantisation error. */
   decodedPeak: number;
 }
 
 /** Scan records, with where each part goes in the module's memory (the records from offset 0). */
-interface Coded extends ScanRecords {
+interface Coded {
+  scan: ScanRecords;
   chunks: number;
+  recordBytes: number;
   layout: { mask: number; query: number; outRow: number; outLow: number; outHigh: number; end: number };
 }
 
@@ -152,24 +159,33 @@ export function vectorScanAvailable(): boolean {
   return currentScanner() !== null;
 }
 
-const coded = new WeakMap<Float32Array, Coded>();
+/** The coded form of each set of records the scan has seen (the records themselves are plain data). */
+const coded = new WeakMap<ScanRecords, Coded>();
 
 const align = (offset: number, to: number): number => Math.ceil(offset / to) * to;
 /** Rounded up a little, so that a stored norm is never below the true one. */
 const up = (value: number): number => value * (1 + 1e-6);
 
-/** The bytes of a matrix's scan records. */
-export function scanRecordBytes(rows: number, dims: number): number {
-  return rows * (Math.ceil(dims / 8) * 8 + RECORD_META);
+/** The bytes of one row's record. */
+export function recordStride(dims: number): number {
+  return Math.ceil(dims / 8) * 8 + RECORD_META;
 }
 
-/** A matrix's scan records, written into `records` (scanRecordBytes long; it may be shared memory). */
+/** The bytes of a matrix's scan records. */
+export function scanRecordBytes(rows: number, dims: number): number {
+  return rows * recordStride(dims);
+}
+
+/**
+ * Codes f32 vectors (rows × dims, present rows L2-normalised) into scan records, written into `records`
+ * (scanRecordBytes long; it may be shared memory).
+ */
 export function scanRecords(
   dims: number, data: Float32Array, present: Uint8Array, records: Uint8Array = new Uint8Array(scanRecordBytes(present.length, dims)),
 ): ScanRecords {
   const rows = present.length;
   const chunks = Math.ceil(dims / 8);
-  const stride = chunks * 8 + RECORD_META;
+  const stride = recordStride(dims);
   // Typed views in the host's byte order, which is WebAssembly's (little-endian) on every platform that runs it.
   const codes = new Int8Array(records.buffer, records.byteOffset, records.length);
   const meta = new Float32Array(records.buffer, records.byteOffset, records.length / 4);
@@ -201,20 +217,21 @@ export function scanRecords(
     }
     // An all-zero vector keeps scale and error 0: it scores exactly 0.
     if (peak === 0) continue;
-    // Rounded to f32 before use: the estimate multiplies by the stored value, the error is measured against it.
+    // Rounded to f32 before use: the stored value is what decodes.
     const scale = Math.fround(peak / ROW_CODE);
     const perCode = 1 / scale;
     let error = 0;
     let decoded = 0;
     for (let d = 0; d < dims; d++) {
-      const x = data[base + d]!;
       // Plain comparisons and products: Math.min/max and ** here made the coding several times slower.
-      let c = Math.round(x * perAxis[d]! * perCode);
+      let c = Math.round(data[base + d]! * perAxis[d]! * perCode);
       if (c > ROW_CODE) c = ROW_CODE;
       else if (c < -ROW_CODE) c = -ROW_CODE;
       codes[at + d] = c;
       const y = c * scale;
-      const e = x - y * axis[d]!;
+      // The stored vector is the decoded one (decodeRow): its error against ŷ·axis is its f32 rounding.
+      const exact = y * axis[d]!;
+      const e = Math.fround(exact) - exact;
       decoded += y * y;
       error += e * e;
     }
@@ -226,65 +243,65 @@ export function scanRecords(
   return { rows, dims, axis, records, decodedPeak: up(decodedPeak) };
 }
 
-function withLayout(made: ScanRecords): Coded {
-  const { rows, dims, records } = made;
-  const chunks = Math.ceil(dims / 8);
-  const mask = records.length;
-  const query = align(mask + rows, 16);
-  const outRow = align(query + chunks * 16, 16);
-  const outLow = align(outRow + rows * 4, 8);
-  const outHigh = outLow + rows * 8;
-  return { ...made, chunks, layout: { mask, query, outRow, outLow, outHigh, end: outHigh + rows * 8 } };
+/** Row `row`'s stored vector, x[d] = f32(code · scale · axis[d]), into `out` from `offset` (zeros for a row without one). */
+export function decodeRow(scan: ScanRecords, row: number, out: Float32Array, offset = 0): void {
+  const { dims, axis } = scan;
+  const records = currentRecords(scan);
+  const at = records.byteOffset + row * recordStride(dims);
+  const codes = new Int8Array(records.buffer, at, dims);
+  const scale = new Float32Array(records.buffer, at + Math.ceil(dims / 8) * 8, 1)[0] ?? 0;
+  /* eslint-disable @typescript-eslint/no-non-null-assertion -- every index is < dims */
+  for (let d = 0; d < dims; d++) out[offset + d] = codes[d]! * scale * axis[d]!;
+  /* eslint-enable @typescript-eslint/no-non-null-assertion */
 }
 
-/** Records being made elsewhere (another thread), by matrix: the function returns them, waiting if it must, or null. */
-const expected = new WeakMap<Float32Array, () => ScanRecords | null>();
-
-/**
- * Makes the matrix's scan records now (or takes those expectScanRecords was told of), so that the first
- * query does not pay for them (about 0.2 s at 100,000 rows); nothing where the scan cannot run.
- */
-export function prepareScan(dims: number, data: Float32Array, present: Uint8Array): void {
-  if (!isSupported()) return;
-  const matrix = codedOf(dims, data, present);
-  // And into the module's memory, where the module can be compiled now.
-  const target = enabled ? currentScanner() : null;
-  if (target) makeResident(target, matrix);
+/** The records' bytes where they are now: in the module's memory while resident there, else their own array. */
+export function currentRecords(scan: ScanRecords): Uint8Array {
+  const matrix = coded.get(scan);
+  if (matrix && scanner?.resident === matrix) return new Uint8Array(scanner.memory.buffer, 0, matrix.recordBytes);
+  return scan.records;
 }
 
-/**
- * Says that the matrix's records are being made elsewhere: the first query (or prepareScan) takes them
- * from `take`, which may wait for them, and makes them itself when it returns null or records of
- * another shape.
- */
-export function expectScanRecords(data: Float32Array, take: () => ScanRecords | null): void {
-  if (isSupported() && !coded.has(data)) expected.set(data, take);
-}
-
-/** The matrix's scan records: those made already (or being made elsewhere), else made now. */
-export function scanRecordsOf(dims: number, data: Float32Array, present: Uint8Array): ScanRecords {
-  return isSupported() ? codedOf(dims, data, present) : scanRecords(dims, data, present);
-}
-
-function codedOf(dims: number, data: Float32Array, present: Uint8Array): Coded {
-  const rows = present.length;
-  const known = coded.get(data);
-  if (known && known.rows === rows && known.dims === dims) return known;
-  const take = expected.get(data);
-  expected.delete(data);
-  const made = take?.() ?? null;
-  const matrix = withLayout(made && made.rows === rows && made.dims === dims ? made : scanRecords(dims, data, present));
-  coded.set(data, matrix);
+function codedOf(scan: ScanRecords): Coded {
+  let matrix = coded.get(scan);
+  if (!matrix) {
+    const { rows, dims } = scan;
+    const chunks = Math.ceil(dims / 8);
+    const mask = align(scanRecordBytes(rows, dims), 16);
+    const query = align(mask + rows, 16);
+    const outRow = align(query + chunks * 16, 16);
+    const outLow = align(outRow + rows * 4, 8);
+    const outHigh = outLow + rows * 8;
+    matrix = { scan, chunks, recordBytes: scanRecordBytes(rows, dims), layout: { mask, query, outRow, outLow, outHigh, end: outHigh + rows * 8 } };
+    coded.set(scan, matrix);
+  }
   return matrix;
 }
 
+/** Puts the records into the module's memory now, so that the first query does not wait for the copy; nothing where the scan cannot run. */
+export function prepareScan(scan: ScanRecords): void {
+  const target = enabled && isSupported() ? currentScanner() : null;
+  if (target) makeResident(target, codedOf(scan));
+}
+
+/**
+ * Moves a matrix's records into the module's memory (one matrix at a time: hosts hold one store). The
+ * records that were there go back to an array of their own; the new ones give theirs up, so that a large
+ * index holds its records once.
+ */
 function makeResident(target: Scanner, matrix: Coded): void {
   if (target.resident === matrix) return;
+  const previous = target.resident;
+  if (previous) previous.scan.records = new Uint8Array(target.memory.buffer, 0, previous.recordBytes).slice();
+  target.resident = null;
   const missing = matrix.layout.end - target.memory.buffer.byteLength;
   if (missing > 0) target.memory.grow(Math.ceil(missing / 65_536));
-  new Uint8Array(target.memory.buffer).set(matrix.records, 0);
+  new Uint8Array(target.memory.buffer).set(matrix.scan.records, 0);
+  matrix.scan.records = EMPTY;
   target.resident = matrix;
 }
+
+const EMPTY = new Uint8Array(0);
 
 /**
  * The rows of `allowed` (and present) whose exact score (Σ data·q in f64) may be ≥ `minScore`, each with
@@ -292,13 +309,13 @@ function makeResident(target: Scanner, matrix: Coded): void {
  * scan is unavailable (the caller scans in JavaScript). The arrays are views of the module's memory:
  * valid until the next call.
  */
-export function scanCandidates(dims: number, data: Float32Array, present: Uint8Array, q: Float64Array, allowed: Uint8Array, minScore: number, k: number): ScanCandidates | null {
+export function scanCandidates(scan: ScanRecords, q: Float64Array, allowed: Uint8Array, minScore: number, k: number): ScanCandidates | null {
   const target = enabled ? currentScanner() : null;
-  const rows = present.length;
+  const { rows, dims, axis } = scan;
   if (!target || dims < 1 || dims > MAX_DIMS || allowed.length < rows || q.length < dims) return null;
-  const matrix = codedOf(dims, data, present);
+  const matrix = codedOf(scan);
   makeResident(target, matrix);
-  const { layout, axis, chunks } = matrix;
+  const { layout, chunks } = matrix;
   const { buffer } = target.memory;
   new Uint8Array(buffer).set(allowed.subarray(0, rows), layout.mask);
   const scaled = new Float64Array(dims);
@@ -319,7 +336,7 @@ export function scanCandidates(dims: number, data: Float32Array, present: Uint8A
     norm += q[d]! ** 2;
   }
   /* eslint-enable @typescript-eslint/no-non-null-assertion */
-  const constant = matrix.decodedPeak * up(Math.sqrt(error)) + SLACK;
+  const constant = scan.decodedPeak * up(Math.sqrt(error)) + SLACK;
   const count = target.scan(rows, chunks, 0, layout.query, layout.mask, layout.outRow, layout.outLow, layout.outHigh, t, up(Math.sqrt(norm)), constant, minScore);
   const low = new Float64Array(buffer, layout.outLow, count);
   return { count, rows: new Uint32Array(buffer, layout.outRow, count), low, high: new Float64Array(buffer, layout.outHigh, count), kth: kthBestLow(low, count, k) };

@@ -1,24 +1,25 @@
 /**
- * Organization vectors in one contiguous Float32Array (row-major, L2-normalised) and the exact scan over
- * them: the k most similar rows and the exact count of rows at or above a similarity floor.
+ * Organization vectors and the exact scan over them: the k most similar rows and the exact count of rows
+ * at or above a similarity floor. The vectors are kept as int8 scan records (vector-scan.ts): a row's
+ * stored vector is its codes decoded, and every score is the dot product of that vector with the query.
  *
+ * Where WebAssembly SIMD is available (vector-scan.ts) a first pass estimates every row's score from the
+ * codes with a certain error interval, and only the rows the intervals cannot settle are decoded and
+ * scored exactly.
+ *
+ * Elsewhere (hosts without it) the JavaScript scan runs over the decoded vectors, made on its first use.
  * A plain scan reads every dimension of every row: 100,000 × 100 multiply-adds, about 10 ms in scalar
- * JavaScript on this machine (≈ 1 ns each; no SIMD). The scan here gets the same answer reading far less.
- * The word vectors of the embedding asset are expressed in the principal axes of the organizations'
- * vectors (see data/README.md), so the first dimensions carry most of a vector's length (the first 16
- * about 70 %). Row by row, the scan adds 16 dimensions at a time and, by Cauchy–Schwarz, bounds what the
- * rest can still add: |q_rest · x_rest| ≤ ‖q_rest‖ · ‖x_rest‖ (the rows' tail norms are precomputed). It
- * stops as soon as the bound settles both questions — below the floor, or counted and unable to reach the
- * current k-th best. Rows that reach the end get their score from the same full dot product as a plain
- * scan, so results, scores and `total` are exactly those of brute force; only the work differs.
- *
- * Where WebAssembly SIMD is available (vector-scan.ts) a first pass estimates every row's score from 8-bit
- * codes with a certain error interval, and only the rows the intervals cannot settle get the full dot
- * product: about six times faster at 100,000 rows, with the same results (the JavaScript scan remains
- * for hosts without it).
+ * JavaScript on this machine (≈ 1 ns each; no SIMD). The word vectors of the embedding asset are expressed
+ * in the principal axes of the organizations' vectors (see data/README.md), so the first dimensions carry
+ * most of a vector's length (the first 16 about 70 %). Row by row, the scan adds 16 dimensions at a time
+ * and, by Cauchy–Schwarz, bounds what the rest can still add: |q_rest · x_rest| ≤ ‖q_rest‖ · ‖x_rest‖ (the
+ * rows' tail norms are precomputed). It stops as soon as the bound settles both questions — below the
+ * floor, or counted and unable to reach the current k-th best. Rows that reach the end get their score
+ * from the same full dot product as a plain scan, so results, scores and `total` are exactly those of
+ * brute force, on either path; only the work differs.
  */
 import { TopK } from './top-k.js';
-import { expectScanRecords, prepareScan, scanCandidates, type ScanCandidates, type ScanRecords } from './vector-scan.js';
+import { decodeRow, prepareScan, scanCandidates, scanRecords, type ScanCandidates, type ScanRecords } from './vector-scan.js';
 
 /** Dimensions added between two bound checks. */
 const STEP = 16;
@@ -28,43 +29,66 @@ const STEP = 16;
  */
 const SLACK = 1e-9;
 
-export class VectorMatrix {
-  /** Dimensions after which the scan checks its bound: STEP, 2·STEP, … below dims. */
-  readonly cuts: readonly number[];
+/** The decoded vectors and their tail norms: what the JavaScript scan reads. */
+interface PlainVectors {
+  /** rows × dims; a row without a vector is all zeros. */
+  data: Float32Array;
   /** rows × cuts.length: ‖x[cut …]‖ of each row after each cut (rounded up a little: see SLACK). */
-  readonly tailNorms: Float64Array;
+  tailNorms: Float64Array;
+}
+
+export class VectorMatrix {
+  /** Dimensions after which the JavaScript scan checks its bound: STEP, 2·STEP, … below dims. */
+  readonly cuts: readonly number[];
+  private plainVectors: PlainVectors | null = null;
 
   constructor(
-    readonly dims: number,
-    /** rows × dims; a row without a vector is all zeros. */
-    readonly data: Float32Array,
+    /** The stored vectors. */
+    readonly scan: ScanRecords,
     /** 1 when the row has a vector. */
     readonly present: Uint8Array,
   ) {
+    if (scan.rows !== present.length) throw new Error('scan records of another matrix');
     const cuts: number[] = [];
-    for (let cut = STEP; cut < dims; cut += STEP) cuts.push(cut);
+    for (let cut = STEP; cut < scan.dims; cut += STEP) cuts.push(cut);
     this.cuts = cuts;
-    this.tailNorms = tailNorms(data, present.length, dims, cuts);
+  }
+
+  /** The matrix that stores these f32 vectors (rows × dims, present rows L2-normalised), coded. */
+  static fromVectors(dims: number, data: Float32Array, present: Uint8Array): VectorMatrix {
+    return new VectorMatrix(scanRecords(dims, data, present), present);
+  }
+
+  get dims(): number {
+    return this.scan.dims;
   }
 
   get rows(): number {
     return this.present.length;
   }
 
-  /** Makes the WebAssembly scan's records now, or takes those expectScan was told of (vector-scan.ts). */
+  /** Puts the records where the WebAssembly scan reads them, so that the first query does not (vector-scan.ts). */
   prepareScan(): void {
-    prepareScan(this.dims, this.data, this.present);
+    prepareScan(this.scan);
   }
 
-  /** The WebAssembly scan's records are being made elsewhere: `take` returns them, waiting if it must, or null. */
-  expectScan(take: () => ScanRecords | null): void {
-    expectScanRecords(this.data, take);
-  }
-
-  /** A copy of one row's vector, or null. */
+  /** One row's stored vector, or null. */
   vector(row: number): Float32Array | null {
     if (!this.present[row]) return null;
-    return this.data.slice(row * this.dims, (row + 1) * this.dims);
+    const out = new Float32Array(this.dims);
+    decodeRow(this.scan, row, out);
+    return out;
+  }
+
+  /** Every row decoded, with its tail norms: made on first use (the JavaScript scan, tests). */
+  plain(): PlainVectors {
+    if (!this.plainVectors) {
+      const { dims, rows } = this;
+      const data = new Float32Array(rows * dims);
+      for (let row = 0; row < rows; row++) if (this.present[row]) decodeRow(this.scan, row, data, row * dims);
+      this.plainVectors = { data, tailNorms: tailNorms(data, rows, dims, this.cuts) };
+    }
+    return this.plainVectors;
   }
 }
 
@@ -110,10 +134,11 @@ export function nearest(
   options: { count?: boolean; wasm?: boolean } = {},
 ): VectorHits {
   const count = options.count !== false;
-  const { dims, data, present, cuts, tailNorms: norms } = matrix;
   const q = Float64Array.from(query);
-  const candidates = options.wasm === false ? null : scanCandidates(dims, data, present, q, allowed, minScore, k);
+  const candidates = options.wasm === false ? null : scanCandidates(matrix.scan, q, allowed, minScore, k);
   if (candidates) return settle(matrix, q, k, minScore, tieKey, count, candidates);
+  const { dims, present, cuts } = matrix;
+  const { data, tailNorms: norms } = matrix.plain();
   const stages = cuts.length;
   // ‖q[cut …]‖ per cut.
   const queryTails = new Float64Array(stages);
@@ -166,13 +191,13 @@ export function nearest(
  * nearest() from the WebAssembly pass's candidates (every row that may reach the floor, with an interval
  * holding its exact score). A row whose upper bound is below the k-th best lower bound has k rows certainly
  * better: it can only be counted, and a row certainly above the floor is counted without its score. The
- * others get the full dot product, so scores and ties are those of the JavaScript scan.
+ * others are decoded and get the full dot product, so scores and ties are those of the JavaScript scan.
  */
 function settle(matrix: VectorMatrix, q: Float64Array, k: number, minScore: number, tieKey: Uint32Array, count: boolean, candidates: ScanCandidates): VectorHits {
   const { rows, low, high } = candidates;
   const n = candidates.count;
-  const { data, dims } = matrix;
-  if (scratch.rows.length < n) scratch = { rows: new Uint32Array(n), scores: new Float64Array(n) };
+  const { dims } = matrix;
+  if (scratch.rows.length < n) scratch = { rows: new Uint32Array(n), scores: new Float64Array(n), vectors: scratch.vectors };
   const { kth } = candidates;
   const top = new TopK(k, tieKey);
   let total = 0;
@@ -192,9 +217,11 @@ function settle(matrix: VectorMatrix, q: Float64Array, k: number, minScore: numb
     }
     unsettled[m++] = i;
   }
-  fetchRows(data, dims, rows, unsettled, m);
+  if (scratch.vectors.length < m * dims) scratch.vectors = new Float32Array(m * dims);
+  const vectors = scratch.vectors;
+  for (let j = 0; j < m; j++) decodeRow(matrix.scan, rows[unsettled[j]!]!, vectors, j * dims);
   const exact = scratch.scores;
-  scoreRows(data, dims, q, rows, unsettled, m, exact);
+  scoreRows(vectors, dims, q, m, exact);
   for (let j = 0; j < m; j++) {
     const i = unsettled[j]!;
     const row = rows[i]!;
@@ -208,42 +235,20 @@ function settle(matrix: VectorMatrix, q: Float64Array, k: number, minScore: numb
 }
 
 /** Buffers of settle(), reused from query to query (queries run one at a time): grown, never shrunk. */
-let scratch = { rows: new Uint32Array(0), scores: new Float64Array(0) };
-/** Where fetchRows() leaves what it read, so that the reads are not optimised away. */
-const fetched = { sum: 0 };
-/** Floats per 64-byte cache line. */
-const LINE = 16;
+let scratch = { rows: new Uint32Array(0), scores: new Float64Array(0), vectors: new Float32Array(0) };
 
 /**
- * Reads one float of every cache line of the listed rows. The rows are scattered over the whole matrix
- * (40 MB at 100,000 rows) and the first pass has pushed them out of the cache: scored one after the
- * other, each row waits for its own misses (they took most of the scoring time), while these reads are
- * independent, so the processor has many misses in flight at once.
+ * fullDot() of the first m rows of `data` into `out`, two rows at a time: one row's four sums wait on each
+ * other's additions, two rows' eight do not, and each row keeps fullDot()'s order (so its score is bit for
+ * bit the same).
  */
-function fetchRows(data: Float32Array, dims: number, rows: Uint32Array, list: Uint32Array, m: number): void {
-  let sum = 0;
-  /* eslint-disable @typescript-eslint/no-non-null-assertion -- every index is < length */
-  for (let j = 0; j < m; j++) {
-    const base = rows[list[j]!]! * dims;
-    for (let d = 0; d < dims; d += LINE) sum += data[base + d]!;
-    sum += data[base + dims - 1]!;
-  }
-  /* eslint-enable @typescript-eslint/no-non-null-assertion */
-  fetched.sum = sum;
-}
-
-/**
- * fullDot() of the listed rows into `out`, two rows at a time: one row's four sums wait on each other's
- * additions, two rows' eight do not, and each row keeps fullDot()'s order (so its score is bit for bit
- * the same).
- */
-function scoreRows(data: Float32Array, dims: number, q: Float64Array, rows: Uint32Array, list: Uint32Array, m: number, out: Float64Array): void {
+function scoreRows(data: Float32Array, dims: number, q: Float64Array, m: number, out: Float64Array): void {
   const body = dims & ~3;
   let j = 0;
   /* eslint-disable @typescript-eslint/no-non-null-assertion -- hot loop: every index is < length */
   for (; j + 1 < m; j += 2) {
-    const a = rows[list[j]!]! * dims;
-    const b = rows[list[j + 1]!]! * dims;
+    const a = j * dims;
+    const b = a + dims;
     let a0 = 0;
     let a1 = 0;
     let a2 = 0;
@@ -274,7 +279,7 @@ function scoreRows(data: Float32Array, dims: number, q: Float64Array, rows: Uint
     out[j] = a0 + a1 + a2 + a3;
     out[j + 1] = b0 + b1 + b2 + b3;
   }
-  if (j < m) out[j] = fullDot(data, rows[list[j]!]! * dims, q, dims);
+  if (j < m) out[j] = fullDot(data, j * dims, q, dims);
   /* eslint-enable @typescript-eslint/no-non-null-assertion */
 }
 

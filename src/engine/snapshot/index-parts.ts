@@ -7,32 +7,30 @@
  * about half the store's bytes): the keyword index comes with the snapshot.
  */
 import { ColumnStore, type StoreParts } from '../store/store.js';
-import { installTextIndex, installVectors, textIndexOf, vectorsOf, type BuiltVectors } from '../relevance/store-relevance.js';
+import { installTextIndex, installVectors, storedVectorsOf, textIndexOf, type StoredVectors } from '../relevance/store-relevance.js';
 import { TextIndex, type TextIndexParts } from '../relevance/text-index.js';
-import { scanRecordsOf, type ScanRecords } from '../relevance/vector-scan.js';
+import { currentRecords } from '../relevance/vector-scan.js';
 
 export interface IndexParts {
   store: StoreParts;
   text: TextIndexParts;
-  vectors: BuiltVectors & { scan: ScanRecords };
+  vectors: StoredVectors;
 }
 
 /** The parts of a store's whole index (its keyword index and vectors built first if they are not yet). */
 export function indexParts(store: ColumnStore): IndexParts {
   const text = textIndexOf(store);
-  const { matrix, component } = vectorsOf(store);
-  const { dims, data, present } = matrix;
-  const { rows, axis, records, decodedPeak } = scanRecordsOf(dims, data, present);
-  return { store: store.parts(false), text: text.parts(), vectors: { dims, data, present, component, scan: { rows, dims, axis, records, decodedPeak } } };
+  const { present, component, scan } = storedVectorsOf(store);
+  const { rows, dims, axis, decodedPeak } = scan;
+  // A copy of the record fields: the records may be in the scan's memory now (vector-scan.ts).
+  return { store: store.parts(false), text: text.parts(), vectors: { present, component, scan: { rows, dims, axis, records: currentRecords(scan), decodedPeak } } };
 }
 
 /** The store of these parts, with its keyword index, vectors and scan records installed. */
 export function restoreIndex(parts: IndexParts): ColumnStore {
   const store = new ColumnStore(parts.store);
   installTextIndex(store, TextIndex.fromParts(parts.text));
-  const { scan, ...vectors } = parts.vectors;
-  installVectors(store, vectors);
-  vectorsOf(store).matrix.expectScan(() => scan);
+  installVectors(store, parts.vectors);
   return store;
 }
 

@@ -21,7 +21,7 @@ import type { ColumnStore } from '../engine/store/store.js';
 
 export const SNAPSHOT_FORMAT = 'orgindex-index-snapshot';
 /** Bumped whenever the parts change shape or meaning: an older or newer snapshot is refused. */
-export const SNAPSHOT_VERSION = 2;
+export const SNAPSHOT_VERSION = 3;
 
 /** Reads and writes in pieces below the 2 GiB a single read or write call may move. */
 const CHUNK = 1 << 30;

@@ -6,7 +6,9 @@
  * LAYOUT. One term dictionary (an open-addressing hash table over the folded terms, see tokenize.ts for
  * the analysis) shared by two fields, `name` and `body`. Per field, in term order and then doc order:
  *   termStart[t] … termStart[t + 1]   the postings of term t (Uint32Array, T + 1)
- *   docs[p]                           the doc id of posting p (Uint32Array, ascending within a term)
+ *   docs[p]                           the doc id of posting p (ascending within a term), packed: about
+ *                                     half a Uint32Array's bytes, each still read in constant time
+ *                                     (packed-ids.ts)
  *   tfs[p]                            its term frequency = its number of positions
  *   posBlock[p / 16]                  where the positions of every 16th posting start; posting p's
  *                                     start is that plus the tfs of the postings before it in its block
@@ -67,6 +69,7 @@
  * contract's limits (src/contract/limits.ts).
  */
 import { Utf8Column, type TextValues } from '../store/utf8-column.js';
+import { advance, PackedIds, type PackedIdsParts } from './packed-ids.js';
 import { TopK } from './top-k.js';
 import { TermDictionary, type TermDictionaryParts } from './term-dictionary.js';
 import { analyzeQuery, ASCII_WORD, END, stemMinimalEnglish, WordScanner } from './tokenize.js';
@@ -257,13 +260,15 @@ function uintArray(length: number, max: number): Uint8Array | Uint16Array | Uint
 }
 
 /** Postings are grouped in blocks of this many for the position offsets (see FieldIndex.posBlock). */
+/** Doc ids a walk decodes at a time: small enough to stay in the first-level cache. */
+const DECODE_CHUNK = 1024;
 const BLOCK_SHIFT = 4;
 const BLOCK_MASK = (1 << BLOCK_SHIFT) - 1;
 
 /** A field's postings as plain data (an index snapshot keeps them). */
 interface FieldParts {
   termStart: Uint32Array;
-  docs: Uint32Array;
+  docs: PackedIdsParts;
   tfs: Uint8Array | Uint16Array | Uint32Array;
   posBlock: Uint32Array;
   positions: Uint8Array | Uint16Array | Uint32Array;
@@ -285,7 +290,7 @@ export interface TextIndexParts {
 
 class FieldIndex {
   readonly termStart: Uint32Array;
-  readonly docs: Uint32Array;
+  readonly docs: PackedIds;
   /** Term frequency of each posting (the number of its positions). */
   readonly tfs: Uint8Array | Uint16Array | Uint32Array;
   /** posBlock[p >> 4]: the offset in `positions` of posting p when p is a multiple of 16 (see posOffset). */
@@ -302,7 +307,7 @@ class FieldIndex {
 
   constructor(parts: FieldParts) {
     this.termStart = parts.termStart;
-    this.docs = parts.docs;
+    this.docs = new PackedIds(parts.docs);
     this.tfs = parts.tfs;
     this.posBlock = parts.posBlock;
     this.positions = parts.positions;
@@ -316,7 +321,7 @@ class FieldIndex {
 
   parts(): FieldParts {
     const { termStart, docs, tfs, posBlock, positions, lengths, maxPositions, docCount, avgLength, normBase, normPerToken } = this;
-    return { termStart, docs, tfs, posBlock, positions, lengths, maxPositions, docCount, avgLength, normBase, normPerToken };
+    return { termStart, docs: docs.parts(), tfs, posBlock, positions, lengths, maxPositions, docCount, avgLength, normBase, normPerToken };
   }
 
   static build(source: FieldTokenizer, termCount: number, k1: number, b: number): FieldIndex {
@@ -398,7 +403,7 @@ class FieldIndex {
     const avgLength = docCount === 0 ? 0 : sum / docCount;
     return new FieldIndex({
       termStart,
-      docs,
+      docs: PackedIds.pack(docs).parts(),
       tfs,
       posBlock,
       positions: pos,
@@ -438,7 +443,7 @@ class FieldIndex {
   find(term: number, doc: number): number {
     const end = this.termStart[term + 1] ?? 0;
     const p = advance(this.docs, this.termStart[term] ?? 0, end, doc);
-    return p < end && this.docs[p] === doc ? p : -1;
+    return p < end && this.docs.get(p) === doc ? p : -1;
   }
 
   get stats(): FieldStats {
@@ -450,28 +455,6 @@ class FieldIndex {
       bytes: this.termStart.byteLength + this.docs.byteLength + this.tfs.byteLength + this.posBlock.byteLength + this.positions.byteLength + this.lengths.byteLength,
     };
   }
-}
-
-/** The first index in [from, to) whose value is ≥ target (values ascending): galloping, then binary search. */
-function advance(values: Uint32Array, from: number, to: number, target: number): number {
-  if (from >= to || (values[from] ?? 0) >= target) return from;
-  let step = 1;
-  let lo = from;
-  let hi = from + 1;
-  while (hi < to && (values[hi] ?? 0) < target) {
-    lo = hi;
-    step *= 2;
-    hi = from + step;
-  }
-  if (hi > to) hi = to;
-  // values[lo] < target; the answer is in (lo, hi].
-  lo++;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((values[mid] ?? 0) < target) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -528,6 +511,8 @@ export class TextIndex {
   /** Plural stem → the index's terms with that stem (built at the first query that needs it). */
   private stems: Map<string, string[]> | null = null;
   private phraseFreqs = new Uint32Array(256);
+  /** A chunk of a term's doc ids, decoded (walk). */
+  private readonly decoded = new Uint32Array(DECODE_CHUNK);
 
   private constructor(docCount: number, dict: TermDictionary, fields: readonly [FieldIndex, FieldIndex], options: Required<TextIndexOptions>) {
     this.docCount = docCount;
@@ -855,47 +840,58 @@ export class TextIndex {
       const boost = f === 0 ? this.boosts[0] : this.boosts[1];
       const weight = scored ? clause.weight * boost * this.clauseIdf(field, clause.terms) : 0;
       const { normBase, normPerToken, lengths } = field;
-      let docs: Uint32Array;
       let tfs: Uint8Array | Uint16Array | Uint32Array;
       let from: number;
       let to: number;
-      if (clause.terms.length === 1) {
+      const single = clause.terms.length === 1;
+      if (single) {
         const t = clause.terms[0] ?? 0;
-        docs = field.docs;
         tfs = field.tfs;
         from = field.termStart[t] ?? 0;
         to = field.termStart[t + 1] ?? 0;
       } else {
         to = this.matchPhrase(field, clause.terms);
         from = 0;
-        docs = this.phraseDocs;
         tfs = this.phraseFreqs;
       }
-      for (let p = from; p < to; p++) {
-        const doc = docs[p] ?? 0;
-        if (occur === NOT) {
-          excluded[doc] = queryStamp;
-          continue;
+      // A term's doc ids are decoded a chunk at a time; a phrase's are in phraseDocs already.
+      let docs = this.phraseDocs;
+      let shift = 0;
+      for (let start = from, stop = from; start < to; start = stop) {
+        if (single) {
+          stop = Math.min(to, start + DECODE_CHUNK);
+          field.docs.decode(start, stop, this.decoded);
+          docs = this.decoded;
+          shift = start;
+        } else {
+          stop = to;
         }
-        if (seen[doc] !== queryStamp) {
-          if (!open) continue;
-          if (allowed && !allowed[doc]) continue;
-          if (excluded[doc] === queryStamp) continue;
-          seen[doc] = queryStamp;
-          scores[doc] = 0;
-          allCount[doc] = 0;
-          touched[this.touchedCount++] = doc;
+        for (let p = start; p < stop; p++) {
+          const doc = docs[p - shift] ?? 0;
+          if (occur === NOT) {
+            excluded[doc] = queryStamp;
+            continue;
+          }
+          if (seen[doc] !== queryStamp) {
+            if (!open) continue;
+            if (allowed && !allowed[doc]) continue;
+            if (excluded[doc] === queryStamp) continue;
+            seen[doc] = queryStamp;
+            scores[doc] = 0;
+            allCount[doc] = 0;
+            touched[this.touchedCount++] = doc;
+          }
+          if (scored) {
+            const tf = tfs[p] ?? 0;
+            scores[doc] = (scores[doc] ?? 0) + (weight * tf) / (tf + (normBase + normPerToken * (lengths[doc] ?? 0)));
+          }
+          if (clauseMark[doc] !== clauseStamp) {
+            clauseMark[doc] = clauseStamp;
+            if (occur === ALL) allCount[doc] = (allCount[doc] ?? 0) + 1;
+            else anyHit[doc] = queryStamp;
+          }
         }
-        if (scored) {
-          const tf = tfs[p] ?? 0;
-          scores[doc] = (scores[doc] ?? 0) + (weight * tf) / (tf + (normBase + normPerToken * (lengths[doc] ?? 0)));
         }
-        if (clauseMark[doc] !== clauseStamp) {
-          clauseMark[doc] = clauseStamp;
-          if (occur === ALL) allCount[doc] = (allCount[doc] ?? 0) + 1;
-          else anyHit[doc] = queryStamp;
-        }
-      }
     }
   }
 
@@ -925,14 +921,14 @@ export class TextIndex {
     const end = new Uint32Array(m);
     let count = 0;
     outer: for (let p = cursors[pivot] ?? 0; p < pivotEnd; p++) {
-      const doc = docs[p] ?? 0;
+      const doc = docs.get(p);
       for (let i = 0; i < m; i++) {
         if (i === pivot) continue;
         const end = ends[i] ?? 0;
         const c = advance(docs, cursors[i] ?? 0, end, doc);
         cursors[i] = c;
         if (c >= end) break outer;
-        if (docs[c] !== doc) continue outer;
+        if (docs.get(c) !== doc) continue outer;
       }
       cursors[pivot] = p;
       const freq = phraseFrequency(field, cursors, ptr, end);

@@ -19,6 +19,7 @@ import { DEFAULT_DATASET, generateRecords } from '../engine/dataset/generate.js'
 import { readDataFile, RowChecker, type RowError } from '../engine/dataset/read.js';
 import { jsonLinesRecords } from './data-file.js';
 import { createDefaultLocalIndex, createLocalIndex, LocalIndex } from '../engine/local-index.js';
+import { streamedStore } from '../engine/relevance/store-relevance.js';
 import { warmRelevanceOnTwoThreads } from '../server/warm-relevance.js';
 import { prepareVectorScan } from '../engine/relevance/vector-scan.js';
 import { duplicateNameGroups } from '../engine/query/dedup.js';
@@ -171,7 +172,7 @@ async function buildIndex(options: IndexSource): Promise<LocalIndex> {
       const checker = new RowChecker();
       let index: LocalIndex;
       try {
-        index = createLocalIndex(jsonLinesRecords(path, checker), clock);
+        index = new LocalIndex(streamedStore(jsonLinesRecords(path, checker)), clock);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== undefined) throw cannotRead(error);
         throw error;
@@ -190,8 +191,9 @@ async function buildIndex(options: IndexSource): Promise<LocalIndex> {
     refuseBadRows(path, errors, errorCount, 'line');
     return createLocalIndex(records, clock);
   }
-  // Generated and stored one at a time: no array of every record (20 million would not fit the heap).
-  if (options.count !== undefined) return createLocalIndex(generateRecords({ ...DEFAULT_DATASET, count: options.count }), clock);
+  // Generated and stored one at a time: no array of every record (20 million would not fit the heap), and
+  // the keyword index built alongside, without keeping the index text.
+  if (options.count !== undefined) return new LocalIndex(streamedStore(generateRecords({ ...DEFAULT_DATASET, count: options.count })), clock);
   return createDefaultLocalIndex(clock);
 }
 

@@ -48,6 +48,23 @@ describe('PackedIds', () => {
     });
   }
 
+  test('packed from a stream of chunks of any size: the same bytes as packed whole', () => {
+    const ids = postings(random, [[700, 3, 0], [300, 90_000, 11], [129, 1, 5]]);
+    const whole = PackedIds.pack(ids).parts();
+    for (const size of [1, 5, 128, 129, 4_096]) {
+      const streamed = PackedIds.packStream(ids.length, (emit) => {
+        for (let from = 0; from < ids.length; from += size) {
+          const chunk = ids.slice(from, Math.min(ids.length, from + size));
+          emit(chunk, chunk.length);
+        }
+      }).parts();
+      expect(streamed).toEqual(whole);
+    }
+    expect(() => PackedIds.packStream(10, (emit) => {
+      emit(Uint32Array.of(1, 2, 3), 3);
+    })).toThrow('3 ids given for 10');
+  });
+
   test('fewer bytes than a Uint32Array for postings-like lists', () => {
     const ids = postings(random, [[50_000, 3, 0], [20_000, 40, 0], [5_000, 400, 0], [1_000, 20_000, 0]]);
     const packed = PackedIds.pack(ids);

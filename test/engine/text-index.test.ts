@@ -4,7 +4,7 @@
  * are also checked against a brute-force evaluation over a generated dataset.
  */
 import { ColumnStore, generateDataset } from '../../src/engine/index.js';
-import { STEM_WEIGHT, TextIndex, type KeywordQuery } from '../../src/engine/relevance/text-index.js';
+import { STEM_WEIGHT, TextIndex, TextIndexBuilder, type KeywordQuery } from '../../src/engine/relevance/text-index.js';
 import { analyze, analyzeQuery, hashTerm, stemMinimalEnglish } from '../../src/engine/relevance/tokenize.js';
 
 const terms = (text: string): string[] => analyze(text).map((t) => t.term);
@@ -646,6 +646,28 @@ describe('against a brute-force evaluation on generated organizations', () => {
     const sizes = queries.map((q) => index.match(q).length);
     expect(sizes.filter((c) => c > 0).length).toBeGreaterThanOrEqual(11);
     expect(sizes.some((c) => c > 100)).toBe(true);
+  });
+
+  test.each([1, 7, 500, 1499])('built in segments of %i docs and merged: the same matches, scores and statistics', (segment) => {
+    const builder = new TextIndexBuilder();
+    const texts = { name: [...store.text.name.values()], summary: [...store.text.summary.values()], text: [...store.indexText!.values()] };
+    for (let from = 0; from < n; from += segment) {
+      const to = Math.min(n, from + segment);
+      builder.add({ name: texts.name.slice(from, to), body: [texts.summary.slice(from, to), texts.text.slice(from, to)] });
+    }
+    const merged = builder.finish();
+    expect(merged.docCount).toBe(n);
+    for (const f of ['name', 'body'] as const) {
+      const { postings, positions, docCount, avgLength } = merged.stats[f];
+      expect({ postings, positions, docCount, avgLength }).toEqual({ postings: index.stats[f].postings, positions: index.stats[f].positions, docCount: index.stats[f].docCount, avgLength: index.stats[f].avgLength });
+    }
+    for (const query of queries) {
+      const want = index.top(query, 40, undefined, store.domainRank);
+      const got = merged.top(query, 40, undefined, store.domainRank);
+      expect(got.total).toBe(want.total);
+      expect(ids(got.docs)).toEqual(ids(want.docs));
+      expect(Array.from(got.scores)).toEqual(Array.from(want.scores));
+    }
   });
 
   test('an allowed mask equals filtering afterwards', () => {

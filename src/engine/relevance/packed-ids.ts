@@ -61,42 +61,59 @@ export class PackedIds {
 
   /** Packs `ids[0 … length)`. */
   static pack(ids: ArrayLike<number>, length = ids.length): PackedIds {
+    const all = ids instanceof Uint32Array ? ids : Uint32Array.from({ length }, (_, i) => ids[i] ?? 0);
+    return PackedIds.packStream(length, (emit) => {
+      emit(all, length);
+    });
+  }
+
+  /**
+   * Packs `length` ids that `produce` hands to `emit` in order, a chunk at a time; it is called twice (once to
+   * size the blocks, once to write them), so that the ids never need to exist whole.
+   */
+  static packStream(length: number, produce: (emit: (chunk: Uint32Array, count: number) => void) => void): PackedIds {
     const blocks = Math.ceil(length / BLOCK);
     const bases = new Uint32Array(blocks);
-    const offsets = new Uint32Array(blocks + 1);
     const widths = new Uint8Array(blocks);
-    let size = 0;
+    let i = 0;
+    let low = 0;
+    let high = 0;
     /* eslint-disable @typescript-eslint/no-non-null-assertion -- every index is < length */
-    for (let b = 0; b < blocks; b++) {
-      const start = b << BLOCK_SHIFT;
-      const end = Math.min(length, start + BLOCK);
-      let low = ids[start]!;
-      let high = low;
-      for (let i = start + 1; i < end; i++) {
-        const id = ids[i]!;
-        if (id < low) low = id;
+    produce((chunk, count) => {
+      for (let j = 0; j < count; j++, i++) {
+        const id = chunk[j]!;
+        if ((i & BLOCK_MASK) === 0) {
+          low = id;
+          high = id;
+        } else if (id < low) low = id;
         else if (id > high) high = id;
+        if ((i & BLOCK_MASK) === BLOCK_MASK || i === length - 1) {
+          bases[i >>> BLOCK_SHIFT] = low;
+          widths[i >>> BLOCK_SHIFT] = widthOf(high - low);
+        }
       }
-      const width = widthOf(high - low);
-      bases[b] = low;
-      widths[b] = width;
+    });
+    if (i !== length) throw new Error(`packed ids: ${i} ids given for ${length}`);
+    const offsets = new Uint32Array(blocks + 1);
+    let size = 0;
+    for (let b = 0; b < blocks; b++) {
+      const width = widths[b]!;
       size = alignTo(size, width);
       offsets[b] = size;
-      size += (end - start) * width;
+      size += Math.min(BLOCK, length - b * BLOCK) * width;
     }
     offsets[blocks] = size;
     const bytes = new Uint8Array(Math.ceil(size / 4) * 4);
     const halves = new Uint16Array(bytes.buffer);
     const words = new Uint32Array(bytes.buffer);
-    for (let b = 0; b < blocks; b++) {
-      const start = b << BLOCK_SHIFT;
-      const end = Math.min(length, start + BLOCK);
-      const base = bases[b]!;
-      const at = offsets[b]!;
-      const width = widths[b]!;
-      for (let i = start; i < end; i++) {
-        const difference = ids[i]! - base;
-        const k = i - start;
+    i = 0;
+    produce((chunk, count) => {
+      for (let j = 0; j < count; j++, i++) {
+        const b = i >>> BLOCK_SHIFT;
+        const width = widths[b]!;
+        const difference = chunk[j]! - bases[b]!;
+        const k = i & BLOCK_MASK;
+        const at = offsets[b]!;
         if (width === 1) bytes[at + k] = difference;
         else if (width === 2) halves[(at >> 1) + k] = difference;
         else if (width === 4) words[(at >> 2) + k] = difference;
@@ -106,8 +123,9 @@ export class PackedIds {
           bytes[at + 3 * k + 2] = difference >>> 16;
         }
       }
-    }
+    });
     /* eslint-enable @typescript-eslint/no-non-null-assertion */
+    if (i !== length) throw new Error('packed ids: the ids changed between the two passes');
     return new PackedIds({ length, bases, offsets, widths, bytes });
   }
 

@@ -3,18 +3,21 @@
  * text index and the organization vectors (SIF-weighted GloVe of summary and tags, common component
  * removed). Filters and rankers both read them.
  */
-import { Utf8Column } from '../store/utf8-column.js';
+import { Utf8Column, Utf8ColumnBuilder } from '../store/utf8-column.js';
+import type { OrganizationRecord } from '../dataset/record.js';
 import { ValidationError } from '../../contract/errors.js';
 import type { ValidationErrorItem } from '../../contract/validation.js';
 import type { Keywords } from '../../contract/v2/filters.js';
-import type { ColumnStore } from '../store/store.js';
+import { ColumnStore } from '../store/store.js';
 import { applyComponentRemovalRows, removePrincipalComponent, sifGloveEmbedder, type Embedder } from './embedder.js';
-import { indexTextOf, TextIndex, type TextIndexOptions } from './text-index.js';
-import { scanRecords, type ScanRecords } from './vector-scan.js';
+import { indexTextOf, TextIndex, TextIndexBuilder, type TextIndexOptions } from './text-index.js';
+import { axisUnits, codeRows, roundedPeak, scanRecordBytes, type ScanRecords } from './vector-scan.js';
 import { VectorMatrix } from './vectors.js';
 
 interface Relevance {
   text: TextIndex | null;
+  /** Finishes a keyword index built alongside the store (streamedStore), on first use. */
+  pendingText: (() => TextIndex) | null;
   vectors: SearchableVectors | null;
 }
 
@@ -29,7 +32,7 @@ const cache = new WeakMap<ColumnStore, Relevance>();
 function relevanceOf(store: ColumnStore): Relevance {
   let relevance = cache.get(store);
   if (!relevance) {
-    relevance = { text: null, vectors: null };
+    relevance = { text: null, pendingText: null, vectors: null };
     cache.set(store, relevance);
   }
   return relevance;
@@ -44,8 +47,68 @@ export function buildTextIndex(store: ColumnStore, options: TextIndexOptions = {
 /** The store's BM25 index (default options), built on first use. */
 export function textIndexOf(store: ColumnStore): TextIndex {
   const relevance = relevanceOf(store);
-  relevance.text ??= buildTextIndex(store);
+  if (!relevance.text) {
+    const pending = relevance.pendingText;
+    relevance.pendingText = null;
+    relevance.text = pending ? pending() : buildTextIndex(store);
+  }
   return relevance.text;
+}
+
+/** Docs the keyword index of a streamed store takes at a time: about 0.3 GB of their text at hand. */
+const TEXT_SEGMENT = 500_000;
+
+/**
+ * A store built from records as they stream by, with its keyword index built alongside a segment at a
+ * time (TextIndexBuilder) instead of from the store: the index text, about half of a store's bytes, is
+ * held a segment at a time and not kept. The last segment and the merge wait for the index's first use
+ * (warmRelevance), as a store's own index does. The index is the one buildTextIndex would build.
+ */
+export function streamedStore(records: Iterable<OrganizationRecord>, segment = TEXT_SEGMENT): ColumnStore {
+  const text = new RecordTextSegments(segment);
+  function* tapped(): Generator<OrganizationRecord> {
+    for (const record of records) {
+      text.add(record);
+      yield record;
+    }
+  }
+  const store = ColumnStore.fromRecords(tapped(), { indexText: false });
+  relevanceOf(store).pendingText = () => text.finish();
+  return store;
+}
+
+/** The keyword-index text of records (buildTextIndex's columns), indexed a segment at a time. */
+class RecordTextSegments {
+  private readonly builder = new TextIndexBuilder();
+  private columns = RecordTextSegments.empty();
+
+  constructor(private readonly segment: number) {}
+
+  private static empty(): { name: Utf8ColumnBuilder; summary: Utf8ColumnBuilder; tags: Utf8ColumnBuilder; text: Utf8ColumnBuilder } {
+    return { name: new Utf8ColumnBuilder(), summary: new Utf8ColumnBuilder(), tags: new Utf8ColumnBuilder(), text: new Utf8ColumnBuilder() };
+  }
+
+  add(record: OrganizationRecord): void {
+    const { name, summary, tags, text } = this.columns;
+    name.push(record.name);
+    summary.push(record.summary);
+    // As the store keeps them (keywordsOf): each tag once, in order of first appearance.
+    tags.push([...new Set(record.summary_keywords)].join(', '));
+    text.push(record.text);
+    if (name.size >= this.segment) this.flush();
+  }
+
+  private flush(): void {
+    const { name, summary, tags, text } = this.columns;
+    if (name.size === 0) return;
+    this.columns = RecordTextSegments.empty();
+    this.builder.add({ name: name.finish(), body: [summary.finish(), tags.finish(), text.finish()] });
+  }
+
+  finish(): TextIndex {
+    this.flush();
+    return this.builder.finish();
+  }
 }
 
 /**
@@ -83,49 +146,55 @@ function vectorTextsOf(source: VectorTextSource, summaries: Utf8Column, row: num
   return texts;
 }
 
-/** Organization vectors as embedded (f32), before they are coded into what the index keeps (StoredVectors). */
-export interface BuiltVectors {
-  dims: number;
-  /** rows × dims unit vectors, common component removed; a row without a vector is all zeros. */
-  data: Float32Array;
+/** About this many organizations (a regular sample) estimate the common component and the axis units of a large corpus. */
+const COMPONENT_SAMPLE = 16_384;
+/** Rows embedded and coded at a time: the f32 vectors of a block, never of the whole corpus. */
+const VECTOR_BLOCK = 4_096;
+
+/** Organization vectors as the index keeps them (coded: vector-scan.ts), made apart from their store (possibly on another thread) and installed into it. */
+export interface StoredVectors {
   present: Uint8Array;
+  /** The common component removed from every vector. */
   component: Float32Array;
+  scan: ScanRecords;
 }
 
-/** About this many organizations (a regular sample) estimate the common component of a large corpus. */
-const COMPONENT_SAMPLE = 16_384;
-
 /**
- * Embeds `count` organizations, row by row from `textsOf`, into `data` and `present` (given, they may be
- * shared memory another thread reads), then removes the common component.
+ * Embeds `count` organizations, row by row from `textsOf`, and codes them into scan records. First a regular
+ * sample (every organization up to COMPONENT_SAMPLE) gives the common component, which every vector loses,
+ * and the axis units of the codes; then the rows are embedded and coded a block at a time. `into` may be
+ * given (shared memory another thread reads).
  */
 export function buildVectors(
   count: number,
   textsOf: (row: number) => readonly string[],
   embedder: Embedder = sifGloveEmbedder(),
-  into: { data: Float32Array; present: Uint8Array } = { data: new Float32Array(count * embedder.dims), present: new Uint8Array(count) },
-): BuiltVectors {
+  into: { present: Uint8Array; records: Uint8Array } = { present: new Uint8Array(count), records: new Uint8Array(scanRecordBytes(count, embedder.dims)) },
+): StoredVectors {
   const { dims } = embedder;
-  const { data, present } = into;
-  for (let row = 0; row < count; row++) present[row] = embedder.embedInto(textsOf(row), data, row * dims) ? 1 : 0;
-  const component = removePrincipalComponent(data, count, dims, Math.max(1, Math.ceil(count / COMPONENT_SAMPLE)));
-  applyComponentRemovalRows(data, count, dims, component);
-  return { dims, data, present, component };
+  const { present, records } = into;
+  const stride = Math.max(1, Math.ceil(count / COMPONENT_SAMPLE));
+  const sampled = Math.ceil(count / stride);
+  const sample = new Float32Array(sampled * dims);
+  const samplePresent = new Uint8Array(sampled);
+  for (let i = 0; i < sampled; i++) samplePresent[i] = embedder.embedInto(textsOf(i * stride), sample, i * dims) ? 1 : 0;
+  const component = removePrincipalComponent(sample, sampled, dims);
+  applyComponentRemovalRows(sample, sampled, dims, component);
+  const axis = axisUnits(dims, sample, samplePresent, sampled);
+  const block = new Float32Array(Math.min(count, VECTOR_BLOCK) * dims);
+  let peak = 0;
+  for (let first = 0; first < count; first += VECTOR_BLOCK) {
+    const rows = Math.min(VECTOR_BLOCK, count - first);
+    block.fill(0);
+    const blockPresent = present.subarray(first, first + rows);
+    for (let row = 0; row < rows; row++) blockPresent[row] = embedder.embedInto(textsOf(first + row), block, row * dims) ? 1 : 0;
+    applyComponentRemovalRows(block, rows, dims, component);
+    peak = Math.max(peak, codeRows(dims, block, blockPresent, rows, axis, records, first));
+  }
+  return { present, component, scan: { rows: count, dims, axis, records, decodedPeak: roundedPeak(peak) } };
 }
 
-/** Organization vectors as the index keeps them (coded: vector-scan.ts), made apart from their store (possibly on another thread) and installed into it. */
-export interface StoredVectors {
-  present: Uint8Array;
-  component: Float32Array;
-  scan: ScanRecords;
-}
-
-/** Codes built vectors into what the index keeps; `records` may be given (shared memory another thread reads). */
-export function storeVectors(built: BuiltVectors, records?: Uint8Array): StoredVectors {
-  return { present: built.present, component: built.component, scan: scanRecords(built.dims, built.data, built.present, records) };
-}
-
-/** Gives the store vectors made by `storeVectors` over its rows (from its vectorTextSource). */
+/** Gives the store vectors made by `buildVectors` over its rows (from its vectorTextSource). */
 export function installVectors(store: ColumnStore, stored: StoredVectors): void {
   if (stored.present.length !== store.size || stored.scan.rows !== store.size) throw new Error('vectors built for another store');
   relevanceOf(store).vectors = searchable(stored);
@@ -148,7 +217,7 @@ export function hasVectors(store: ColumnStore): boolean {
 
 export function vectorsOf(store: ColumnStore, embedder: Embedder = sifGloveEmbedder()): SearchableVectors {
   const relevance = relevanceOf(store);
-  relevance.vectors ??= searchable(storeVectors(buildVectors(store.size, vectorTexts(vectorTextSource(store)), embedder)));
+  relevance.vectors ??= searchable(buildVectors(store.size, vectorTexts(vectorTextSource(store)), embedder));
   return relevance.vectors;
 }
 

@@ -259,6 +259,26 @@ function uintArray(length: number, max: number): Uint8Array | Uint16Array | Uint
   return new Uint32Array(length);
 }
 
+/** An empty array of `like`'s type. */
+function uintArrayLike(like: Uint8Array | Uint16Array | Uint32Array, length: number): Uint8Array | Uint16Array | Uint32Array {
+  if (like instanceof Uint8Array) return new Uint8Array(length);
+  if (like instanceof Uint16Array) return new Uint16Array(length);
+  return new Uint32Array(length);
+}
+
+/** A field's length statistics and BM25's length normalisation from its doc lengths. */
+function lengthStats(lengths: Uint32Array, k1: number, b: number): Pick<FieldParts, 'lengths' | 'docCount' | 'avgLength' | 'normBase' | 'normPerToken'> {
+  let docCount = 0;
+  let sum = 0;
+  for (let doc = 0; doc < lengths.length; doc++) {
+    const len = lengths[doc] ?? 0;
+    if (len > 0) docCount++;
+    sum += len;
+  }
+  const avgLength = docCount === 0 ? 0 : sum / docCount;
+  return { lengths, docCount, avgLength, normBase: k1 * (1 - b), normPerToken: docCount === 0 ? 0 : (k1 * b) / avgLength };
+}
+
 /** Postings are grouped in blocks of this many for the position offsets (see FieldIndex.posBlock). */
 /** Doc ids a walk decodes at a time: small enough to stay in the first-level cache. */
 const DECODE_CHUNK = 1024;
@@ -393,27 +413,81 @@ class FieldIndex {
         if (((value - 1) & SHARED) === 0) position++;
       }
     }
-    let docCount = 0;
-    let sum = 0;
-    for (let doc = 0; doc < count; doc++) {
-      const len = lengths[doc] ?? 0;
-      if (len > 0) docCount++;
-      sum += len;
-    }
-    const avgLength = docCount === 0 ? 0 : sum / docCount;
     return new FieldIndex({
       termStart,
       docs: PackedIds.pack(docs).parts(),
       tfs,
       posBlock,
       positions: pos,
-      lengths,
       maxPositions: source.maxPositions,
-      docCount,
-      avgLength,
-      normBase: k1 * (1 - b),
-      normPerToken: docCount === 0 ? 0 : (k1 * b) / avgLength,
+      ...lengthStats(lengths, k1, b),
     });
+  }
+
+  /**
+   * One field of segments built apart (doc ids from 0 in each, the segments in doc order, their terms from
+   * one dictionary of termCount terms) as one: term by term, each segment's postings after the previous
+   * segment's, their doc ids shifted by the docs before. The same postings, positions and statistics as a
+   * build over every doc at once; only the term ids may differ (the dictionary's order of first sight).
+   */
+  static merge(segments: readonly FieldIndex[], termCount: number, k1: number, b: number): FieldIndex {
+    const firstDoc: number[] = [];
+    let docs = 0;
+    let postings = 0;
+    let positions = 0;
+    let maxPositions = 0;
+    for (const segment of segments) {
+      firstDoc.push(docs);
+      docs += segment.lengths.length;
+      postings += segment.docs.length;
+      positions += segment.positions.length;
+      maxPositions = Math.max(maxPositions, segment.maxPositions);
+    }
+    const widest = <T extends Uint8Array | Uint16Array | Uint32Array>(arrays: T[]): T => arrays.reduce((a, c) => (c.BYTES_PER_ELEMENT > a.BYTES_PER_ELEMENT ? c : a));
+    const tfs = uintArrayLike(widest(segments.map((segment) => segment.tfs)), postings);
+    const pos = uintArrayLike(widest(segments.map((segment) => segment.positions)), positions);
+    const termStart = new Uint32Array(termCount + 1);
+    const posBlock = new Uint32Array((postings >> BLOCK_SHIFT) + 1);
+    const lengths = new Uint32Array(docs);
+    segments.forEach((segment, s) => {
+      lengths.set(segment.lengths, firstDoc[s]);
+    });
+    // Postings and positions, term by term; the doc ids are packed from the same walk (below).
+    let p = 0;
+    let at = 0;
+    for (let t = 0; t < termCount; t++) {
+      termStart[t] = p;
+      for (const segment of segments) {
+        const from = segment.termStart[t] ?? 0;
+        const to = t + 1 < segment.termStart.length ? (segment.termStart[t + 1] ?? 0) : from;
+        if (from === to) continue;
+        const posFrom = segment.posOffset(from);
+        const posTo = to < segment.docs.length ? segment.posOffset(to) : segment.positions.length;
+        tfs.set(segment.tfs.subarray(from, to), p);
+        pos.set(segment.positions.subarray(posFrom, posTo), at);
+        for (let q = from; q < to; q++, p++) {
+          if ((p & BLOCK_MASK) === 0) posBlock[p >> BLOCK_SHIFT] = at;
+          at += segment.tfs[q] ?? 0;
+        }
+      }
+    }
+    termStart[termCount] = p;
+    const chunk = new Uint32Array(DECODE_CHUNK);
+    const packed = PackedIds.packStream(postings, (emit) => {
+      for (let t = 0; t < termCount; t++) {
+        segments.forEach((segment, s) => {
+          const to = t + 1 < segment.termStart.length ? (segment.termStart[t + 1] ?? 0) : 0;
+          const shift = firstDoc[s] ?? 0;
+          for (let from = segment.termStart[t] ?? 0; from < to; from += DECODE_CHUNK) {
+            const count = Math.min(DECODE_CHUNK, to - from);
+            segment.docs.decode(from, from + count, chunk);
+            for (let j = 0; j < count; j++) chunk[j] = (chunk[j] ?? 0) + shift;
+            emit(chunk, count);
+          }
+        });
+      }
+    });
+    return new FieldIndex({ termStart, docs: packed.parts(), tfs, posBlock, positions: pos, maxPositions, ...lengthStats(lengths, k1, b) });
   }
 
   /** k1 · (1 − b + b · len / avgLen) of a doc. */
@@ -514,7 +588,8 @@ export class TextIndex {
   /** A chunk of a term's doc ids, decoded (walk). */
   private readonly decoded = new Uint32Array(DECODE_CHUNK);
 
-  private constructor(docCount: number, dict: TermDictionary, fields: readonly [FieldIndex, FieldIndex], options: Required<TextIndexOptions>) {
+  /** Made by TextIndex.build, a TextIndexBuilder or fromParts. */
+  constructor(docCount: number, dict: TermDictionary, fields: readonly [FieldIndex, FieldIndex], options: Required<TextIndexOptions>) {
     this.docCount = docCount;
     this.dict = dict;
     this.fields = fields;
@@ -524,23 +599,9 @@ export class TextIndex {
 
   /** Index names and bodies (every column the same length: one entry per doc). */
   static build(source: TextIndexSource, options: TextIndexOptions = {}): TextIndex {
-    const count = columnLength(source.name);
-    const bodyColumns = isColumnList(source.body) ? source.body : [source.body];
-    for (const column of bodyColumns) {
-      if (columnLength(column) !== count) throw new Error(`TextIndex.build: a body column has ${columnLength(column)} entries for ${count} names`);
-    }
-    const resolved: Required<TextIndexOptions> = {
-      k1: options.k1 ?? BM25_K1,
-      b: options.b ?? BM25_B,
-      nameBoost: options.nameBoost ?? NAME_BOOST,
-      stemmer: options.stemmer ?? TEXT_STEMMER,
-    };
-    const dict = new TermDictionary();
-    const nameTokens = new FieldTokenizer(dict, [source.name], count);
-    const bodyTokens = new FieldTokenizer(dict, bodyColumns, count);
-    const name = FieldIndex.build(nameTokens, dict.size, resolved.k1, resolved.b);
-    const body = FieldIndex.build(bodyTokens, dict.size, resolved.k1, resolved.b);
-    return new TextIndex(count, dict, [name, body], resolved);
+    const builder = new TextIndexBuilder(options);
+    builder.add(source);
+    return builder.finish();
   }
 
   static fromParts(parts: TextIndexParts): TextIndex {
@@ -1011,4 +1072,54 @@ function charCount(column: TextColumn, count: number): number {
 export function indexTextOf(store: { readonly indexText: TextColumn | null }): TextColumn {
   if (!store.indexText) throw new Error('this store was loaded from an index snapshot without its index text: its keyword index comes from the snapshot, not from a rebuild');
   return store.indexText;
+}
+
+/**
+ * Builds a TextIndex a segment of docs at a time: each segment is indexed as it is added (its text can go
+ * then) and finish() merges the segments, one dictionary for all. A corpus whose text does not fit in
+ * memory at once (the hidden text of millions of organizations) is indexed with a bounded amount of it at
+ * hand. The merged index answers exactly as one built from every doc at once (see FieldIndex.merge).
+ */
+export class TextIndexBuilder {
+  private readonly dict = new TermDictionary();
+  private readonly names: FieldIndex[] = [];
+  private readonly bodies: FieldIndex[] = [];
+  private count = 0;
+  private readonly params: Required<TextIndexOptions>;
+
+  constructor(options: TextIndexOptions = {}) {
+    this.params = {
+      k1: options.k1 ?? BM25_K1,
+      b: options.b ?? BM25_B,
+      nameBoost: options.nameBoost ?? NAME_BOOST,
+      stemmer: options.stemmer ?? TEXT_STEMMER,
+    };
+  }
+
+  /** Indexes the next docs (numbered on from the docs added before). */
+  add(source: TextIndexSource): void {
+    const count = columnLength(source.name);
+    const bodyColumns = isColumnList(source.body) ? source.body : [source.body];
+    for (const column of bodyColumns) {
+      if (columnLength(column) !== count) throw new Error(`TextIndex.build: a body column has ${columnLength(column)} entries for ${count} names`);
+    }
+    const { dict, params } = this;
+    const nameTokens = new FieldTokenizer(dict, [source.name], count);
+    const bodyTokens = new FieldTokenizer(dict, bodyColumns, count);
+    this.names.push(FieldIndex.build(nameTokens, dict.size, params.k1, params.b));
+    this.bodies.push(FieldIndex.build(bodyTokens, dict.size, params.k1, params.b));
+    this.count += count;
+  }
+
+  get docCount(): number {
+    return this.count;
+  }
+
+  finish(): TextIndex {
+    const { dict, params, names, bodies } = this;
+    if (names.length === 0) this.add({ name: [], body: [] });
+    const [name, body] = names.length === 1 ? [names[0], bodies[0]] : [FieldIndex.merge(names, dict.size, params.k1, params.b), FieldIndex.merge(bodies, dict.size, params.k1, params.b)];
+    if (!name || !body) throw new Error('TextIndexBuilder: no segment');
+    return new TextIndex(this.count, dict, [name, body], params);
+  }
 }

@@ -178,17 +178,23 @@ export function scanRecordBytes(rows: number, dims: number): number {
 
 /**
  * Codes f32 vectors (rows × dims, present rows L2-normalised) into scan records, written into `records`
- * (scanRecordBytes long; it may be shared memory).
+ * (scanRecordBytes long; it may be shared memory), with axis units from every row.
  */
 export function scanRecords(
   dims: number, data: Float32Array, present: Uint8Array, records: Uint8Array = new Uint8Array(scanRecordBytes(present.length, dims)),
 ): ScanRecords {
   const rows = present.length;
-  const chunks = Math.ceil(dims / 8);
-  const stride = recordStride(dims);
-  // Typed views in the host's byte order, which is WebAssembly's (little-endian) on every platform that runs it.
-  const codes = new Int8Array(records.buffer, records.byteOffset, records.length);
-  const meta = new Float32Array(records.buffer, records.byteOffset, records.length / 4);
+  const axis = axisUnits(dims, data, present, rows);
+  const decodedPeak = codeRows(dims, data, present, rows, axis, records, 0);
+  return { rows, dims, axis, records, decodedPeak: up(decodedPeak) };
+}
+
+/**
+ * The unit of each axis, RMS^(3/4) over the present rows of `data` (1 for an all-zero axis): from every
+ * row, or from a regular sample of a large matrix (any unit keeps the bounds certain; the sample only
+ * sets how finely each axis is coded).
+ */
+export function axisUnits(dims: number, data: Float32Array, present: Uint8Array, rows: number): Float64Array {
   const axis = new Float64Array(dims);
   let counted = 0;
   /* eslint-disable @typescript-eslint/no-non-null-assertion -- every index is < length */
@@ -198,12 +204,31 @@ export function scanRecords(
     for (let d = 0; d < dims; d++) axis[d] = axis[d]! + data[row * dims + d]! ** 2;
   }
   for (let d = 0; d < dims; d++) axis[d] = axis[d]! > 0 ? (axis[d]! / counted) ** AXIS_POWER : 1;
+  /* eslint-enable @typescript-eslint/no-non-null-assertion */
+  return axis;
+}
+
+/**
+ * Codes `rows` rows of `data` (present[i] for row i of data) into the records of rows first … first +
+ * rows − 1; returns the largest ‖ŷ‖ among them (not yet rounded up). A large matrix is coded a block at a
+ * time, so that its f32 vectors never exist whole.
+ */
+export function codeRows(dims: number, data: Float32Array, present: Uint8Array, rows: number, axis: Float64Array, records: Uint8Array, first: number): number {
+  const chunks = Math.ceil(dims / 8);
+  const stride = recordStride(dims);
+  // Typed views in the host's byte order, which is WebAssembly's (little-endian) on every platform that runs it.
+  const codes = new Int8Array(records.buffer, records.byteOffset, records.length);
+  const meta = new Float32Array(records.buffer, records.byteOffset, records.length >>> 2);
   const perAxis = axis.map((unit) => 1 / unit);
   let decodedPeak = 0;
+  /* eslint-disable @typescript-eslint/no-non-null-assertion -- every index is < length */
   for (let row = 0; row < rows; row++) {
     const base = row * dims;
-    const at = row * stride;
+    const at = (first + row) * stride;
     const metaAt = (at + chunks * 8) / 4;
+    codes.fill(0, at, at + chunks * 8);
+    meta[metaAt] = 0;
+    meta[metaAt + 1] = 0;
     if (!present[row]) {
       // A row without a vector is never listed (as in the JavaScript scan): its bound is −∞.
       meta[metaAt + 1] = Number.NEGATIVE_INFINITY;
@@ -240,7 +265,12 @@ export function scanRecords(
     decodedPeak = Math.max(decodedPeak, Math.sqrt(decoded));
   }
   /* eslint-enable @typescript-eslint/no-non-null-assertion */
-  return { rows, dims, axis, records, decodedPeak: up(decodedPeak) };
+  return decodedPeak;
+}
+
+/** The rounding-up of a decoded peak gathered over blocks by codeRows. */
+export function roundedPeak(peak: number): number {
+  return up(peak);
 }
 
 /** Row `row`'s stored vector, x[d] = f32(code · scale · axis[d]), into `out` from `offset` (zeros for a row without one). */

@@ -172,8 +172,9 @@ export class ColumnStore {
    * Builds the store of these records, one at a time (a generator of 20 million is never held whole; an
    * array's length sizes the buffers up front). A domain twice is an error.
    */
-  static fromRecords(records: Iterable<OrganizationRecord>): ColumnStore {
-    const builder = new StoreBuilder(Array.isArray(records) ? (records as readonly OrganizationRecord[]) : null);
+  /** `indexText: false` leaves the index text out (a keyword index built alongside takes it: store-relevance.ts). */
+  static fromRecords(records: Iterable<OrganizationRecord>, options: { indexText?: boolean } = {}): ColumnStore {
+    const builder = new StoreBuilder(Array.isArray(records) ? (records as readonly OrganizationRecord[]) : null, options.indexText !== false);
     for (const record of records) builder.add(record);
     return builder.finish();
   }
@@ -437,7 +438,7 @@ class StoreBuilder {
   private readonly domains: Utf8ColumnBuilder;
   private readonly categorical: Record<CategoricalKey, { dict: Dictionary; ids: Growing<Uint32Array> }>;
   private readonly text: Record<TextKey, Utf8ColumnBuilder>;
-  private readonly indexText: Utf8ColumnBuilder;
+  private readonly indexText: Utf8ColumnBuilder | null;
   private readonly keywordDict = new Dictionary();
   private readonly keywordIds: Growing<Uint32Array>;
   private readonly keywordOffsets: Growing<Uint32Array>;
@@ -455,7 +456,7 @@ class StoreBuilder {
   private size = 0;
 
   /** `sample`: the records when they are all at hand (their count and text lengths size the buffers). */
-  constructor(sample: readonly OrganizationRecord[] | null) {
+  constructor(sample: readonly OrganizationRecord[] | null, withIndexText: boolean) {
     const rows = sample?.length ?? 1 << 16;
     // Sized up front where the text is known: every growth of a large buffer makes V8 collect garbage over the whole heap.
     const bytesOf = (read: (record: OrganizationRecord) => string | null): number | undefined => {
@@ -470,7 +471,7 @@ class StoreBuilder {
     for (const key of CATEGORICAL_COLUMNS) this.categorical[key] = { dict: new Dictionary(), ids: new Growing((n) => new Uint32Array(n), rows) };
     this.text = {} as Record<TextKey, Utf8ColumnBuilder>;
     for (const key of TEXT_COLUMNS) this.text[key] = utf8((r) => r[key]);
-    this.indexText = utf8((r) => r.text);
+    this.indexText = withIndexText ? utf8((r) => r.text) : null;
     this.keywordIds = new Growing((n) => new Uint32Array(n), rows * 6);
     this.keywordOffsets = new Growing((n) => new Uint32Array(n), rows + 1);
     this.keywordOffsets.push(0);
@@ -495,7 +496,7 @@ class StoreBuilder {
       column.ids.push(column.dict.intern(CATEGORICAL_READERS[key](r)));
     }
     for (const key of TEXT_COLUMNS) this.text[key].push(r[key]);
-    this.indexText.push(r.text);
+    this.indexText?.push(r.text);
     for (const keyword of new Set(r.summary_keywords)) this.keywordIds.push(this.keywordDict.intern(keyword));
     this.keywordOffsets.push(this.keywordIds.length);
     for (const registration of r.registrations) {
@@ -534,7 +535,7 @@ class StoreBuilder {
       domainRank,
       categorical,
       text,
-      indexText: this.indexText.finish().parts(),
+      indexText: this.indexText?.finish().parts() ?? null,
       keywords: { values: Utf8Column.from(this.keywordDict.values).parts(), offsets: this.keywordOffsets.finish(), ids: packCodes(this.keywordIds.finish(), this.keywordDict.size) },
       registrations: {
         offsets: this.registrationOffsets.finish(),

@@ -9,6 +9,7 @@ import type { OrganizationRecord } from '../dataset/record.js';
 import { dayOf, dayOfMs, formatDay, formatInstant, NO_DAY } from './dates.js';
 import { Dictionary, packCodes, type CategoricalColumn, type Codes } from './dictionary.js';
 import { Utf8Column, Utf8ColumnBuilder, type Utf8ColumnParts } from './utf8-column.js';
+import { ChunkedArray } from './chunked.js';
 
 /** Columns held dictionary-encoded (categorical and geographic). */
 export const CATEGORICAL_COLUMNS = [
@@ -407,52 +408,26 @@ export function encodeDays(values: Int32Array): DayColumn {
   return { days: Int32Array.from(days), codes: packCodes(codes, days.length) };
 }
 
-/** A typed array that grows as values are appended (by half each time), trimmed by `finish`. */
-class Growing<T extends Float64Array | Int32Array | Uint32Array | Int8Array> {
-  private array: T;
-  length = 0;
-
-  constructor(
-    private readonly make: (length: number) => T,
-    expected: number,
-  ) {
-    this.array = make(Math.max(16, expected));
-  }
-
-  push(value: number): void {
-    if (this.length === this.array.length) {
-      const grown = this.make(Math.ceil(this.array.length * 1.5));
-      grown.set(this.array);
-      this.array = grown;
-    }
-    this.array[this.length++] = value;
-  }
-
-  finish(): T {
-    return this.array.length === this.length ? this.array : (this.array.slice(0, this.length) as T);
-  }
-}
-
 /** Appends organizations one at a time into the store's columns; `finish` makes the store. */
 class StoreBuilder {
   private readonly domains: Utf8ColumnBuilder;
-  private readonly categorical: Record<CategoricalKey, { dict: Dictionary; ids: Growing<Uint32Array> }>;
+  private readonly categorical: Record<CategoricalKey, { dict: Dictionary; ids: ChunkedArray<Uint32Array> }>;
   private readonly text: Record<TextKey, Utf8ColumnBuilder>;
   private readonly indexText: Utf8ColumnBuilder | null;
   private readonly keywordDict = new Dictionary();
-  private readonly keywordIds: Growing<Uint32Array>;
-  private readonly keywordOffsets: Growing<Uint32Array>;
+  private readonly keywordIds: ChunkedArray<Uint32Array>;
+  private readonly keywordOffsets: ChunkedArray<Uint32Array>;
   private readonly courts = new Dictionary();
-  private readonly courtIds: Growing<Uint32Array>;
-  private readonly registrationDays: Growing<Int32Array>;
+  private readonly courtIds: ChunkedArray<Uint32Array>;
+  private readonly registrationDays: ChunkedArray<Int32Array>;
   private readonly registrationIds: Utf8ColumnBuilder;
-  private readonly registrationOffsets: Growing<Uint32Array>;
-  private readonly lat: Growing<Float64Array>;
-  private readonly lon: Growing<Float64Array>;
-  private readonly newRegisterEntry: Growing<Int8Array>;
-  private readonly registerDay: Growing<Int32Array>;
-  private readonly createdAt: Growing<Float64Array>;
-  private readonly updatedAt: Growing<Float64Array>;
+  private readonly registrationOffsets: ChunkedArray<Uint32Array>;
+  private readonly lat: ChunkedArray<Float64Array>;
+  private readonly lon: ChunkedArray<Float64Array>;
+  private readonly newRegisterEntry: ChunkedArray<Int8Array>;
+  private readonly registerDay: ChunkedArray<Int32Array>;
+  private readonly createdAt: ChunkedArray<Float64Array>;
+  private readonly updatedAt: ChunkedArray<Float64Array>;
   private size = 0;
 
   /** `sample`: the records when they are all at hand (their count and text lengths size the buffers). */
@@ -467,25 +442,25 @@ class StoreBuilder {
     };
     const utf8 = (read: (record: OrganizationRecord) => string | null): Utf8ColumnBuilder => new Utf8ColumnBuilder({ rows, bytes: bytesOf(read) });
     this.domains = utf8((r) => r.domain);
-    this.categorical = {} as Record<CategoricalKey, { dict: Dictionary; ids: Growing<Uint32Array> }>;
-    for (const key of CATEGORICAL_COLUMNS) this.categorical[key] = { dict: new Dictionary(), ids: new Growing((n) => new Uint32Array(n), rows) };
+    this.categorical = {} as Record<CategoricalKey, { dict: Dictionary; ids: ChunkedArray<Uint32Array> }>;
+    for (const key of CATEGORICAL_COLUMNS) this.categorical[key] = { dict: new Dictionary(), ids: new ChunkedArray((n) => new Uint32Array(n), rows) };
     this.text = {} as Record<TextKey, Utf8ColumnBuilder>;
     for (const key of TEXT_COLUMNS) this.text[key] = utf8((r) => r[key]);
     this.indexText = withIndexText ? utf8((r) => r.text) : null;
-    this.keywordIds = new Growing((n) => new Uint32Array(n), rows * 6);
-    this.keywordOffsets = new Growing((n) => new Uint32Array(n), rows + 1);
+    this.keywordIds = new ChunkedArray((n) => new Uint32Array(n), rows * 6);
+    this.keywordOffsets = new ChunkedArray((n) => new Uint32Array(n), rows + 1);
     this.keywordOffsets.push(0);
-    this.courtIds = new Growing((n) => new Uint32Array(n), rows);
-    this.registrationDays = new Growing((n) => new Int32Array(n), rows);
+    this.courtIds = new ChunkedArray((n) => new Uint32Array(n), rows);
+    this.registrationDays = new ChunkedArray((n) => new Int32Array(n), rows);
     this.registrationIds = new Utf8ColumnBuilder({ rows });
-    this.registrationOffsets = new Growing((n) => new Uint32Array(n), rows + 1);
+    this.registrationOffsets = new ChunkedArray((n) => new Uint32Array(n), rows + 1);
     this.registrationOffsets.push(0);
-    this.lat = new Growing((n) => new Float64Array(n), rows);
-    this.lon = new Growing((n) => new Float64Array(n), rows);
-    this.newRegisterEntry = new Growing((n) => new Int8Array(n), rows);
-    this.registerDay = new Growing((n) => new Int32Array(n), rows);
-    this.createdAt = new Growing((n) => new Float64Array(n), rows);
-    this.updatedAt = new Growing((n) => new Float64Array(n), rows);
+    this.lat = new ChunkedArray((n) => new Float64Array(n), rows);
+    this.lon = new ChunkedArray((n) => new Float64Array(n), rows);
+    this.newRegisterEntry = new ChunkedArray((n) => new Int8Array(n), rows);
+    this.registerDay = new ChunkedArray((n) => new Int32Array(n), rows);
+    this.createdAt = new ChunkedArray((n) => new Float64Array(n), rows);
+    this.updatedAt = new ChunkedArray((n) => new Float64Array(n), rows);
   }
 
   add(r: OrganizationRecord): void {

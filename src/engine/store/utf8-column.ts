@@ -7,6 +7,7 @@
  * A value is decoded when a response asks for it.
  */
 
+import { ChunkedArray } from './chunked.js';
 import { utf8 } from './utf8.js';
 
 /** Offsets fit 32 bits until the bytes pass 4 GiB. */
@@ -76,19 +77,20 @@ export class Utf8Column implements TextValues {
   }
 }
 
-/** Appends values one at a time into growing buffers; `finish` trims them into a Utf8Column. */
+/** Appends values one at a time into chunked buffers; `finish` puts them together into a Utf8Column. */
 export class Utf8ColumnBuilder {
-  private bytes: Uint8Array;
-  private used = 0;
-  private offsets: Float64Array;
+  private readonly bytes: ChunkedArray<Uint8Array>;
+  /** 0, then the end of each row's bytes (f64: a column may pass 4 GB while it is built). */
+  private readonly offsets: ChunkedArray<Float64Array>;
+  private readonly nullRows = new ChunkedArray((n) => new Uint32Array(n));
   private rows = 0;
-  private nulls: Uint8Array;
+  private used = 0;
 
-  /** `rows` and `bytes`: the expected size (growing past it works, at a copy per growth). */
+  /** `rows` and `bytes`: the expected size, if known (the first chunks are made that large). */
   constructor(expected: { rows?: number; bytes?: number } = {}) {
-    this.bytes = new Uint8Array(Math.max(64, expected.bytes ?? 1 << 16));
-    this.offsets = new Float64Array(Math.max(16, (expected.rows ?? 1 << 12) + 1));
-    this.nulls = new Uint8Array((this.offsets.length >>> 3) + 1);
+    this.bytes = new ChunkedArray((n) => new Uint8Array(n), expected.bytes ?? 0);
+    this.offsets = new ChunkedArray((n) => new Float64Array(n), (expected.rows ?? 0) + 1);
+    this.offsets.push(0);
   }
 
   get size(): number {
@@ -96,37 +98,26 @@ export class Utf8ColumnBuilder {
   }
 
   push(value: string | null | undefined): void {
-    const row = this.rows;
-    if (row + 1 >= this.offsets.length) {
-      this.offsets = grownTo(this.offsets, new Float64Array(Math.ceil(this.offsets.length * 1.5)));
-      this.nulls = grownTo(this.nulls, new Uint8Array((this.offsets.length >>> 3) + 1));
-    }
     if (value === null || value === undefined) {
-      this.nulls[row >>> 3] = (this.nulls[row >>> 3] ?? 0) | (1 << (row & 7));
+      this.nullRows.push(this.rows);
     } else if (value.length > 0) {
       // At most 3 bytes per UTF-16 code unit; the destination is bounded to that (an unbounded view is slow).
       const room = value.length * 3;
-      if (this.used + room > this.bytes.length) this.bytes = grownTo(this.bytes, new Uint8Array(Math.max(this.used + room, Math.ceil(this.bytes.length * 1.5))));
-      this.used += utf8.encodeInto(value, this.bytes.subarray(this.used, this.used + room));
+      const written = utf8.encodeInto(value, this.bytes.reserve(room));
+      this.bytes.unpush(room - written);
+      this.used += written;
     }
-    this.rows = row + 1;
-    this.offsets[this.rows] = this.used;
+    this.rows++;
+    this.offsets.push(this.used);
   }
 
   finish(): Utf8Column {
     const size = this.rows;
-    const ends = this.offsets.subarray(0, size + 1);
-    const offsets = this.used <= 0xffffffff ? Uint32Array.from(ends) : ends.slice();
+    const offsets = this.used <= 0xffffffff ? this.offsets.finish((n) => new Uint32Array(n)) : this.offsets.finish();
     const nulls = new Uint8Array(Math.ceil(size / 8));
-    nulls.set(this.nulls.subarray(0, nulls.length));
-    return new Utf8Column(offsets, this.bytes.slice(0, this.used), nulls);
+    for (const row of this.nullRows.finish()) nulls[row >>> 3] = (nulls[row >>> 3] ?? 0) | (1 << (row & 7));
+    return new Utf8Column(offsets, this.bytes.finish(), nulls);
   }
-}
-
-/** `into` (larger) with `array` copied to its start. */
-function grownTo<T extends Uint8Array | Float64Array>(array: T, into: T): T {
-  into.set(array);
-  return into;
 }
 
 /** Plain string arrays as TextValues (small inputs and tests). */

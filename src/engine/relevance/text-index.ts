@@ -259,6 +259,13 @@ function uintArray(length: number, max: number): Uint8Array | Uint16Array | Uint
   return new Uint32Array(length);
 }
 
+/** Where posting p's positions start in a field's `positions`. */
+function positionOffset(field: Pick<FieldParts, 'posBlock' | 'tfs'>, p: number): number {
+  let offset = field.posBlock[p >> BLOCK_SHIFT] ?? 0;
+  for (let q = p & ~BLOCK_MASK; q < p; q++) offset += field.tfs[q] ?? 0;
+  return offset;
+}
+
 /** An empty array of `like`'s type. */
 function uintArrayLike(like: Uint8Array | Uint16Array | Uint32Array, length: number): Uint8Array | Uint16Array | Uint32Array {
   if (like instanceof Uint8Array) return new Uint8Array(length);
@@ -429,8 +436,10 @@ class FieldIndex {
    * one dictionary of termCount terms) as one: term by term, each segment's postings after the previous
    * segment's, their doc ids shifted by the docs before. The same postings, positions and statistics as a
    * build over every doc at once; only the term ids may differ (the dictionary's order of first sight).
+   * Each segment array is let go once merged (the segments' parts are emptied), so that the segments and
+   * the merged field are not all held at once.
    */
-  static merge(segments: readonly FieldIndex[], termCount: number, k1: number, b: number): FieldIndex {
+  static merge(segments: FieldParts[], termCount: number, k1: number, b: number): FieldIndex {
     const firstDoc: number[] = [];
     let docs = 0;
     let postings = 0;
@@ -443,26 +452,30 @@ class FieldIndex {
       positions += segment.positions.length;
       maxPositions = Math.max(maxPositions, segment.maxPositions);
     }
+    const lengths = new Uint32Array(docs);
+    segments.forEach((segment, s) => {
+      lengths.set(segment.lengths, firstDoc[s]);
+      segment.lengths = new Uint32Array(0);
+    });
     const widest = <T extends Uint8Array | Uint16Array | Uint32Array>(arrays: T[]): T => arrays.reduce((a, c) => (c.BYTES_PER_ELEMENT > a.BYTES_PER_ELEMENT ? c : a));
     const tfs = uintArrayLike(widest(segments.map((segment) => segment.tfs)), postings);
     const pos = uintArrayLike(widest(segments.map((segment) => segment.positions)), positions);
     const termStart = new Uint32Array(termCount + 1);
     const posBlock = new Uint32Array((postings >> BLOCK_SHIFT) + 1);
-    const lengths = new Uint32Array(docs);
-    segments.forEach((segment, s) => {
-      lengths.set(segment.lengths, firstDoc[s]);
-    });
-    // Postings and positions, term by term; the doc ids are packed from the same walk (below).
+    const range = (segment: FieldParts, t: number): [number, number] => {
+      const from = segment.termStart[t] ?? 0;
+      return [from, t + 1 < segment.termStart.length ? (segment.termStart[t + 1] ?? 0) : from];
+    };
+    // Term frequencies and positions, term by term.
     let p = 0;
     let at = 0;
     for (let t = 0; t < termCount; t++) {
       termStart[t] = p;
       for (const segment of segments) {
-        const from = segment.termStart[t] ?? 0;
-        const to = t + 1 < segment.termStart.length ? (segment.termStart[t + 1] ?? 0) : from;
+        const [from, to] = range(segment, t);
         if (from === to) continue;
-        const posFrom = segment.posOffset(from);
-        const posTo = to < segment.docs.length ? segment.posOffset(to) : segment.positions.length;
+        const posFrom = positionOffset(segment, from);
+        const posTo = to < segment.docs.length ? positionOffset(segment, to) : segment.positions.length;
         tfs.set(segment.tfs.subarray(from, to), p);
         pos.set(segment.positions.subarray(posFrom, posTo), at);
         for (let q = from; q < to; q++, p++) {
@@ -472,21 +485,30 @@ class FieldIndex {
       }
     }
     termStart[termCount] = p;
+    for (const segment of segments) {
+      segment.tfs = new Uint8Array(0);
+      segment.positions = new Uint8Array(0);
+      segment.posBlock = new Uint32Array(0);
+    }
+    // Then the doc ids, packed from the same walk.
+    const ids = segments.map((segment) => new PackedIds(segment.docs));
     const chunk = new Uint32Array(DECODE_CHUNK);
     const packed = PackedIds.packStream(postings, (emit) => {
       for (let t = 0; t < termCount; t++) {
         segments.forEach((segment, s) => {
-          const to = t + 1 < segment.termStart.length ? (segment.termStart[t + 1] ?? 0) : 0;
+          const [start, to] = range(segment, t);
           const shift = firstDoc[s] ?? 0;
-          for (let from = segment.termStart[t] ?? 0; from < to; from += DECODE_CHUNK) {
+          for (let from = start; from < to; from += DECODE_CHUNK) {
             const count = Math.min(DECODE_CHUNK, to - from);
-            segment.docs.decode(from, from + count, chunk);
+            ids[s]?.decode(from, from + count, chunk);
             for (let j = 0; j < count; j++) chunk[j] = (chunk[j] ?? 0) + shift;
             emit(chunk, count);
           }
         });
       }
     });
+    segments.length = 0;
+    ids.length = 0;
     return new FieldIndex({ termStart, docs: packed.parts(), tfs, posBlock, positions: pos, maxPositions, ...lengthStats(lengths, k1, b) });
   }
 
@@ -508,9 +530,7 @@ class FieldIndex {
 
   /** Where posting p's positions start in `positions`. */
   posOffset(p: number): number {
-    let offset = this.posBlock[p >> BLOCK_SHIFT] ?? 0;
-    for (let q = p & ~BLOCK_MASK; q < p; q++) offset += this.tfs[q] ?? 0;
-    return offset;
+    return positionOffset(this, p);
   }
 
   /** The posting of `doc` in term t's postings, or -1. */
@@ -1082,8 +1102,8 @@ export function indexTextOf(store: { readonly indexText: TextColumn | null }): T
  */
 export class TextIndexBuilder {
   private readonly dict = new TermDictionary();
-  private readonly names: FieldIndex[] = [];
-  private readonly bodies: FieldIndex[] = [];
+  private readonly names: FieldParts[] = [];
+  private readonly bodies: FieldParts[] = [];
   private count = 0;
   private readonly params: Required<TextIndexOptions>;
 
@@ -1106,8 +1126,8 @@ export class TextIndexBuilder {
     const { dict, params } = this;
     const nameTokens = new FieldTokenizer(dict, [source.name], count);
     const bodyTokens = new FieldTokenizer(dict, bodyColumns, count);
-    this.names.push(FieldIndex.build(nameTokens, dict.size, params.k1, params.b));
-    this.bodies.push(FieldIndex.build(bodyTokens, dict.size, params.k1, params.b));
+    this.names.push(FieldIndex.build(nameTokens, dict.size, params.k1, params.b).parts());
+    this.bodies.push(FieldIndex.build(bodyTokens, dict.size, params.k1, params.b).parts());
     this.count += count;
   }
 
@@ -1118,8 +1138,8 @@ export class TextIndexBuilder {
   finish(): TextIndex {
     const { dict, params, names, bodies } = this;
     if (names.length === 0) this.add({ name: [], body: [] });
-    const [name, body] = names.length === 1 ? [names[0], bodies[0]] : [FieldIndex.merge(names, dict.size, params.k1, params.b), FieldIndex.merge(bodies, dict.size, params.k1, params.b)];
+    const [name, body] = names.length === 1 ? [names[0], bodies[0]] : [FieldIndex.merge(names, dict.size, params.k1, params.b).parts(), FieldIndex.merge(bodies, dict.size, params.k1, params.b).parts()];
     if (!name || !body) throw new Error('TextIndexBuilder: no segment');
-    return new TextIndex(this.count, dict, [name, body], params);
+    return new TextIndex(this.count, dict, [new FieldIndex(name), new FieldIndex(body)], params);
   }
 }

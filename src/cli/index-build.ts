@@ -2,12 +2,17 @@
  * `orgindex index build --out DIR [--data FILE|URL | --count N] [--replace]`: builds the whole index — the
  * store, the keyword index, the vectors and their scan records — and writes it as a snapshot that
  * `orgindex serve --index DIR` loads without rebuilding (server/index-snapshot.ts).
+ *
+ * In the order that holds the least at once: the store (a streamed source's keyword index is built in
+ * segments meanwhile), the vectors from the store, then the store and vectors written and let go, and
+ * only then the keyword index's segments merged and written.
  */
 import { performance } from 'node:perf_hooks';
 import type { Command } from 'commander';
-import { indexParts } from '../engine/snapshot/index-parts.js';
-import { checkSnapshotTarget, writeSnapshot } from '../server/index-snapshot.js';
-import { warmRelevanceOnTwoThreads } from '../server/warm-relevance.js';
+import { textIndexLater } from '../engine/relevance/store-relevance.js';
+import { vectorParts } from '../engine/snapshot/index-parts.js';
+import type { ColumnStore } from '../engine/store/store.js';
+import { checkSnapshotTarget, SnapshotWriter, type WrittenSnapshot } from '../server/index-snapshot.js';
 import type { CliIo } from './cli-io.js';
 import { describeSource, loadIndex, type IndexSource } from './serve.js';
 
@@ -38,19 +43,34 @@ export function addIndexCommands(program: Command, io: CliIo, setExitCode: (code
       try {
         checkSnapshotTarget(options.out, options.replace === true);
         const started = performance.now();
-        const { index: built } = await loadIndex(source);
-        io.stderr(`store of ${built.store.size.toLocaleString('en')} organizations built in ${seconds(started)} s\n`);
-        const relevance = performance.now();
-        const threads = warmRelevanceOnTwoThreads(built.store);
-        // The parts wait for the vectors' scan records if the worker is still making them.
-        const parts = indexParts(built.store);
-        io.stderr(`keyword index, vectors and scan records built in ${seconds(relevance)} s (${threads === 2 ? 'two threads' : 'one thread'})\n`);
-        const writing = performance.now();
-        const written = writeSnapshot(options.out, parts, describeSource(source), { replace: options.replace === true });
-        io.stderr(`wrote ${written.dir}: ${(written.bytes / 1e9).toFixed(2)} GB in ${written.files} files, in ${seconds(writing)} s (${seconds(started)} s in all); serve it with orgindex serve --index ${options.out}\n`);
+        const { written, size } = await buildSnapshot(source, options.out, options.replace === true, io, started);
+        io.stderr(`wrote ${written.dir}: ${size.toLocaleString('en')} organizations, ${(written.bytes / 1e9).toFixed(2)} GB in ${written.files} files, in ${seconds(started)} s in all; serve it with orgindex serve --index ${options.out}\n`);
       } catch (error) {
         io.stderr(`orgindex index build: ${(error as Error).message}\n`);
         setExitCode(1);
       }
     });
+}
+
+async function buildSnapshot(source: IndexSource, out: string, replace: boolean, io: CliIo, started: number): Promise<{ written: WrittenSnapshot; size: number }> {
+  const writer = new SnapshotWriter(out, { replace });
+  try {
+    // Only the store is kept from here: the index around it would keep it alive past its writing.
+    let store: ColumnStore | null = (await loadIndex(source)).index.store;
+    const size = store.size;
+    io.stderr(`store of ${size.toLocaleString('en')} organizations built in ${seconds(started)} s\n`);
+    const vectorsAt = performance.now();
+    writer.add('vectors', vectorParts(store));
+    io.stderr(`vectors and their scan records built and written in ${seconds(vectorsAt)} s\n`);
+    writer.add('store', store.parts(false));
+    const finishText = textIndexLater(store);
+    store = null;
+    const textAt = performance.now();
+    writer.add('text', finishText().parts());
+    io.stderr(`keyword index finished and written in ${seconds(textAt)} s\n`);
+    return { written: writer.finish(describeSource(source), size), size };
+  } catch (error) {
+    writer.abandon();
+    throw error;
+  }
 }

@@ -64,48 +64,82 @@ export function checkSnapshotTarget(dir: string, replace: boolean): string {
 
 /** Writes a whole index (a store's `indexParts`) to `dir` (which must not exist, or be replaced when `replace`). */
 export function writeSnapshot(dir: string, parts: IndexParts, source: string, options: { replace?: boolean; now?: () => Date } = {}): WrittenSnapshot {
-  const target = checkSnapshotTarget(dir, options.replace === true);
-  const { shape, arrays } = flattenParts(parts);
-  const temporary = `${target}.partial-${process.pid}`;
-  rmSync(temporary, { recursive: true, force: true });
-  mkdirSync(join(temporary, 'parts'), { recursive: true });
-  let bytes = 0;
+  const writer = new SnapshotWriter(dir, options);
   try {
-    const listed = arrays.map((array, i): ManifestArray => {
-      const file = `parts/${String(i).padStart(4, '0')}.bin`;
+    writer.add('store', parts.store);
+    writer.add('text', parts.text);
+    writer.add('vectors', parts.vectors);
+    return writer.finish(source, parts.store.size);
+  } catch (error) {
+    writer.abandon();
+    throw error;
+  }
+}
+
+/**
+ * Writes a snapshot a part at a time (the store, the keyword index, the vectors, in any order): each part's
+ * arrays go to their files at once, so that a build can let a part go before it makes the next (20,000,000
+ * organizations do not fit in memory with every part at once). Nothing is in place until `finish`.
+ */
+export class SnapshotWriter {
+  private readonly target: string;
+  private readonly temporary: string;
+  private readonly listed: ManifestArray[] = [];
+  private readonly shapes: Partial<Record<keyof IndexParts, unknown>> = {};
+  private bytes = 0;
+
+  constructor(
+    dir: string,
+    private readonly options: { replace?: boolean; now?: () => Date } = {},
+  ) {
+    this.target = checkSnapshotTarget(dir, options.replace === true);
+    this.temporary = `${this.target}.partial-${process.pid}`;
+    rmSync(this.temporary, { recursive: true, force: true });
+    mkdirSync(join(this.temporary, 'parts'), { recursive: true });
+  }
+
+  add(name: keyof IndexParts, part: IndexParts[keyof IndexParts]): void {
+    if (name in this.shapes) throw new Error(`the snapshot has its ${name} already`);
+    const { shape, arrays, types } = flattenParts(part, this.listed.length);
+    arrays.forEach((array, i) => {
+      const file = `parts/${String(this.listed.length).padStart(4, '0')}.bin`;
       const view = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
-      const fd = openSync(join(temporary, file), 'w');
+      const fd = openSync(join(this.temporary, file), 'w');
       try {
         for (let at = 0; at < view.length; at += CHUNK) writeSync(fd, view, at, Math.min(CHUNK, view.length - at));
       } finally {
         closeSync(fd);
       }
-      bytes += view.length;
-      return { file, type: typeName(array), bytes: view.length, sha256: createHash('sha256').update(view).digest('hex') };
+      this.bytes += view.length;
+      this.listed.push({ file, type: types[i] ?? 'Uint8Array', bytes: view.length, sha256: createHash('sha256').update(view).digest('hex') });
     });
+    this.shapes[name] = shape;
+  }
+
+  /** Writes the manifest and puts the snapshot in place. */
+  finish(source: string, organizations: number): WrittenSnapshot {
+    for (const name of ['store', 'text', 'vectors'] as const) if (!(name in this.shapes)) throw new Error(`the snapshot has no ${name}`);
     const manifest: SnapshotManifest = {
       format: SNAPSHOT_FORMAT,
       version: SNAPSHOT_VERSION,
       byteOrder: 'little-endian',
-      createdAt: (options.now?.() ?? new Date()).toISOString(),
-      organizations: parts.store.size,
+      createdAt: (this.options.now?.() ?? new Date()).toISOString(),
+      organizations,
       source,
-      parts: shape,
-      arrays: listed,
+      parts: this.shapes,
+      arrays: this.listed,
     };
-    writeFileSync(join(temporary, 'manifest.json'), `${JSON.stringify(manifest)}\n`);
-    mkdirSync(dirname(target), { recursive: true });
-    if (existsSync(target)) rmSync(target, { recursive: true, force: true });
-    renameSync(temporary, target);
-  } catch (error) {
-    rmSync(temporary, { recursive: true, force: true });
-    throw error;
+    writeFileSync(join(this.temporary, 'manifest.json'), `${JSON.stringify(manifest)}\n`);
+    mkdirSync(dirname(this.target), { recursive: true });
+    if (existsSync(this.target)) rmSync(this.target, { recursive: true, force: true });
+    renameSync(this.temporary, this.target);
+    return { dir: this.target, bytes: this.bytes, files: this.listed.length + 1 };
   }
-  return { dir: target, bytes, files: arrays.length + 1 };
-}
 
-function typeName(array: PartArray): PartArrayType {
-  return array.constructor.name as PartArrayType;
+  /** Removes what was written (a build that failed). */
+  abandon(): void {
+    rmSync(this.temporary, { recursive: true, force: true });
+  }
 }
 
 /** The manifest of a snapshot directory, checked for format and version. */

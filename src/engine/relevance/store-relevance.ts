@@ -55,6 +55,21 @@ export function textIndexOf(store: ColumnStore): TextIndex {
   return relevance.text;
 }
 
+/**
+ * How to get the store's keyword index without holding on to the store: a streamed store's (its last
+ * segment and the merge need no store column), else one built from the store (which it then keeps).
+ */
+export function textIndexLater(store: ColumnStore): () => TextIndex {
+  const relevance = relevanceOf(store);
+  const { text, pendingText } = relevance;
+  if (text) return () => text;
+  if (pendingText) {
+    relevance.pendingText = null;
+    return pendingText;
+  }
+  return () => textIndexOf(store);
+}
+
 /** Docs the keyword index of a streamed store takes at a time: about 0.3 GB of their text at hand. */
 const TEXT_SEGMENT = 500_000;
 

@@ -19,11 +19,15 @@ export interface IndexParts {
 
 /** The parts of a store's whole index (its keyword index and vectors built first if they are not yet). */
 export function indexParts(store: ColumnStore): IndexParts {
-  const text = textIndexOf(store);
+  return { store: store.parts(false), text: textIndexOf(store).parts(), vectors: vectorParts(store) };
+}
+
+/** The parts of a store's vectors (built first if they are not yet). */
+export function vectorParts(store: ColumnStore): StoredVectors {
   const { present, component, scan } = storedVectorsOf(store);
   const { rows, dims, axis, decodedPeak } = scan;
   // A copy of the record fields: the records may be in the scan's memory now (vector-scan.ts).
-  return { store: store.parts(false), text: text.parts(), vectors: { present, component, scan: { rows, dims, axis, records: currentRecords(scan), decodedPeak } } };
+  return { present, component, scan: { rows, dims, axis, records: currentRecords(scan), decodedPeak } };
 }
 
 /** The store of these parts, with its keyword index, vectors and scan records installed. */
@@ -40,10 +44,11 @@ export type PartArray = Uint8Array | Int8Array | Uint16Array | Int16Array | Uint
 const ARRAY_TYPES = { Uint8Array, Int8Array, Uint16Array, Int16Array, Uint32Array, Int32Array, Float32Array, Float64Array } as const;
 export type PartArrayType = keyof typeof ARRAY_TYPES;
 
-/** A tree of parts with each typed array replaced by `{ "$array": i, "type": … }`, and the arrays in order. */
+/** A tree of parts with each typed array replaced by `{ "$array": i, "type": … }`, and the arrays (and their types) in order. */
 export interface FlatParts {
   shape: unknown;
   arrays: PartArray[];
+  types: PartArrayType[];
 }
 
 const arrayType = (value: unknown): PartArrayType | null => {
@@ -51,21 +56,26 @@ const arrayType = (value: unknown): PartArrayType | null => {
   return null;
 };
 
-/** Takes the typed arrays out of a tree of parts (plain objects, arrays, numbers, strings, booleans, null). */
-export function flattenParts(tree: unknown): FlatParts {
+/**
+ * Takes the typed arrays out of a tree of parts (plain objects, arrays, numbers, strings, booleans, null);
+ * their numbers start at `first` (a tree written after others).
+ */
+export function flattenParts(tree: unknown, first = 0): FlatParts {
   const arrays: PartArray[] = [];
+  const types: PartArrayType[] = [];
   const walk = (node: unknown): unknown => {
     const type = arrayType(node);
     if (type) {
       arrays.push(node as PartArray);
-      return { $array: arrays.length - 1, type };
+      types.push(type);
+      return { $array: first + arrays.length - 1, type };
     }
     if (Array.isArray(node)) return node.map(walk);
     if (node !== null && typeof node === 'object') return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, walk(value)]));
     if (typeof node === 'number' && !Number.isFinite(node)) throw new Error('an index part is not a finite number');
     return node;
   };
-  return { shape: walk(tree), arrays };
+  return { shape: walk(tree), arrays, types };
 }
 
 /** The tree again, each `$array` placeholder replaced by `arrayOf(i, type)`. */

@@ -26,12 +26,17 @@ function cursorDomain(cursor: unknown[] | null): string | null {
  * matches. The first matching member of every name group is found in one pass per query.
  */
 function dedupFilter(store: ColumnStore, mask: Mask): (row: number) => boolean {
-  const { groupOf, members } = duplicateNameGroups(store);
-  const first = new Int32Array(members.length).fill(-1);
-  members.forEach((rows, group) => {
-    const kept = rows.find((row) => mask.bits[row] === 1);
-    if (kept !== undefined) first[group] = kept;
-  });
+  const { groupOf, starts, rows } = duplicateNameGroups(store);
+  const first = new Int32Array(Math.max(1, starts.length - 1)).fill(-1);
+  for (let group = 1; group + 1 < starts.length; group++) {
+    for (let i = starts[group] ?? 0; i < (starts[group + 1] ?? 0); i++) {
+      const row = rows[i] ?? 0;
+      if (mask.bits[row] === 1) {
+        first[group] = row;
+        break;
+      }
+    }
+  }
   return (row) => {
     const group = groupOf[row] ?? 0;
     return group !== 0 && first[group] !== row;

@@ -3,7 +3,7 @@
  * unique belong to group 0; the others to a group listing its members in domain order.
  *
  * Built without a string per organization held at once: each name's folded form is hashed (two 32-bit
- * hashes; a plain ASCII name is folded and hashed in one pass, without making the folded string), the
+ * hashes; a name of ASCII and Latin-1 is folded and hashed from its UTF-8 bytes in one pass), the
  * rows are sorted by hash with a stable radix sort (so each run keeps domain order), and only rows whose
  * hashes collide have their folded names compared. A Map of every name holds at most 2^24 entries and
  * took 12 s at 5,000,000; this takes a few seconds at 20,000,000.
@@ -48,33 +48,74 @@ export class FoldHash {
   }
 }
 
-/** Hashes foldForMatch(name) into `hash`: a plain ASCII name without making any string. */
-export function hashFolded(name: string, hash: FoldHash): void {
+/**
+ * What foldForMatch makes of each Latin-1 letter U+00C0–U+00FF alone ("" where it is not a letter or digit):
+ * for these, folding a name is folding each character, so a name of ASCII and Latin-1 is folded and hashed
+ * from its UTF-8 bytes in one pass.
+ */
+const LATIN1 = Array.from({ length: 0x40 }, (_, i) => foldForMatch(String.fromCharCode(0xc0 + i)).trim());
+
+/**
+ * Hashes foldForMatch of the name whose UTF-8 bytes are `bytes` into `hash`, straight from the bytes; false
+ * (hash unset) when the name has a character beyond Latin-1, which foldForMatch itself must fold.
+ */
+export function hashFoldedBytes(bytes: Uint8Array, hash: FoldHash): boolean {
   hash.reset();
-  let ascii = true;
-  for (let i = 0; i < name.length && ascii; i++) if (name.charCodeAt(i) > 0x7f) ascii = false;
-  if (!ascii) {
-    const key = foldForMatch(name);
-    for (let i = 0; i < key.length; i++) hash.add(key.charCodeAt(i));
-    return;
-  }
   hash.add(0x20);
   let pending = false;
   let any = false;
-  for (let i = 0; i < name.length; i++) {
-    let code = name.charCodeAt(i);
-    const upper = code >= 0x41 && code <= 0x5a;
-    if (upper || (code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39)) {
-      if (pending && any) hash.add(0x20);
-      if (upper) code += 0x20;
-      hash.add(code);
-      pending = false;
-      any = true;
+  /* eslint-disable @typescript-eslint/no-non-null-assertion -- every index is < length */
+  for (let i = 0; i < bytes.length; i++) {
+    let code = bytes[i]!;
+    let folded: string | null = null;
+    if (code >= 0x80) {
+      // Two-byte sequences C3 80–BF are U+00C0–U+00FF; anything else goes the long way.
+      const next = bytes[i + 1] ?? 0;
+      if (code !== 0xc3 || next < 0x80 || next > 0xbf) return false;
+      i++;
+      folded = LATIN1[next - 0x80]!;
+      if (folded === '') {
+        pending = true;
+        continue;
+      }
     } else {
-      pending = true;
+      const upper = code >= 0x41 && code <= 0x5a;
+      if (!(upper || (code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39))) {
+        pending = true;
+        continue;
+      }
+      if (upper) code += 0x20;
     }
+    if (pending && any) hash.add(0x20);
+    if (folded === null) hash.add(code);
+    else for (let j = 0; j < folded.length; j++) hash.add(folded.charCodeAt(j));
+    pending = false;
+    any = true;
   }
+  /* eslint-enable @typescript-eslint/no-non-null-assertion */
   hash.add(0x20);
+  return true;
+}
+
+/** Hashes foldForMatch(name) into `hash`. */
+export function hashFolded(name: string, hash: FoldHash): void {
+  hash.reset();
+  const key = foldForMatch(name);
+  for (let i = 0; i < key.length; i++) hash.add(key.charCodeAt(i));
+}
+
+/** One stable pass of the radix sort: `from` into `to` by 16 bits of `key[position]`. */
+function radixPass(from: Uint32Array, to: Uint32Array, key: Uint32Array, shift: number, buckets: Uint32Array): void {
+  /* eslint-disable @typescript-eslint/no-non-null-assertion -- every index is < length */
+  buckets.fill(0);
+  for (let i = 0; i < from.length; i++) buckets[((key[from[i]!]! >>> shift) & 0xffff) + 1]! += 1;
+  for (let k = 1; k < buckets.length; k++) buckets[k]! += buckets[k - 1]!;
+  for (let i = 0; i < from.length; i++) {
+    const position = from[i]!;
+    const k = (key[position]! >>> shift) & 0xffff;
+    to[buckets[k]!++] = position;
+  }
+  /* eslint-enable @typescript-eslint/no-non-null-assertion */
 }
 
 export function duplicateNameGroups(store: ColumnStore): NameGroups {
@@ -87,10 +128,13 @@ export function duplicateNameGroups(store: ColumnStore): NameGroups {
   let positions = new Uint32Array(n);
   let count = 0;
   const hash = new FoldHash();
+  const names = store.text.name;
   for (let position = 0; position < n; position++) {
-    const name = store.text.name.get(store.byDomain[position] ?? 0);
-    if (!name) continue;
-    hashFolded(name, hash);
+    const row = store.byDomain[position] ?? 0;
+    if (names.isNull(row)) continue;
+    const bytes = names.bytesOf(row);
+    if (bytes.length === 0) continue;
+    if (!hashFoldedBytes(bytes, hash)) hashFolded(names.get(row) ?? '', hash);
     a[position] = hash.a;
     b[position] = hash.b;
     positions[count++] = position;
@@ -100,18 +144,7 @@ export function duplicateNameGroups(store: ColumnStore): NameGroups {
   let scratch = new Uint32Array(count);
   const buckets = new Uint32Array(65_537);
   for (const [key, shift] of [[b, 0], [b, 16], [a, 0], [a, 16]] as const) {
-    buckets.fill(0);
-    for (let i = 0; i < count; i++) {
-      const k = (((key[positions[i] ?? 0] ?? 0) >>> shift) & 0xffff) + 1;
-      buckets[k] = (buckets[k] ?? 0) + 1;
-    }
-    for (let k = 1; k < buckets.length; k++) buckets[k] = (buckets[k] ?? 0) + (buckets[k - 1] ?? 0);
-    for (let i = 0; i < count; i++) {
-      const position = positions[i] ?? 0;
-      const k = ((key[position] ?? 0) >>> shift) & 0xffff;
-      scratch[buckets[k] ?? 0] = position;
-      buckets[k] = (buckets[k] ?? 0) + 1;
-    }
+    radixPass(positions, scratch, key, shift, buckets);
     [positions, scratch] = [scratch, positions];
   }
   // Runs of equal hashes: the names compared, each set of equal names a group.
@@ -124,11 +157,14 @@ export function duplicateNameGroups(store: ColumnStore): NameGroups {
     while (end < count && a[positions[end] ?? 0] === a[first] && b[positions[end] ?? 0] === b[first]) end++;
     if (end - i >= 2) {
       const run = Array.from(positions.subarray(i, end));
-      // Almost always one name; a hash shared by different names splits into groups by the names themselves.
+      // Almost always one name; a hash shared by different names splits into groups by the names themselves
+      // (folded only where the run's names differ as written).
+      const written = run.map((position) => names.get(store.byDomain[position] ?? 0) ?? '');
+      const same = written.every((name) => name === written[0]);
       const byKey = new Map<string, number[]>();
-      for (const position of run) {
+      for (const [j, position] of run.entries()) {
         const row = store.byDomain[position] ?? 0;
-        const key = foldForMatch(store.text.name.get(row) ?? '');
+        const key = same ? '' : foldForMatch(written[j] ?? '');
         const rows = byKey.get(key);
         if (rows) rows.push(row);
         else byKey.set(key, [row]);

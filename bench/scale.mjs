@@ -35,6 +35,16 @@ function peakRss(pid) {
   }
 }
 
+/** Resident memory of a running process now (VmRSS); 0 where there is none. */
+function residentNow(pid) {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+    return Number(/(\d+)/.exec(line ?? '')?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
 /** Runs the orgindex command to its end; its wall time and the peak RSS seen while it ran. */
 function run(argv) {
   return new Promise((resolve, reject) => {
@@ -54,6 +64,31 @@ console.log(`== ${count.toLocaleString('en')} organizations, snapshot ${dir}`);
 let build = null;
 if (existsSync(join(dir, 'manifest.json')) && readManifest(dir).organizations === count) console.log('reusing the snapshot there');
 else build = await run(['index', 'build', '--count', String(count), '--out', dir, '--replace']);
+
+// The server first, alone: launch to listening, and to its warm-up done (keyword index and vectors ready,
+// dedup's name groups and the filter spellings built).
+const served = await new Promise((resolve, reject) => {
+  const started = performance.now();
+  const child = spawn(process.execPath, ['bin/orgindex.js', 'serve', '--index', dir, '--port', '0', '--state-dir', join(dir, '..', 'state'), '--log-level', 'warn'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let text = '';
+  let listening = null;
+  let warm = null;
+  let rssWarm = 0;
+  let rssPeak = 0;
+  child.stderr.on('data', (chunk) => {
+    text += chunk;
+    if (listening === null && /ready at/.test(text)) listening = (performance.now() - started) / 1000;
+    if (warm === null && /relevance structures/.test(text)) {
+      warm = (performance.now() - started) / 1000;
+      rssWarm = residentNow(child.pid);
+      rssPeak = peakRss(child.pid);
+      child.kill('SIGTERM');
+    }
+  });
+  // Its memory is given back before this process loads the snapshot (two copies of 20,000,000 do not fit).
+  child.on('exit', (code) => (warm !== null ? resolve({ listening, warm, rssWarm, rssPeak }) : reject(new Error(`serve exited ${code}: ${text}`))));
+});
+
 
 gc();
 const loading = performance.now();
@@ -92,22 +127,9 @@ const rows = [
   ['hybrid search (100 rows)', time((i) => index.search(hybridBodies[i % 20]), heavy ? 20 : 60, 3), ''],
 ];
 for (const [name, timing] of rows) console.log(`${name}: ${fmt(timing)}`);
-
-// The server: launch to its first answer on the snapshot.
-const served = await new Promise((resolve, reject) => {
-  const started = performance.now();
-  const child = spawn(process.execPath, ['bin/orgindex.js', 'serve', '--index', dir, '--port', '0', '--state-dir', join(dir, '..', 'state'), '--log-level', 'warn'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let text = '';
-  child.stderr.on('data', (chunk) => {
-    text += chunk;
-    if (/ready at/.test(text)) {
-      const seconds = (performance.now() - started) / 1000;
-      child.kill('SIGTERM');
-      resolve(seconds);
-    }
-  });
-  child.on('exit', (code) => (code ? reject(new Error(text)) : undefined));
-});
+gc();
+// After the requests too: a keyword query's per-organization buffers, the scan's output arrays.
+const rssAfter = process.memoryUsage().rss;
 
 console.log(`\n### ${count.toLocaleString('en')} organizations (generated, seed ${readManifest(dir).source.match(/seed (\d+)/)?.[1] ?? '?'})\n`);
 console.log('| measure | value | target |');
@@ -115,7 +137,8 @@ console.log('|---|---|---|');
 if (build) console.log(`| snapshot build (orgindex index build, generation included) | ${build.seconds.toFixed(0)} s, peak RSS ${gb(build.peak)} | |`);
 console.log(`| snapshot size | ${gb(bytes)} | |`);
 console.log(`| snapshot load (read, checksums, restore) | ${loaded.toFixed(1)} s (relevance ready ${ready.toFixed(1)} s) | ≤ 60 s |`);
-console.log(`| orgindex serve --index: launch to listening | ${served.toFixed(1)} s | |`);
-console.log(`| RSS loaded and ready | ${gb(rss)} | ≤ 16 GB |`);
+console.log(`| orgindex serve --index: launch to listening / warm-up done | ${served.listening.toFixed(1)} s / ${served.warm.toFixed(1)} s | |`);
+console.log(`| orgindex serve --index: RSS once warm (peak while starting) | ${gb(served.rssWarm)} (${gb(served.rssPeak)}) | ≤ 16 GB |`);
+console.log(`| this process: RSS loaded and ready / after the requests | ${gb(rss)} / ${gb(rssAfter)} | ≤ 16 GB |`);
 for (const [name, timing, target] of rows) console.log(`| ${name} | p50 ${timing.p50.toFixed(2)} ms, p95 ${timing.p95.toFixed(2)} ms | ${target} |`);
 if (!given && !args.includes('--keep')) rmSync(join(dir, '..'), { recursive: true, force: true });

@@ -18,6 +18,7 @@ import { endianness } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { flattenParts, partArray, restoreIndex, unflattenParts, type IndexParts, type PartArray, type PartArrayType } from '../engine/snapshot/index-parts.js';
 import type { ColumnStore } from '../engine/store/store.js';
+import type { ByteSource } from '../engine/store/utf8-column.js';
 
 export const SNAPSHOT_FORMAT = 'orgindex-index-snapshot';
 /** Bumped whenever the parts change shape or meaning: an older or newer snapshot is refused. */
@@ -166,13 +167,24 @@ export function readManifest(dir: string): SnapshotManifest {
   return manifest as SnapshotManifest;
 }
 
-/** Reads a snapshot whole, every file checked against its length and checksum, and restores its index. */
-export function readSnapshot(dir: string): { store: ColumnStore; manifest: SnapshotManifest; bytes: number } {
+/**
+ * The parts a server reads from their files when asked instead of holding them (a row's summary is read
+ * only to answer with it): by their path in the parts.
+ */
+const ON_DISK = new Set(['store.text.summary.bytes']);
+
+/**
+ * Reads a snapshot, every file checked against its length and checksum, and restores its index. The
+ * summaries stay in their file and are read a row at a time when asked (the largest column, read only to
+ * answer with it: 2.9 GB at 20,000,000), unless `inMemory`; the snapshot must not change while it is served.
+ */
+export function readSnapshot(dir: string, options: { inMemory?: boolean } = {}): { store: ColumnStore; manifest: SnapshotManifest; bytes: number } {
   const root = resolve(dir);
   const manifest = readManifest(root);
-  const arrays: PartArray[] = [];
+  const paths = arrayPaths(manifest.parts);
+  const arrays: (PartArray | FileBytes)[] = [];
   let bytes = 0;
-  for (const entry of manifest.arrays) {
+  manifest.arrays.forEach((entry, index) => {
     const path = join(root, entry.file);
     let fd: number;
     try {
@@ -180,28 +192,36 @@ export function readSnapshot(dir: string): { store: ColumnStore; manifest: Snaps
     } catch {
       throw new SnapshotError(`index snapshot ${root} is incomplete: ${entry.file} is missing; rebuild it with orgindex index build`);
     }
+    const onDisk = options.inMemory !== true && ON_DISK.has(paths.get(index) ?? '');
     try {
       const size = fstatSync(fd).size;
       if (size !== entry.bytes) throw new SnapshotError(`index snapshot ${root} is damaged: ${entry.file} has ${size} bytes, the manifest says ${entry.bytes}; rebuild it with orgindex index build`);
-      // A buffer of its own for every array: aligned for its element type, and not in Node's shared pool.
-      const buffer = new ArrayBuffer(size);
+      // A buffer of its own for every array kept: aligned for its element type, and not in Node's shared
+      // pool; a part left on disk is read through one piece at a time for its checksum.
+      const buffer = new ArrayBuffer(onDisk ? Math.min(size, CHUNK) : size);
       const view = new Uint8Array(buffer);
       const hash = createHash('sha256');
       for (let at = 0; at < size; ) {
-        const read = readSync(fd, view, at, Math.min(CHUNK, size - at), at);
+        const into = onDisk ? 0 : at;
+        const read = readSync(fd, view, into, Math.min(CHUNK, size - at), at);
         if (read === 0) throw new SnapshotError(`index snapshot ${root} is damaged: ${entry.file} ends early; rebuild it`);
-        hash.update(view.subarray(at, at + read));
+        hash.update(view.subarray(into, into + read));
         at += read;
       }
       if (hash.digest('hex') !== entry.sha256) throw new SnapshotError(`index snapshot ${root} is damaged: ${entry.file} does not match its checksum; rebuild it with orgindex index build`);
-      arrays.push(partArray(entry.type, buffer, 0, size));
+      if (onDisk) {
+        if (entry.type !== 'Uint8Array') throw new SnapshotError(`index snapshot ${root} is damaged: ${entry.file} is not bytes; rebuild it`);
+        arrays.push(new FileBytes(openSync(path, 'r'), size));
+      } else {
+        arrays.push(partArray(entry.type, buffer, 0, size));
+      }
       bytes += size;
     } finally {
       closeSync(fd);
     }
-  }
+  });
   const parts = unflattenParts(manifest.parts, (index) => {
-    const array = arrays[index];
+    const array = arrays[index] as PartArray | undefined;
     if (!array) throw new SnapshotError(`index snapshot ${root} is damaged: the manifest refers to a part it does not list; rebuild it`);
     return array;
   }) as IndexParts;
@@ -213,4 +233,47 @@ export function readSnapshot(dir: string): { store: ColumnStore; manifest: Snaps
   }
   if (store.size !== manifest.organizations) throw new SnapshotError(`index snapshot ${root} is damaged: it holds ${store.size} organizations, the manifest says ${manifest.organizations}`);
   return { store, manifest, bytes };
+}
+
+/** The path in the parts ("store.text.summary.bytes") of each array, by its number. */
+function arrayPaths(shape: unknown): Map<number, string> {
+  const paths = new Map<number, string>();
+  const walk = (node: unknown, path: string): void => {
+    if (node === null || typeof node !== 'object') return;
+    if ('$array' in node && typeof node.$array === 'number') {
+      paths.set(node.$array, path);
+      return;
+    }
+    for (const [key, value] of Object.entries(node)) walk(value, path === '' ? key : `${path}.${key}`);
+  };
+  walk(shape, '');
+  return paths;
+}
+
+/** Bytes of a snapshot file read a range at a time (ByteSource); the file is closed when they are let go. */
+class FileBytes implements ByteSource {
+  private static readonly closer = new FinalizationRegistry<number>((fd) => {
+    try {
+      closeSync(fd);
+    } catch {
+      // Closed already: nothing to do.
+    }
+  });
+
+  constructor(
+    private readonly fd: number,
+    readonly length: number,
+  ) {
+    FileBytes.closer.register(this, fd);
+  }
+
+  subarray(from: number, to: number): Uint8Array {
+    const out = new Uint8Array(Math.max(0, Math.min(to, this.length) - from));
+    for (let at = 0; at < out.length; ) {
+      const read = readSync(this.fd, out, at, out.length - at, from + at);
+      if (read === 0) throw new Error('an index snapshot file became shorter while it was served');
+      at += read;
+    }
+    return out;
+  }
 }

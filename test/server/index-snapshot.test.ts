@@ -62,6 +62,16 @@ test('the snapshot keeps no index text, and says what it holds', () => {
   expect(written.files).toBe(manifest.arrays.length + 1);
 });
 
+test('the summaries stay in their file, read a row at a time; all of them answer as in memory', () => {
+  const { summary } = restored.store.text;
+  expect(summary.bytes).not.toBeInstanceOf(Uint8Array);
+  expect(readSnapshot(dir, { inMemory: true }).store.text.summary.bytes).toBeInstanceOf(Uint8Array);
+  for (let row = 0; row < 2_000; row++) expect(summary.get(row)).toBe(original.store.text.summary.get(row));
+  expect(restored.fetch({ domains: [original.store.domain(5)], columns: ['domain', 'summary'] })).toEqual(original.fetch({ domains: [original.store.domain(5)], columns: ['domain', 'summary'] }));
+  // A loaded snapshot is served, not written again: its summaries are not in memory to write.
+  expect(() => indexParts(restored.store)).toThrow('this column is read from its file on demand; its bytes are not in memory');
+});
+
 describe('a snapshot that cannot be trusted is refused, with what to do', () => {
   const copy = (): string => {
     const to = join(scratch(), 'copy');

@@ -144,7 +144,7 @@ export interface VectorTextSource {
 export function vectorTextSource(store: ColumnStore): VectorTextSource {
   const { offsets, ids, dict } = store.keywords;
   const { summary } = store.text;
-  return { summary: { offsets: summary.offsets, bytes: summary.bytes, nulls: summary.nulls }, tagOffsets: offsets, tagIds: ids, tagValues: dict.values };
+  return { summary: { offsets: summary.offsets, bytes: summary.inMemory(), nulls: summary.nulls }, tagOffsets: offsets, tagIds: ids, tagValues: dict.values };
 }
 
 /** The vector texts of a source's rows: `textsOf(row)`. */

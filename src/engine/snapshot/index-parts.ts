@@ -71,7 +71,11 @@ export function flattenParts(tree: unknown, first = 0): FlatParts {
       return { $array: first + arrays.length - 1, type };
     }
     if (Array.isArray(node)) return node.map(walk);
-    if (node !== null && typeof node === 'object') return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, walk(value)]));
+    if (node !== null && typeof node === 'object') {
+      // A column read from its file on demand (or anything but plain data) cannot be written.
+      if (Object.getPrototypeOf(node) !== Object.prototype) throw new Error('an index part is neither plain data nor a typed array');
+      return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, walk(value)]));
+    }
     if (typeof node === 'number' && !Number.isFinite(node)) throw new Error('an index part is not a finite number');
     return node;
   };

@@ -553,12 +553,15 @@ function domainOrder(domains: Utf8Column, lookup: DomainLookup): { byDomain: Uin
 class DomainLookup {
   readonly slots: Int32Array;
   private readonly mask: number;
+  /** The domains' bytes: always in memory (every lookup reads them). */
+  private readonly domainBytes: Uint8Array;
 
   /** Over `slots` as built before (a snapshot's), else built here: then a domain twice is an error. */
   constructor(
     private readonly domains: Utf8Column,
     slots?: Int32Array,
   ) {
+    this.domainBytes = domains.inMemory();
     if (slots) {
       this.slots = slots;
       this.mask = slots.length - 1;
@@ -568,7 +571,8 @@ class DomainLookup {
     while (size < domains.size * 1.5) size *= 2;
     this.slots = new Int32Array(size).fill(-1);
     this.mask = size - 1;
-    const { bytes, offsets } = domains;
+    const { offsets } = domains;
+    const bytes = this.domainBytes;
     for (let row = 0; row < domains.size; row++) {
       const start = offsets[row] ?? 0;
       const length = (offsets[row + 1] ?? 0) - start;
@@ -585,7 +589,8 @@ class DomainLookup {
   }
 
   rowOf(domain: string): number | undefined {
-    const { bytes, offsets } = this.domains;
+    const { offsets } = this.domains;
+    const bytes = this.domainBytes;
     const { slots, mask } = this;
     const length = domain.length;
     for (let slot = hashOfString(domain) & mask; ; slot = (slot + 1) & mask) {

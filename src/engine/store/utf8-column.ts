@@ -20,6 +20,16 @@ export interface TextValues {
   get(row: number): string | null;
 }
 
+/**
+ * Where a column's bytes are: an array in memory, or anything that reads a range of them on demand (a
+ * server keeps a large snapshot's summaries in their file).
+ */
+export interface ByteSource {
+  readonly length: number;
+  /** Bytes [from, to): a view or a copy. */
+  subarray(from: number, to: number): Uint8Array;
+}
+
 /** A Utf8Column as plain data (what an index snapshot keeps, what a thread receives). */
 export interface Utf8ColumnParts {
   offsets: Offsets;
@@ -31,17 +41,23 @@ export class Utf8Column implements TextValues {
   constructor(
     /** offsets[row] … offsets[row + 1] are the row's bytes; size + 1 entries. */
     readonly offsets: Offsets,
-    readonly bytes: Uint8Array,
+    readonly bytes: Uint8Array | ByteSource,
     /** Bit `row` set: the value is null (an empty string is not). */
     readonly nulls: Uint8Array,
   ) {}
 
-  static fromParts(parts: Utf8ColumnParts): Utf8Column {
+  static fromParts(parts: Utf8ColumnParts | (Omit<Utf8ColumnParts, 'bytes'> & { bytes: ByteSource })): Utf8Column {
     return new Utf8Column(parts.offsets, parts.bytes, parts.nulls);
   }
 
   parts(): Utf8ColumnParts {
-    return { offsets: this.offsets, bytes: this.bytes, nulls: this.nulls };
+    return { offsets: this.offsets, bytes: this.inMemory(), nulls: this.nulls };
+  }
+
+  /** The bytes as an array: a column read on demand cannot give them (nothing needs them whole once served). */
+  inMemory(): Uint8Array {
+    if (!(this.bytes instanceof Uint8Array)) throw new Error('this column is read from its file on demand; its bytes are not in memory');
+    return this.bytes;
   }
 
   static from(values: readonly (string | null | undefined)[]): Utf8Column {

@@ -25,25 +25,17 @@ const given = arg('--dir', null);
 const dir = given ?? join(mkdtempSync(join(tmpdir(), 'orgindex-bench-scale-')), 'index');
 const gb = (bytes) => `${(bytes / 1e9).toFixed(2)} GB`;
 
-/** Peak resident memory of a running process (VmHWM), from /proc; 0 where there is none. */
-function peakRss(pid) {
+/** A memory line of a running process's /proc status in bytes (VmHWM: its peak, VmRSS: now); 0 where there is none. */
+function statusBytes(pid, field) {
   try {
-    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'));
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
     return Number(/(\d+)/.exec(line ?? '')?.[1] ?? 0) * 1024;
   } catch {
     return 0;
   }
 }
-
-/** Resident memory of a running process now (VmRSS); 0 where there is none. */
-function residentNow(pid) {
-  try {
-    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
-    return Number(/(\d+)/.exec(line ?? '')?.[1] ?? 0) * 1024;
-  } catch {
-    return 0;
-  }
-}
+const peakRss = (pid) => statusBytes(pid, 'VmHWM');
+const residentNow = (pid) => statusBytes(pid, 'VmRSS');
 
 /** Runs the orgindex command to its end; its wall time and the peak RSS seen while it ran. */
 function run(argv) {

@@ -17,8 +17,8 @@ function unit(values: number[]): number[] {
   return norm === 0 ? values : values.map((v) => v / norm);
 }
 
-/** Random unit vectors whose energy decays with the dimension like principal axes (or is flat). */
-function randomMatrix(random: Random, rows: number, dims: number, decay: number, missingEvery = 0): VectorMatrix {
+/** Random unit vectors whose energy decays with the dimension like principal axes (or is flat); every missingEvery-th row has none. */
+function randomVectors(random: Random, rows: number, dims: number, decay: number, missingEvery = 0): { data: Float32Array; present: Uint8Array } {
   const data = new Float32Array(rows * dims);
   const present = new Uint8Array(rows);
   for (let row = 0; row < rows; row++) {
@@ -27,6 +27,11 @@ function randomMatrix(random: Random, rows: number, dims: number, decay: number,
     data.set(v, row * dims);
     present[row] = 1;
   }
+  return { data, present };
+}
+
+function randomMatrix(random: Random, rows: number, dims: number, decay: number, missingEvery = 0): VectorMatrix {
+  const { data, present } = randomVectors(random, rows, dims, decay, missingEvery);
   return VectorMatrix.fromVectors(dims, data, present);
 }
 
@@ -217,14 +222,9 @@ describe('nearest: the pruned scan returns exactly what brute force returns', ()
   test('a row whose vector is all zeros scores 0 (listed from a floor of 0 down), a row without one never', () => {
     const random = new Random(29);
     const rows = 400;
-    const data = new Float32Array(rows * 100);
-    const present = new Uint8Array(rows);
-    for (let row = 0; row < rows; row++) {
-      if (row % 50 === 0) continue;
-      present[row] = 1;
-      // Present but zero (what removing the common component leaves of a text that was only that component).
-      if (row !== 7) data.set(unit(Array.from({ length: 100 }, (_, d) => (random.next() * 2 - 1) * Math.exp(-0.05 * d))), row * 100);
-    }
+    const { data, present } = randomVectors(random, rows, 100, 0.05, 50);
+    // Present but zero (what removing the common component leaves of a text that was only that component).
+    data.fill(0, 7 * 100, 8 * 100);
     const matrix = VectorMatrix.fromVectors(100, data, present);
     expect(Array.from(matrix.vector(7) ?? [])).toEqual(new Array<number>(100).fill(0));
     const tieKey = Uint32Array.from({ length: rows }, (_, row) => row);
@@ -240,9 +240,8 @@ describe('nearest: the pruned scan returns exactly what brute force returns', ()
     const random = new Random(37);
     const rows = 2_000;
     const dims = 100;
-    const data = new Float32Array(rows * dims);
-    for (let row = 0; row < rows; row++) data.set(unit(Array.from({ length: dims }, (_, d) => (random.next() * 2 - 1) * Math.exp(-0.06 * d))), row * dims);
-    const matrix = VectorMatrix.fromVectors(dims, data, new Uint8Array(rows).fill(1));
+    const { data, present } = randomVectors(random, rows, dims, 0.06);
+    const matrix = VectorMatrix.fromVectors(dims, data, present);
     const query = data.slice(5 * dims, 6 * dims);
     let worst = 0;
     let worstScore = 0;
@@ -267,13 +266,7 @@ describe('nearest: the pruned scan returns exactly what brute force returns', ()
   test('records made apart (another thread, shared memory) answer as those made here; the scan holds them once', () => {
     const random = new Random(31);
     const rows = 2_000;
-    const data = new Float32Array(rows * 100);
-    const present = new Uint8Array(rows);
-    for (let row = 0; row < rows; row++) {
-      if (row % 89 === 0) continue;
-      present[row] = 1;
-      data.set(unit(Array.from({ length: 100 }, (_, d) => (random.next() * 2 - 1) * Math.exp(-0.06 * d))), row * 100);
-    }
+    const { data, present } = randomVectors(random, rows, 100, 0.06, 89);
     const first = VectorMatrix.fromVectors(100, data, present);
     const shared = new Uint8Array(new SharedArrayBuffer(scanRecordBytes(rows, 100)));
     const made = scanRecords(100, data, present, shared);

@@ -31,7 +31,7 @@ export interface PackedIdsParts {
 
 const widthOf = (range: number): number => (range === 0 ? 0 : range < 0x100 ? 1 : range < 0x10000 ? 2 : range < 0x1000000 ? 3 : 4);
 /** Offsets of 2- and 4-byte blocks are multiples of their width. */
-const alignTo = (offset: number, width: number): number => (width === 2 ? (offset + 1) & ~1 : width === 4 ? (offset + 3) & ~3 : offset);
+const alignTo = (offset: number, width: number): number => (width === 2 || width === 4 ? Math.ceil(offset / width) * width : offset);
 
 export class PackedIds {
   readonly length: number;
@@ -55,8 +55,8 @@ export class PackedIds {
     const { buffer, byteOffset, byteLength } = parts.bytes;
     // The views need an aligned start: packed bytes always begin at one (their own buffer, or a copy).
     if (byteOffset % 4 !== 0) throw new Error('packed ids: bytes must start at a multiple of 4');
-    this.halves = new Uint16Array(buffer, byteOffset, byteLength >> 1);
-    this.words = new Uint32Array(buffer, byteOffset, byteLength >> 2);
+    this.halves = new Uint16Array(buffer, byteOffset, byteLength >>> 1);
+    this.words = new Uint32Array(buffer, byteOffset, byteLength >>> 2);
   }
 
   /** Packs `ids[0 … length)`. */
@@ -115,8 +115,8 @@ export class PackedIds {
         const k = i & BLOCK_MASK;
         const at = offsets[b]!;
         if (width === 1) bytes[at + k] = difference;
-        else if (width === 2) halves[(at >> 1) + k] = difference;
-        else if (width === 4) words[(at >> 2) + k] = difference;
+        else if (width === 2) halves[(at >>> 1) + k] = difference;
+        else if (width === 4) words[(at >>> 2) + k] = difference;
         else if (width === 3) {
           bytes[at + 3 * k] = difference & 0xff;
           bytes[at + 3 * k + 1] = (difference >>> 8) & 0xff;
@@ -147,8 +147,8 @@ export class PackedIds {
     const at = this.offsets[b]!;
     const base = this.bases[b]!;
     if (width === 1) return base + this.bytes[at + k]!;
-    if (width === 2) return base + this.halves[(at >> 1) + k]!;
-    if (width === 4) return base + this.words[(at >> 2) + k]!;
+    if (width === 2) return base + this.halves[(at >>> 1) + k]!;
+    if (width === 4) return base + this.words[(at >>> 2) + k]!;
     if (width === 0) return base;
     const j = at + 3 * k;
     return base + (this.bytes[j]! | (this.bytes[j + 1]! << 8) | (this.bytes[j + 2]! << 16));
@@ -161,7 +161,7 @@ export class PackedIds {
     let n = 0;
     for (let i = from; i < to; ) {
       const b = i >>> BLOCK_SHIFT;
-      const stop = Math.min(to, (b + 1) << BLOCK_SHIFT);
+      const stop = Math.min(to, (b + 1) * BLOCK);
       const width = this.widths[b]!;
       const base = this.bases[b]!;
       const k = i & BLOCK_MASK;
@@ -172,10 +172,10 @@ export class PackedIds {
         for (let j = at + k, end = j + count; j < end; j++) out[n++] = base + bytes[j]!;
       } else if (width === 2) {
         const { halves } = this;
-        for (let j = (at >> 1) + k, end = j + count; j < end; j++) out[n++] = base + halves[j]!;
+        for (let j = (at >>> 1) + k, end = j + count; j < end; j++) out[n++] = base + halves[j]!;
       } else if (width === 4) {
         const { words } = this;
-        for (let j = (at >> 2) + k, end = j + count; j < end; j++) out[n++] = base + words[j]!;
+        for (let j = (at >>> 2) + k, end = j + count; j < end; j++) out[n++] = base + words[j]!;
       } else if (width === 0) {
         for (let j = 0; j < count; j++) out[n++] = base;
       } else {

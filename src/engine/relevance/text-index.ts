@@ -261,8 +261,8 @@ function uintArray(length: number, max: number): Uint8Array | Uint16Array | Uint
 
 /** Where posting p's positions start in a field's `positions`. */
 function positionOffset(field: Pick<FieldParts, 'posBlock' | 'tfs'>, p: number): number {
-  let offset = field.posBlock[p >> BLOCK_SHIFT] ?? 0;
-  for (let q = p & ~BLOCK_MASK; q < p; q++) offset += field.tfs[q] ?? 0;
+  let offset = field.posBlock[p >>> BLOCK_SHIFT] ?? 0;
+  for (let q = p - (p & BLOCK_MASK); q < p; q++) offset += field.tfs[q] ?? 0;
   return offset;
 }
 
@@ -389,7 +389,7 @@ class FieldIndex {
     // Fill, doc by doc, so every term's postings come out in ascending doc order.
     const docs = new Uint32Array(postings);
     const tfs = uintArray(postings, source.maxTokens);
-    const posBlock = new Uint32Array((postings >> BLOCK_SHIFT) + 1);
+    const posBlock = new Uint32Array((postings >>> BLOCK_SHIFT) + 1);
     const pos = uintArray(positions, source.maxPositions);
     last.fill(-1);
     k = 0;
@@ -410,7 +410,7 @@ class FieldIndex {
           p = postCursor[term] ?? 0;
           postCursor[term] = p + 1;
           docs[p] = doc;
-          if ((p & BLOCK_MASK) === 0) posBlock[p >> BLOCK_SHIFT] = at;
+          if ((p & BLOCK_MASK) === 0) posBlock[p >>> BLOCK_SHIFT] = at;
         } else {
           p = (postCursor[term] ?? 1) - 1;
         }
@@ -461,7 +461,7 @@ class FieldIndex {
     const tfs = uintArrayLike(widest(segments.map((segment) => segment.tfs)), postings);
     const pos = uintArrayLike(widest(segments.map((segment) => segment.positions)), positions);
     const termStart = new Uint32Array(termCount + 1);
-    const posBlock = new Uint32Array((postings >> BLOCK_SHIFT) + 1);
+    const posBlock = new Uint32Array((postings >>> BLOCK_SHIFT) + 1);
     const range = (segment: FieldParts, t: number): [number, number] => {
       const from = segment.termStart[t] ?? 0;
       return [from, t + 1 < segment.termStart.length ? (segment.termStart[t + 1] ?? 0) : from];
@@ -479,7 +479,7 @@ class FieldIndex {
         tfs.set(segment.tfs.subarray(from, to), p);
         pos.set(segment.positions.subarray(posFrom, posTo), at);
         for (let q = from; q < to; q++, p++) {
-          if ((p & BLOCK_MASK) === 0) posBlock[p >> BLOCK_SHIFT] = at;
+          if ((p & BLOCK_MASK) === 0) posBlock[p >>> BLOCK_SHIFT] = at;
           at += segment.tfs[q] ?? 0;
         }
       }

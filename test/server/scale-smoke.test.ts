@@ -1,0 +1,89 @@
+/**
+ * The index at scale, as a correctness check (timings belong to npm run bench:scale): 1,000,000 generated
+ * organizations built into a snapshot by the real command (streamed store, keyword index in segments,
+ * vectors coded in blocks, summaries left on disk when served), then served over HTTP. Every answer is
+ * checked against another way of counting the same thing: stats against filter totals, fetch against the
+ * domains asked for, scores against their order.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serve } from '../../src/cli/serve.js';
+import { readManifest } from '../../src/server/index-snapshot.js';
+
+const COUNT = 1_000_000;
+const KEY = 'scale-smoke-test-key-0000000001';
+const root = mkdtempSync(join(tmpdir(), 'orgindex-scale-'));
+const out = join(root, 'index');
+let running: Awaited<ReturnType<typeof serve>> | null = null;
+
+beforeAll(async () => {
+  const built = spawnSync(process.execPath, ['--max-old-space-size=4000', join(__dirname, '../../bin/orgindex.js'), 'index', 'build', '--count', String(COUNT), '--out', out], { encoding: 'utf8' });
+  if (built.status !== 0) throw new Error(`index build failed: ${built.stderr}`);
+  writeFileSync(join(root, 'keys.json'), JSON.stringify({ keys: [{ key: KEY, tier: 'tier_2' }] }));
+  running = await serve({ host: '127.0.0.1', port: 0, index: out, keys: join(root, 'keys.json'), stateDir: join(root, 'state'), logLevel: 'silent' }, () => undefined);
+}, 600_000);
+
+afterAll(async () => {
+  await running?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+async function post<T>(path: string, body: unknown): Promise<T> {
+  const response = await fetch(`${running?.url ?? ''}/v2/${path}`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  expect(response.status).toBe(200);
+  return (await response.json()) as T;
+}
+
+interface Page {
+  data: { domain: string }[];
+  metadata: { total_hits: number | null; search_after: unknown[] | null };
+}
+
+test('the snapshot holds every organization; stats count them all, and each bucket as a filter counts it', async () => {
+  expect(readManifest(out).organizations).toBe(COUNT);
+  const stats = await post<{ data: { country: string; count: number }[] }>('stats', { group_by: 'country' });
+  expect(stats.data.reduce((sum, bucket) => sum + bucket.count, 0)).toBe(COUNT);
+  const [largest, smallest] = [stats.data[0]!, stats.data[stats.data.length - 1]!];
+  for (const bucket of [largest, smallest]) {
+    const page = await post<Page>('search', { filters: { country: [bucket.country] }, size: 10 });
+    expect(page.metadata.total_hits).toBe(bucket.count);
+  }
+}, 60_000);
+
+test('keyword search: a filter narrows the total to what both count', async () => {
+  const all = await post<Page>('search', { keywords: { must_all: ['bakery'] }, size: 50 });
+  expect(all.metadata.total_hits).toBeGreaterThan(1_000);
+  const stats = await post<{ data: { country: string; count: number }[] }>('stats', { group_by: 'country', filters: { text_keywords: { must_all: ['bakery'] } } });
+  expect(stats.data.reduce((sum, bucket) => sum + bucket.count, 0)).toBe(all.metadata.total_hits);
+  expect(all.data).toHaveLength(50);
+}, 60_000);
+
+test('fetch of 5,000 domains finds each of them, summaries read from the file', async () => {
+  const domains: string[] = [];
+  let after: unknown[] | null = null;
+  while (domains.length < 5_000) {
+    const page: Page = await post<Page>('search', { filters: { country: ['Deutschland'] }, size: 500, columns: ['domain'], ...(after ? { search_after: after } : {}) });
+    domains.push(...page.data.map((row) => row.domain));
+    after = page.metadata.search_after;
+    expect(after).not.toBeNull();
+  }
+  const fetched = await post<{ data: { domain: string; summary: string | null }[] }>('fetch', { domains, columns: ['domain', 'summary'] });
+  expect(new Set(fetched.data.map((row) => row.domain))).toEqual(new Set(domains));
+  expect(fetched.data.filter((row) => (row.summary ?? '').length > 20).length).toBeGreaterThan(4_500);
+}, 60_000);
+
+test('semantic search: an exact total at or above the floor, fewer above a higher one; the next page continues it', async () => {
+  const describe = 'bakeries that make bread for households';
+  const page = await post<Page>('search', { describe, size: 100 });
+  expect(page.data).toHaveLength(100);
+  const total = page.metadata.total_hits ?? 0;
+  expect(total).toBeGreaterThanOrEqual(100);
+  const narrower = await post<Page>('search', { describe, size: 10, min_score: 0.6 });
+  expect(narrower.metadata.total_hits).toBeLessThan(total);
+  const next = await post<Page>('search', { describe, size: 100, search_after: page.metadata.search_after });
+  expect(next.metadata.total_hits).toBe(total);
+  const seen = new Set(page.data.map((row) => row.domain));
+  expect(next.data.filter((row) => seen.has(row.domain))).toEqual([]);
+}, 60_000);

@@ -12,7 +12,7 @@ import type { Command } from 'commander';
 import { textIndexLater } from '../engine/relevance/store-relevance.js';
 import { vectorParts } from '../engine/snapshot/index-parts.js';
 import type { ColumnStore } from '../engine/store/store.js';
-import { checkSnapshotTarget, SnapshotWriter, type WrittenSnapshot } from '../server/index-snapshot.js';
+import { SnapshotWriter, type WrittenSnapshot } from '../server/index-snapshot.js';
 import type { CliIo } from './cli-io.js';
 import { describeSource, loadIndex, type IndexSource } from './serve.js';
 
@@ -41,7 +41,6 @@ export function addIndexCommands(program: Command, io: CliIo, setExitCode: (code
       }
       const source: IndexSource = { data: options.data, count };
       try {
-        checkSnapshotTarget(options.out, options.replace === true);
         const started = performance.now();
         const { written, size } = await buildSnapshot(source, options.out, options.replace === true, io, started);
         io.stderr(`wrote ${written.dir}: ${size.toLocaleString('en')} organizations, ${(written.bytes / 1e9).toFixed(2)} GB in ${written.files} files, in ${seconds(started)} s in all; serve it with orgindex serve --index ${options.out}\n`);

@@ -178,6 +178,8 @@ export function readManifest(dir: string): SnapshotManifest {
  * only to answer with it): by their path in the parts.
  */
 const ON_DISK = new Set(['store.text.summary.bytes']);
+/** The piece a part left on disk is read through for its checksum. */
+const ON_DISK_PIECE = 16 << 20;
 
 /**
  * Reads a snapshot, every file checked against its length and checksum, and restores its index. The
@@ -199,17 +201,19 @@ export function readSnapshot(dir: string, options: { inMemory?: boolean } = {}):
       throw new SnapshotError(`index snapshot ${root} is incomplete: ${entry.file} is missing; rebuild it with orgindex index build`);
     }
     const onDisk = options.inMemory !== true && ON_DISK.has(paths.get(index) ?? '');
+    let kept = false;
     try {
       const size = fstatSync(fd).size;
       if (size !== entry.bytes) throw new SnapshotError(`index snapshot ${root} is damaged: ${entry.file} has ${size} bytes, the manifest says ${entry.bytes}; rebuild it with orgindex index build`);
       // A buffer of its own for every array kept: aligned for its element type, and not in Node's shared
-      // pool; a part left on disk is read through one piece at a time for its checksum.
-      const buffer = new ArrayBuffer(onDisk ? Math.min(size, CHUNK) : size);
+      // pool; a part left on disk is read through one small piece at a time for its checksum.
+      const buffer = new ArrayBuffer(onDisk ? Math.min(size, ON_DISK_PIECE) : size);
       const view = new Uint8Array(buffer);
+      const piece = onDisk ? ON_DISK_PIECE : CHUNK;
       const hash = createHash('sha256');
       for (let at = 0; at < size; ) {
         const into = onDisk ? 0 : at;
-        const read = readSync(fd, view, into, Math.min(CHUNK, size - at), at);
+        const read = readSync(fd, view, into, Math.min(piece, size - at), at);
         if (read === 0) throw new SnapshotError(`index snapshot ${root} is damaged: ${entry.file} ends early; rebuild it`);
         hash.update(view.subarray(into, into + read));
         at += read;
@@ -217,13 +221,15 @@ export function readSnapshot(dir: string, options: { inMemory?: boolean } = {}):
       if (hash.digest('hex') !== entry.sha256) throw new SnapshotError(`index snapshot ${root} is damaged: ${entry.file} does not match its checksum; rebuild it with orgindex index build`);
       if (onDisk) {
         if (entry.type !== 'Uint8Array') throw new SnapshotError(`index snapshot ${root} is damaged: ${entry.file} is not bytes; rebuild it`);
-        arrays.push(new FileBytes(openSync(path, 'r'), size));
+        // The file stays open for the rows read later.
+        arrays.push(new FileBytes(fd, size));
+        kept = true;
       } else {
         arrays.push(partArray(entry.type, buffer, 0, size));
       }
       bytes += size;
     } finally {
-      closeSync(fd);
+      if (!kept) closeSync(fd);
     }
   });
   const parts = unflattenParts(manifest.parts, (index) => {

@@ -98,7 +98,7 @@ export function hashFoldedBytes(bytes: Uint8Array, hash: FoldHash): boolean {
 }
 
 /** Hashes foldForMatch(name) into `hash`. */
-export function hashFolded(name: string, hash: FoldHash): void {
+function hashFolded(name: string, hash: FoldHash): void {
   hash.reset();
   const key = foldForMatch(name);
   for (let i = 0; i < key.length; i++) hash.add(key.charCodeAt(i));

@@ -105,11 +105,6 @@ function webAssembly(): typeof WebAssembly | undefined {
   return (globalThis as { WebAssembly?: typeof WebAssembly }).WebAssembly;
 }
 
-/** Whether this host can run the WebAssembly scan (it may still have to compile it: prepareVectorScan). */
-export function vectorScanSupported(): boolean {
-  return isSupported();
-}
-
 function isSupported(): boolean {
   if (supported === undefined) {
     try {
@@ -167,7 +162,7 @@ const align = (offset: number, to: number): number => Math.ceil(offset / to) * t
 const up = (value: number): number => value * (1 + 1e-6);
 
 /** The bytes of one row's record. */
-export function recordStride(dims: number): number {
+function recordStride(dims: number): number {
   return Math.ceil(dims / 8) * 8 + RECORD_META;
 }
 

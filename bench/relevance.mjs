@@ -201,9 +201,10 @@ for (const count of sizes) {
   gc();
 }
 
-/** The plainest scan: every dot product in one f32-data loop, a heap for the top k, every row counted. */
+/** The plainest scan: every dot product in one loop over the decoded f32 vectors, a heap for the top k, every row counted. */
 function plainScan(matrix, query, k, minScore, tieKey) {
-  const { dims, data, present } = matrix;
+  const { dims, present } = matrix;
+  const { data } = matrix.plain();
   const top = new TopK(k, tieKey);
   let total = 0;
   for (let row = 0; row < present.length; row++) {

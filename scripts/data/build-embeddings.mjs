@@ -231,12 +231,14 @@ async function principalAxes(provisional) {
   const { vectorsOf } = await lib('engine/relevance/store-relevance.js');
   const { store } = createLocalIndex(generateDataset(DEFAULT_DATASET));
   const { matrix } = vectorsOf(store, new SifGloveEmbedder({ vocabulary: decodeEmbeddings(provisional) }));
+  // The organizations' vectors as the index stores them (int8 codes, decoded).
+  const { data } = matrix.plain();
   const moment = new Float64Array(DIMS * DIMS);
   for (let row = 0; row < matrix.rows; row += 1) {
     const base = row * DIMS;
     for (let i = 0; i < DIMS; i += 1) {
-      const xi = matrix.data[base + i];
-      for (let j = i; j < DIMS; j += 1) moment[i * DIMS + j] += xi * matrix.data[base + j];
+      const xi = data[base + i];
+      for (let j = i; j < DIMS; j += 1) moment[i * DIMS + j] += xi * data[base + j];
     }
   }
   for (let i = 0; i < DIMS; i += 1) for (let j = 0; j < i; j += 1) moment[i * DIMS + j] = moment[j * DIMS + i];

@@ -14,6 +14,7 @@ import { LocalIndex } from '../dist/lib/index.js';
 import { readManifest, readSnapshot } from '../dist/lib/server/index-snapshot.js';
 import { warmRelevance } from '../dist/lib/engine/relevance/store-relevance.js';
 import { prepareVectorScan } from '../dist/lib/engine/relevance/vector-scan.js';
+import { startScanThread } from '../dist/lib/server/scan-thread.js';
 import { INDUSTRY_CLASSES } from '../dist/lib/engine/dataset/industries.js';
 import { Random } from '../dist/lib/engine/random.js';
 import { fmt, gc, time } from './timing.mjs';
@@ -87,12 +88,14 @@ const loading = performance.now();
 const { store, bytes } = readSnapshot(dir);
 const index = new LocalIndex(store);
 const loaded = (performance.now() - loading) / 1000;
+// As serve does: the vector scan on two threads where there are two cores.
+const scanThreads = startScanThread() ? 2 : 1;
 await prepareVectorScan();
 warmRelevance(store);
 const ready = (performance.now() - loading) / 1000;
 gc();
 const rss = process.memoryUsage().rss;
-console.log(`loaded in ${loaded.toFixed(1)} s (${gb(bytes)}), relevance ready after ${ready.toFixed(1)} s; RSS ${gb(rss)}`);
+console.log(`loaded in ${loaded.toFixed(1)} s (${gb(bytes)}), relevance ready after ${ready.toFixed(1)} s; RSS ${gb(rss)}; vector scan on ${scanThreads} thread(s)`);
 
 const random = new Random(13);
 const words = [...new Set(INDUSTRY_CLASSES.flatMap((c) => c.keywords).filter((k) => /^[a-z]+$/.test(k)))];

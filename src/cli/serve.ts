@@ -20,6 +20,7 @@ import { readDataFile, RowChecker, type RowError } from '../engine/dataset/read.
 import { jsonLinesRecords } from './data-file.js';
 import { createDefaultLocalIndex, createLocalIndex, LocalIndex } from '../engine/local-index.js';
 import { streamedStore } from '../engine/relevance/store-relevance.js';
+import { startScanThread } from '../server/scan-thread.js';
 import { warmRelevanceOnTwoThreads } from '../server/warm-relevance.js';
 import { prepareVectorScan } from '../engine/relevance/vector-scan.js';
 import { duplicateNameGroups } from '../engine/query/dedup.js';
@@ -333,6 +334,8 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     if (snapshot) print(`  index snapshot ${snapshot.dir} (${(snapshot.bytes / 1e9).toFixed(2)} GB, every file checked against its checksum)`);
     setImmediate(() => {
       const warming = performance.now();
+      // Before the vectors go into the scan's memory: that memory is then the shared one.
+      const scanThreads = startScanThread() ? 2 : 1;
       const threads = warmRelevanceOnTwoThreads(index.store);
       void prepareVectorScan();
       // The name groups of `dedup` too: built on first use, they would hold up that request and every other.
@@ -340,7 +343,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
       // And the filter values' spellings (exonyms, codes, closest-value postings).
       warmFilterSpellings(index.store);
       const how = snapshot ? 'from the snapshot' : threads === 2 ? 'two threads' : 'one thread';
-      print(`  relevance structures ${snapshot ? 'ready' : 'built'} in ${((performance.now() - warming) / 1000).toFixed(1)} s (${how})`);
+      print(`  relevance structures ${snapshot ? 'ready' : 'built'} in ${((performance.now() - warming) / 1000).toFixed(1)} s (${how}; vector scan on ${scanThreads === 2 ? 'two threads' : 'one thread'})`);
       onWarm?.();
     });
     if (developmentDefaults && jwtSecret !== undefined) {

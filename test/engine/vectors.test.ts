@@ -7,8 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { createLocalIndex, generateDataset } from '../../src/index.js';
 import { applyComponentRemoval, sifGloveEmbedder } from '../../src/engine/relevance/embedder.js';
 import { vectorsOf } from '../../src/engine/relevance/store-relevance.js';
-import { currentRecords, prepareVectorScan, scanRecordBytes, scanRecords, vectorScanAvailable } from '../../src/engine/relevance/vector-scan.js';
-import { VECTOR_SCAN_WASM } from '../../src/engine/relevance/vector-scan-wasm.js';
+import { currentRecords, prepareVectorScan, scanRecordBytes, scanRecords, shareScan, vectorScanAvailable, type ScanHelper } from '../../src/engine/relevance/vector-scan.js';
+import { VECTOR_SCAN_SHARED_WASM, VECTOR_SCAN_WASM } from '../../src/engine/relevance/vector-scan-wasm.js';
 import { Random } from '../../src/engine/random.js';
 import { nearest, VectorMatrix, type VectorHits } from '../../src/engine/relevance/vectors.js';
 
@@ -98,6 +98,9 @@ describe('nearest: the pruned scan returns exactly what brute force returns', ()
     { name: 'flat energy (nothing to prune)', decay: 0, dims: 100 },
     { name: 'dimensions not a multiple of the step', decay: 0.05, dims: 37 },
     { name: 'fewer dimensions than one step', decay: 0.05, dims: 10 },
+    { name: 'one dimension past the head (32)', decay: 0.05, dims: 33 },
+    { name: 'dimensions ending at the second cut (64)', decay: 0.05, dims: 64 },
+    { name: 'one chunk past the second cut', decay: 0.03, dims: 72 },
   ];
   for (const { name, decay, dims } of cases) {
     test(name, () => {
@@ -300,5 +303,64 @@ describe('nearest: the pruned scan returns exactly what brute force returns', ()
         expect(stored).toBeLessThan(exact * (1 + 1e-5) + 1e-12);
       });
     }
+  });
+});
+
+describe('the scan shared with a helper (last: the scan then stays in shared memory)', () => {
+  // The helper here runs its half on this thread, synchronously, in a second instance over the same shared
+  // memory: the split and the merge are checked here, the real worker thread against a server process in
+  // test/server/scale-smoke.test.ts.
+  const memory = new WebAssembly.Memory({ initial: 1, maximum: 65_536, shared: true });
+  const other = new WebAssembly.Instance(new WebAssembly.Module(VECTOR_SCAN_SHARED_WASM), { env: { memory } });
+  const scan = other.exports.scan as (...args: number[]) => number;
+  const rows = 150_000;
+  const random = new Random(31);
+  const matrix = randomMatrix(random, rows, 100, 0.06, 89);
+  const tieKey = Uint32Array.from({ length: rows }, (_, row) => (row * 7919) % rows);
+
+  function check(queries: number): void {
+    for (let i = 0; i < queries; i++) {
+      const query = Float32Array.from(unit(Array.from(matrix.vector(7 + i * 4_999) ?? []).map((v) => v + (random.next() - 0.5) * 0.2)));
+      const allowed = new Uint8Array(rows).fill(1);
+      if (i % 2 === 1) for (let row = 0; row < rows; row += 5) allowed[row] = 0;
+      for (const minScore of [0.35, 0.7]) {
+        const want = bruteForce(matrix, query, 100, allowed, minScore, tieKey);
+        expectSame(nearest(matrix, query, 100, allowed, minScore, tieKey), want, true);
+        expectSame(nearest(matrix, query, 100, allowed, minScore, tieKey, { count: false }), want, false);
+      }
+    }
+  }
+
+  test('the helper scans the second half of the rows; the answers are brute force\'s', () => {
+    matrix.prepareScan();
+    const ranges: number[][] = [];
+    let listed: number | null = null;
+    const helper: ScanHelper = {
+      start(args) {
+        ranges.push([args[0] ?? -1, args[1] ?? -1]);
+        listed = scan(...args);
+        return true;
+      },
+      finish: () => listed,
+    };
+    expect(shareScan(memory, helper)).toBe(true);
+    // The records moved into the shared memory.
+    expect(Array.from(currentRecords(matrix.scan).subarray(0, 48))).toEqual(Array.from(new Uint8Array(memory.buffer, 0, 48)));
+    check(4);
+    expect(ranges.length).toBe(4 * 2 * 2);
+    for (const range of ranges) expect(range).toEqual([rows / 2, rows]);
+  });
+
+  test('a helper that cannot start, or does not finish, leaves the rows to this thread, and is given up after failing', () => {
+    let starts = 0;
+    const busy: ScanHelper = { start: () => (starts++, false), finish: () => null };
+    expect(shareScan(memory, busy)).toBe(true);
+    check(1);
+    expect(starts).toBe(4);
+    const failing: ScanHelper = { start: () => (starts++, true), finish: () => null };
+    expect(shareScan(memory, failing)).toBe(true);
+    check(2);
+    // Given up after its first failure: every later scan ran on this thread alone.
+    expect(starts).toBe(5);
   });
 });

@@ -7,10 +7,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '../../src/cli/serve.js';
 import { readManifest } from '../../src/server/index-snapshot.js';
+import { startServerProcess } from '../support/server-process.js';
 
 const COUNT = 1_000_000;
 const KEY = 'scale-smoke-test-key-0000000001';
@@ -31,9 +32,9 @@ afterAll(async () => {
 });
 
 /** A request as a well-behaved client sends it: on 429 it waits as Retry-After says (tier_2: 5 a second, bursts of 10). */
-async function post<T>(path: string, body: unknown): Promise<T> {
+async function post<T>(path: string, body: unknown, server = { url: running?.url ?? '', key: KEY }): Promise<T> {
   for (let attempt = 0; ; attempt++) {
-    const response = await fetch(`${running?.url ?? ''}/v2/${path}`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${server.url}/v2/${path}`, { method: 'POST', headers: { 'x-api-key': server.key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     if (response.status === 429 && attempt < 10) {
       await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get('retry-after') ?? '1') * 1000));
       continue;
@@ -101,3 +102,32 @@ test('semantic search: an exact total at or above the floor, fewer above a highe
   const seen = new Set(page.data.map((row) => row.domain));
   expect(next.data.filter((row) => seen.has(row.domain))).toEqual([]);
 }, 60_000);
+
+test('the vector scan on two threads (the server as its own process) answers exactly as on one (the server in this process)', async () => {
+  // Compiled files only: under the test runner the scan's worker file is absent and this process scans on one thread.
+  const other = await startServerProcess({ index: out, readyWhen: /relevance structures ready .*\)\n/ });
+  try {
+    expect(other.output()).toMatch(availableParallelism() >= 2 ? /vector scan on two threads/ : /vector scan on one thread/);
+    const bodies = [
+      { describe: 'bakeries that make bread for households', size: 100 },
+      { describe: 'wind farms for municipal utilities', size: 50, min_score: 0.2 },
+      { describe: 'guitar lessons for seniors', size: 20, min_score: 0.6, filters: { country: ['Deutschland'] } },
+      { describe: 'software for hospitals', size: 100, search_after: [100, ''] },
+      { keywords: { must_any: ['bakery', 'bread'] }, describe: 'organic bread', size: 50 },
+    ];
+    for (const body of bodies) {
+      const page = { ...body, columns: ['domain'] };
+      if (body.search_after) {
+        // The second page of the query: its cursor from this process's first page.
+        const first = await post<Page>('search', { ...page, search_after: undefined });
+        page.search_after = first.metadata.search_after as [number, string];
+      }
+      const one = await post<Page>('search', page);
+      const two = await post<Page>('search', page, other);
+      expect(one.data.length).toBeGreaterThan(0);
+      expect([two.data, two.metadata.total_hits]).toEqual([one.data, one.metadata.total_hits]);
+    }
+  } finally {
+    other.close();
+  }
+}, 120_000);

@@ -211,7 +211,9 @@ export function buildVectors(
 
 /** Gives the store vectors made by `buildVectors` over its rows (from its vectorTextSource). */
 export function installVectors(store: ColumnStore, stored: StoredVectors): void {
-  if (stored.present.length !== store.size || stored.scan.rows !== store.size) throw new Error('vectors built for another store');
+  const { scan } = stored;
+  if (stored.present.length !== store.size || scan.rows !== store.size) throw new Error('vectors built for another store');
+  if (scan.records.length !== scanRecordBytes(scan.rows, scan.dims)) throw new Error('scan records of another layout');
   relevanceOf(store).vectors = searchable(stored);
 }
 

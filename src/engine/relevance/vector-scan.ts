@@ -8,9 +8,11 @@
  * Codes: each coordinate is divided by its axis unit, a power of the axis's RMS over the organizations
  * (the principal axes carry very different energies; one scale per row would leave the later axes a
  * code or two, and twice the error), then by a per-row scale that maps the row's largest value to 127.
- * The stored vector of a row is its codes decoded, x[d] = f32(code · scale · axis[d]) (decodeRow): 108
+ * The stored vector of a row is its codes decoded, x[d] = f32(code · scale · axis[d]) (decodeRow): 120
  * bytes a row instead of 400 for the f32 vector it was coded from (the ranking measured the same: see
- * docs/benchmarks.md). The query is coded to 16 bits the same way.
+ * docs/benchmarks.md). The records are split in a head block and a tail block (see vector-scan.wat), so
+ * that the rows the first 32 dimensions settle are read 48 bytes each. The query is coded to 16 bits the
+ * same way.
  * With ŷ the codes times the scale (axis units), e = x − ŷ·axis (only the f32 rounding of the decoded
  * value) and q̂ the decoded query:
  *   x·q = e·q + ŷ·q̂ + ŷ·(axis∘q − q̂),  so  |x·q − ŷ·q̂| ≤ ‖e‖·‖q‖ + ‖ŷ‖·‖axis∘q − q̂‖
@@ -19,6 +21,8 @@
  *
  * A matrix's records go into the module's memory on its first scan (prepareScan does it ahead) and then
  * live there only: the copy outside is given up, and taken back if another matrix takes the memory.
+ * In Node the server shares that memory with a worker thread (shareScan, src/server/scan-thread.ts) that
+ * scans the second half of the rows of large scans.
  *
  * Hosts: Excel's older runtime has no WebAssembly or no SIMD (detected by validating the module; the
  * JavaScript scan runs over the decoded vectors instead, with identical results). Apps Script compiles
@@ -26,11 +30,11 @@
  * (a few hundred bytes, under every synchronous-compile limit) is compiled on first use.
  */
 import { kthBestLow } from './top-k.js';
-import { VECTOR_SCAN_WASM } from './vector-scan-wasm.js';
+import { VECTOR_SCAN_SHARED_WASM, VECTOR_SCAN_WASM } from './vector-scan-wasm.js';
 
 type ScanExport = (
-  rows: number, chunks: number, data: number, query: number, mask: number, outRow: number, outLow: number, outHigh: number,
-  t: number, qNorm: number, constant: number, floor: number,
+  from: number, to: number, chunks: number, head: number, tail: number, query: number, mask: number, outRow: number, outLow: number, outHigh: number,
+  t: number, qNorm: number, constant: number, floor: number, cut2: number, qTail1: number, qTail2: number,
 ) => number;
 
 interface Scanner {
@@ -49,7 +53,11 @@ export interface ScanRecords {
   dims: number;
   /** The unit of each axis, RMS^(3/4) (1 for an all-zero axis). */
   axis: Float64Array;
-  /** rows × recordStride bytes: a row's codes (int8, zero-padded to a multiple of 8), then its f32 scale and error. */
+  /**
+   * scanRecordBytes(rows, dims): the head block, then the tail block (see vector-scan.wat). A row's head is
+   * the int8 codes of its first 32 dimensions, then f32 scale, error (‖e‖) and its two tail norms; its tail
+   * the codes of the other dimensions (zero-padded to a multiple of 8).
+   */
   records: Uint8Array;
   /** The largest ‖ŷ‖ (decoded row, axis units) of any row: it weighs the query's own quantisation error. */
   decodedPeak: number;
@@ -88,13 +96,58 @@ const ROW_CODE = 127;
  * measured).
  */
 const AXIS_POWER = 3 / 8;
-/** Bytes after a record's codes: its scale and error (f32, so records keep 4-byte alignment: codes take a multiple of 8). */
-const RECORD_META = 8;
+/**
+ * The chunks (8 dimensions each) of a row's head, and of its head and the tail's first part: after each the
+ * scan checks whether the row can still reach the floor. On the organizations' vectors about 80 % of the
+ * rows stop after the head (32 dimensions) and half the rest at 64.
+ */
+const HEAD_CHUNKS = 4;
+const CUT2_CHUNKS = 8;
+/** Bytes of a row's head: its head codes, then f32 scale, error, tail1 and tail2 (see vector-scan.wat). */
+const HEAD_BYTES = HEAD_CHUNKS * 8 + 16;
 
 let scanner: Scanner | null = null;
+let helper: ScanHelper | null = null;
 let supported: boolean | undefined;
 let syncRefused = false;
 let enabled = true;
+
+/**
+ * Another thread running the scan over part of the rows, in the scanner's shared memory (the server's
+ * scan-thread.ts). The scan is bound by the processor, not by memory (a plain read of the records runs
+ * several times as fast), so a second core nearly halves it.
+ */
+export interface ScanHelper {
+  /** Starts the scan with these arguments (the module's `scan` export) there; false when the thread cannot take it now. */
+  start(args: readonly number[]): boolean;
+  /** Waits for the started scan: how many rows it listed, or null when it did not finish in time (the helper is then given up). */
+  finish(): number | null;
+}
+
+/** Scans of fewer rows stay on one thread: waking the other costs more than it saves. */
+const SHARED_SCAN_ROWS = 100_000;
+
+/**
+ * Makes the scan run in `memory` (shared, 65,536 pages at most) with the helper taking the second half of
+ * the rows of large scans; false (and nothing changed) where the shared module cannot be made. Records
+ * already in the scan's memory are moved. Large scans then run on two threads until a helper fails.
+ */
+export function shareScan(memory: WebAssembly.Memory, scanHelper: ScanHelper): boolean {
+  const wasm = webAssembly();
+  if (!wasm || !isSupported()) return false;
+  let shared: Scanner;
+  try {
+    shared = scannerOf(new wasm.Instance(new wasm.Module(VECTOR_SCAN_SHARED_WASM), { env: { memory } }), memory);
+  } catch {
+    return false;
+  }
+  const resident = scanner?.resident;
+  if (scanner && resident) evict(scanner);
+  scanner = shared;
+  helper = scanHelper;
+  if (resident) makeResident(shared, resident);
+  return true;
+}
 
 /** Turns the WebAssembly scan off or on for every later nearest() (benchmarks compare the two scans). */
 export function setVectorScanEnabled(on: boolean): void {
@@ -116,8 +169,8 @@ function isSupported(): boolean {
   return supported;
 }
 
-function scannerOf(instance: WebAssembly.Instance): Scanner {
-  return { memory: instance.exports.memory as WebAssembly.Memory, scan: instance.exports.scan as ScanExport, resident: null };
+function scannerOf(instance: WebAssembly.Instance, memory = instance.exports.memory as WebAssembly.Memory): Scanner {
+  return { memory, scan: instance.exports.scan as ScanExport, resident: null };
 }
 
 /**
@@ -161,14 +214,24 @@ const align = (offset: number, to: number): number => Math.ceil(offset / to) * t
 /** Rounded up a little, so that a stored norm is never below the true one. */
 const up = (value: number): number => value * (1 + 1e-6);
 
-/** The bytes of one row's record. */
-function recordStride(dims: number): number {
-  return Math.ceil(dims / 8) * 8 + RECORD_META;
+/** A row's chunks of codes: the head's four at least (zeros past the last dimension count for nothing). */
+function chunksOf(dims: number): number {
+  return Math.max(HEAD_CHUNKS, Math.ceil(dims / 8));
+}
+
+/** The bytes of one row's tail. */
+function tailStride(dims: number): number {
+  return (chunksOf(dims) - HEAD_CHUNKS) * 8;
 }
 
 /** The bytes of a matrix's scan records. */
 export function scanRecordBytes(rows: number, dims: number): number {
-  return rows * recordStride(dims);
+  return rows * (HEAD_BYTES + tailStride(dims));
+}
+
+/** Where row `row`'s head and tail start in records of `rows` rows. */
+function recordOffsets(rows: number, dims: number, row: number): { head: number; tail: number } {
+  return { head: row * HEAD_BYTES, tail: rows * HEAD_BYTES + row * tailStride(dims) };
 }
 
 /**
@@ -209,8 +272,9 @@ export function axisUnits(dims: number, data: Float32Array, present: Uint8Array,
  * time, so that its f32 vectors never exist whole.
  */
 export function codeRows(dims: number, data: Float32Array, present: Uint8Array, rows: number, axis: Float64Array, records: Uint8Array, first: number): number {
-  const chunks = Math.ceil(dims / 8);
-  const stride = recordStride(dims);
+  const total = records.length / scanRecordBytes(1, dims);
+  const headDims = HEAD_CHUNKS * 8;
+  const cut2 = Math.min(CUT2_CHUNKS, chunksOf(dims)) * 8;
   // Typed views in the host's byte order, which is WebAssembly's (little-endian) on every platform that runs it.
   const codes = new Int8Array(records.buffer, records.byteOffset, records.length);
   const meta = new Float32Array(records.buffer, records.byteOffset, records.length >>> 2);
@@ -219,11 +283,13 @@ export function codeRows(dims: number, data: Float32Array, present: Uint8Array, 
   /* eslint-disable @typescript-eslint/no-non-null-assertion -- every index is < length */
   for (let row = 0; row < rows; row++) {
     const base = row * dims;
-    const at = (first + row) * stride;
-    const metaAt = (at + chunks * 8) / 4;
-    codes.fill(0, at, at + chunks * 8);
-    meta[metaAt] = 0;
-    meta[metaAt + 1] = 0;
+    const { head, tail } = recordOffsets(total, dims, first + row);
+    // Dimension d's code is at head + d in the head, tail + d − 32 after it.
+    const codeAt = (d: number): number => (d < headDims ? head + d : tail + d - headDims);
+    const metaAt = (head + headDims) / 4;
+    codes.fill(0, head, head + headDims);
+    codes.fill(0, tail, tail + tailStride(dims));
+    meta.fill(0, metaAt, metaAt + 4);
     if (!present[row]) {
       // A row without a vector is never listed (as in the JavaScript scan): its bound is −∞.
       meta[metaAt + 1] = Number.NEGATIVE_INFINITY;
@@ -242,12 +308,16 @@ export function codeRows(dims: number, data: Float32Array, present: Uint8Array, 
     const perCode = 1 / scale;
     let error = 0;
     let decoded = 0;
+    let tail1 = 0;
+    let tail2 = 0;
     for (let d = 0; d < dims; d++) {
       // Plain comparisons and products: Math.min/max and ** here made the coding several times slower.
       let c = Math.round(data[base + d]! * perAxis[d]! * perCode);
       if (c > ROW_CODE) c = ROW_CODE;
       else if (c < -ROW_CODE) c = -ROW_CODE;
-      codes[at + d] = c;
+      codes[codeAt(d)] = c;
+      if (d >= headDims) tail1 += c * c;
+      if (d >= cut2) tail2 += c * c;
       const y = c * scale;
       // The stored vector is the decoded one (decodeRow): its error against ŷ·axis is its f32 rounding.
       const exact = y * axis[d]!;
@@ -257,6 +327,9 @@ export function codeRows(dims: number, data: Float32Array, present: Uint8Array, 
     }
     meta[metaAt] = scale;
     meta[metaAt + 1] = up(Math.sqrt(error));
+    // The largest the rest of the row can add to the estimate, per unit of the query's rest (see vector-scan.wat).
+    meta[metaAt + 2] = up(scale * Math.sqrt(tail1));
+    meta[metaAt + 3] = up(scale * Math.sqrt(tail2));
     decodedPeak = Math.max(decodedPeak, Math.sqrt(decoded));
   }
   /* eslint-enable @typescript-eslint/no-non-null-assertion */
@@ -270,13 +343,15 @@ export function roundedPeak(peak: number): number {
 
 /** Row `row`'s stored vector, x[d] = f32(code · scale · axis[d]), into `out` from `offset` (zeros for a row without one). */
 export function decodeRow(scan: ScanRecords, row: number, out: Float32Array, offset = 0): void {
-  const { dims, axis } = scan;
+  const { dims, axis, rows } = scan;
   const records = currentRecords(scan);
-  const at = records.byteOffset + row * recordStride(dims);
-  const codes = new Int8Array(records.buffer, at, dims);
-  const scale = new Float32Array(records.buffer, at + Math.ceil(dims / 8) * 8, 1)[0] ?? 0;
+  const { head, tail } = recordOffsets(rows, dims, row);
+  const headDims = HEAD_CHUNKS * 8;
+  const headCodes = new Int8Array(records.buffer, records.byteOffset + head, headDims);
+  const tailCodes = new Int8Array(records.buffer, records.byteOffset + tail, tailStride(dims));
+  const scale = new Float32Array(records.buffer, records.byteOffset + head + headDims, 1)[0] ?? 0;
   /* eslint-disable @typescript-eslint/no-non-null-assertion -- every index is < dims */
-  for (let d = 0; d < dims; d++) out[offset + d] = codes[d]! * scale * axis[d]!;
+  for (let d = 0; d < dims; d++) out[offset + d] = (d < headDims ? headCodes[d]! : tailCodes[d - headDims]!) * scale * axis[d]!;
   /* eslint-enable @typescript-eslint/no-non-null-assertion */
 }
 
@@ -291,7 +366,7 @@ function codedOf(scan: ScanRecords): Coded {
   let matrix = coded.get(scan);
   if (!matrix) {
     const { rows, dims } = scan;
-    const chunks = Math.ceil(dims / 8);
+    const chunks = chunksOf(dims);
     const mask = align(scanRecordBytes(rows, dims), 16);
     const query = align(mask + rows, 16);
     const outRow = align(query + chunks * 16, 16);
@@ -316,14 +391,19 @@ export function prepareScan(scan: ScanRecords): void {
  */
 function makeResident(target: Scanner, matrix: Coded): void {
   if (target.resident === matrix) return;
-  const previous = target.resident;
-  if (previous) previous.scan.records = new Uint8Array(target.memory.buffer, 0, previous.recordBytes).slice();
-  target.resident = null;
+  evict(target);
   const missing = matrix.layout.end - target.memory.buffer.byteLength;
   if (missing > 0) target.memory.grow(Math.ceil(missing / 65_536));
   new Uint8Array(target.memory.buffer).set(matrix.scan.records, 0);
   matrix.scan.records = EMPTY;
   target.resident = matrix;
+}
+
+/** Gives the records in the scanner's memory an array of their own again. */
+function evict(target: Scanner): void {
+  const previous = target.resident;
+  if (previous) previous.scan.records = new Uint8Array(target.memory.buffer, 0, previous.recordBytes).slice();
+  target.resident = null;
 }
 
 const EMPTY = new Uint8Array(0);
@@ -341,6 +421,7 @@ export function scanCandidates(scan: ScanRecords, q: Float64Array, allowed: Uint
   const matrix = codedOf(scan);
   makeResident(target, matrix);
   const { layout, chunks } = matrix;
+  const cut2 = Math.min(CUT2_CHUNKS, chunks);
   const { buffer } = target.memory;
   new Uint8Array(buffer).set(allowed.subarray(0, rows), layout.mask);
   const scaled = new Float64Array(dims);
@@ -354,15 +435,41 @@ export function scanCandidates(scan: ScanRecords, q: Float64Array, allowed: Uint
   const codes = new Int16Array(buffer, layout.query, chunks * 8).fill(0);
   let norm = 0;
   let error = 0;
+  // Σ codes² after the head and after cut2: with t, the query's part of each cut's bound.
+  let tail1 = 0;
+  let tail2 = 0;
   for (let d = 0; d < dims; d++) {
     const c = Math.max(-QUERY_CODE, Math.min(QUERY_CODE, Math.round(scaled[d]! / t)));
     codes[d] = c;
     error += (scaled[d]! - c * t) ** 2;
     norm += q[d]! ** 2;
+    if (d >= HEAD_CHUNKS * 8) tail1 += c * c;
+    if (d >= cut2 * 8) tail2 += c * c;
   }
   /* eslint-enable @typescript-eslint/no-non-null-assertion */
   const constant = scan.decodedPeak * up(Math.sqrt(error)) + SLACK;
-  const count = target.scan(rows, chunks, 0, layout.query, layout.mask, layout.outRow, layout.outLow, layout.outHigh, t, up(Math.sqrt(norm)), constant, minScore);
+  const { tail } = recordOffsets(rows, dims, 0);
+  // The scan of rows [from, to), listing them from entry `from` of the outputs.
+  const rangeArgs = (from: number, to: number): Parameters<ScanExport> => [
+    from, to, chunks, 0, tail, layout.query, layout.mask, layout.outRow + from * 4, layout.outLow + from * 8, layout.outHigh + from * 8,
+    t, up(Math.sqrt(norm)), constant, minScore, cut2, up(t * Math.sqrt(tail1)), up(t * Math.sqrt(tail2)),
+  ];
+  const scanRange = (from: number, to: number): number => target.scan(...rangeArgs(from, to));
+  let count: number;
+  const half = rows >>> 1;
+  if (helper && rows >= SHARED_SCAN_ROWS && helper.start(rangeArgs(half, rows))) {
+    count = scanRange(0, half);
+    const listed = helper.finish();
+    if (listed === null) helper = null;
+    const more = listed ?? scanRange(half, rows);
+    // The second half's entries follow the first's: rows stay ascending.
+    new Uint32Array(buffer, layout.outRow, rows).copyWithin(count, half, half + more);
+    new Float64Array(buffer, layout.outLow, rows).copyWithin(count, half, half + more);
+    new Float64Array(buffer, layout.outHigh, rows).copyWithin(count, half, half + more);
+    count += more;
+  } else {
+    count = scanRange(0, rows);
+  }
   const low = new Float64Array(buffer, layout.outLow, count);
   return { count, rows: new Uint32Array(buffer, layout.outRow, count), low, high: new Float64Array(buffer, layout.outHigh, count), kth: kthBestLow(low, count, k) };
 }

@@ -670,6 +670,30 @@ describe('against a brute-force evaluation on generated organizations', () => {
     }
   });
 
+  test('one word (its postings walked in doc order, every form and field merged) ranks as the general path, with a mask and for any k', () => {
+    const words = ['solar', 'software', 'hotels', 'hotel', 'München', 'care', 'dentists', 'gmbh', 'e-commerce', 'zeppelin'];
+    const masks = [undefined, Uint8Array.from({ length: n }, (_, d) => (d % 3 === 0 ? 1 : 0))];
+    let compared = 0;
+    for (const word of words) {
+      for (const query of [{ must_all: [word] }, { must_any: [word] }] as KeywordQuery[]) {
+        for (const allowed of masks) {
+          const general = index.score(query, allowed);
+          const order = ids(general.docs)
+            .map((doc, i) => ({ doc, score: general.scores[i]! }))
+            .sort((a, b) => b.score - a.score || store.domainRank[a.doc]! - store.domainRank[b.doc]!);
+          for (const k of [0, 1, 10, 1_000]) {
+            const top = index.top(query, k, allowed, store.domainRank);
+            expect(top.total).toBe(general.docs.length);
+            expect(ids(top.docs)).toEqual(order.slice(0, k).map((e) => e.doc));
+            expect(Array.from(top.scores)).toEqual(order.slice(0, k).map((e) => e.score));
+            compared += top.docs.length;
+          }
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(2_000);
+  });
+
   test('an allowed mask equals filtering afterwards', () => {
     const allowed = new Uint8Array(n);
     for (let d = 0; d < n; d += 3) allowed[d] = 1;

@@ -34,6 +34,9 @@ export class TopK {
 
   offer(row: number, score: number): void {
     if (this.k <= 0) return;
+    // Most offers of a long list fall below the worst kept: settled before the tie key is read (a random
+    // access into an array of every organization, a cache miss at millions of rows).
+    if (this.length === this.k && score < (this.scores[0] ?? 0)) return;
     const tie = this.tieKey ? (this.tieKey[row] ?? row) : row;
     if (this.length < this.k) {
       let i = this.length++;

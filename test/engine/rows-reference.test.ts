@@ -161,3 +161,16 @@ describe('filter options', () => {
     expect(index.filterOptions().options.country?.length).toBeGreaterThan(1);
   });
 });
+
+test('many domains at once (rowsOf) find the rows one at a time does: unknown ones, and ones of the same hash (a middle character changed), are −1', () => {
+  const { store } = index;
+  const known = RECORDS.map((record) => record.domain);
+  // The hash reads the length, the first 8 and the last 8 characters: a changed middle character keeps it.
+  const sameHash = known.filter((domain) => domain.length > 17).map((domain) => `${domain.slice(0, 8)}${domain[8] === 'q' ? 'z' : 'q'}${domain.slice(9)}`);
+  const domains = [...known, ...sameHash, 'unknown.example', '', 'ä.de', known[0]!.toUpperCase()];
+  expect(sameHash.length).toBeGreaterThan(100);
+  const rows = store.rowsOf(domains);
+  expect(Array.from(rows)).toEqual(domains.map((domain) => store.rowOf(domain) ?? -1));
+  expect(Array.from(rows.subarray(0, known.length)).every((row, i) => store.domain(row) === known[i])).toBe(true);
+  expect(Array.from(rows.subarray(known.length)).every((row) => row === -1)).toBe(true);
+});

@@ -4,19 +4,18 @@ import type { QueryContext } from './context.js';
 
 export function fetchRows(context: QueryContext, request: FetchRequest): FetchResponse {
   const { store, visible } = context;
-  const seen = new Set<string>();
+  const distinct = [...new Set(request.domains)];
+  const rows = store.rowsOf(distinct);
   const found: number[] = [];
   const foundDomains: string[] = [];
   const missing: string[] = [];
-  for (const domain of request.domains) {
-    if (seen.has(domain)) continue;
-    seen.add(domain);
-    const row = store.rowOf(domain);
-    if (row === undefined || (visible !== null && !visible[row])) missing.push(domain);
+  distinct.forEach((domain, i) => {
+    const row = rows[i] ?? -1;
+    if (row < 0 || (visible !== null && !visible[row])) missing.push(domain);
     else {
       found.push(row);
       foundDomains.push(domain);
     }
-  }
-  return { data: store.rows(found, request.columns, foundDomains), metadata: { requested: seen.size, found: found.length, missing } };
+  });
+  return { data: store.rows(found, request.columns, foundDomains), metadata: { requested: distinct.length, found: found.length, missing } };
 }

@@ -213,6 +213,11 @@ export class ColumnStore {
     return this.rowOfDomain.rowOf(domain);
   }
 
+  /** rowOf() of each domain (−1 where there is none), faster than one at a time for many (see DomainLookup.rowsOf). */
+  rowsOf(domains: readonly string[]): Int32Array {
+    return this.rowOfDomain.rowsOf(domains);
+  }
+
   /** The row's domain. */
   domain(row: number): string {
     return this.domains.get(row) ?? '';
@@ -586,6 +591,38 @@ class DomainLookup {
       }
       this.slots[slot] = row;
     }
+  }
+
+  /**
+   * rowOf() of many domains (−1 where there is none), one step at a time over all of them: their hashes,
+   * then each one's first slot, then its row's offset, then its bytes. Within a step the reads of
+   * different domains do not wait on each other, so the processor overlaps their cache misses (at
+   * millions of rows each read is one); one after another, a lookup waited for three in a row. A
+   * domain whose first slot holds another row goes on as rowOf() does.
+   */
+  rowsOf(domains: readonly string[]): Int32Array {
+    const n = domains.length;
+    const { offsets } = this.domains;
+    const bytes = this.domainBytes;
+    const { slots, mask } = this;
+    const rows = new Int32Array(n);
+    const starts = new Float64Array(n);
+    /* eslint-disable @typescript-eslint/no-non-null-assertion -- every index is < n */
+    for (let i = 0; i < n; i++) rows[i] = hashOfString(domains[i]!) & mask;
+    for (let i = 0; i < n; i++) rows[i] = slots[rows[i]!] ?? -1;
+    for (let i = 0; i < n; i++) starts[i] = rows[i]! >= 0 ? (offsets[rows[i]!] ?? 0) : 0;
+    for (let i = 0; i < n; i++) {
+      const row = rows[i]!;
+      if (row < 0) continue;
+      const domain = domains[i]!;
+      const at = starts[i]!;
+      const length = domain.length;
+      let same = (offsets[row + 1] ?? 0) - at === length;
+      for (let c = 0; same && c < length; c++) same = bytes[at + c] === domain.charCodeAt(c);
+      if (!same) rows[i] = this.rowOf(domain) ?? -1;
+    }
+    /* eslint-enable @typescript-eslint/no-non-null-assertion */
+    return rows;
   }
 
   rowOf(domain: string): number | undefined {

@@ -8,11 +8,11 @@
  * Codes: each coordinate is divided by its axis unit, a power of the axis's RMS over the organizations
  * (the principal axes carry very different energies; one scale per row would leave the later axes a
  * code or two, and twice the error), then by a per-row scale that maps the row's largest value to 127.
- * The stored vector of a row is its codes decoded, x[d] = f32(code · scale · axis[d]) (decodeRow): 120
+ * The stored vector of a row is its codes decoded, x[d] = f32(code · scale · axis[d]) (decodeRow): 112
  * bytes a row instead of 400 for the f32 vector it was coded from (the ranking measured the same: see
- * docs/benchmarks.md). The records are split in a head block and a tail block (see vector-scan.wat), so
- * that the rows the first 32 dimensions settle are read 48 bytes each. The query is coded to 16 bits the
- * same way.
+ * docs/benchmarks.md). The records are a head block (the first 32 dimensions, whose query codes the scan
+ * keeps in registers) and a tail block, read as two streams (see vector-scan.wat). The query is coded to
+ * 16 bits the same way.
  * With ŷ the codes times the scale (axis units), e = x − ŷ·axis (only the f32 rounding of the decoded
  * value) and q̂ the decoded query:
  *   x·q = e·q + ŷ·q̂ + ŷ·(axis∘q − q̂),  so  |x·q − ŷ·q̂| ≤ ‖e‖·‖q‖ + ‖ŷ‖·‖axis∘q − q̂‖
@@ -34,7 +34,7 @@ import { VECTOR_SCAN_SHARED_WASM, VECTOR_SCAN_WASM } from './vector-scan-wasm.js
 
 type ScanExport = (
   from: number, to: number, chunks: number, head: number, tail: number, query: number, mask: number, outRow: number, outLow: number, outHigh: number,
-  t: number, qNorm: number, constant: number, floor: number, cut2: number, qTail1: number, qTail2: number,
+  t: number, qNorm: number, constant: number, floor: number,
 ) => number;
 
 interface Scanner {
@@ -55,8 +55,8 @@ export interface ScanRecords {
   axis: Float64Array;
   /**
    * scanRecordBytes(rows, dims): the head block, then the tail block (see vector-scan.wat). A row's head is
-   * the int8 codes of its first 32 dimensions, then f32 scale, error (‖e‖) and its two tail norms; its tail
-   * the codes of the other dimensions (zero-padded to a multiple of 8).
+   * the int8 codes of its first 32 dimensions, then its f32 scale and error (‖e‖); its tail the codes of the
+   * other dimensions (zero-padded to a multiple of 8).
    */
   records: Uint8Array;
   /** The largest ‖ŷ‖ (decoded row, axis units) of any row: it weighs the query's own quantisation error. */
@@ -96,15 +96,10 @@ const ROW_CODE = 127;
  * measured).
  */
 const AXIS_POWER = 3 / 8;
-/**
- * The chunks (8 dimensions each) of a row's head, and of its head and the tail's first part: after each the
- * scan checks whether the row can still reach the floor. On the organizations' vectors about 80 % of the
- * rows stop after the head (32 dimensions) and half the rest at 64.
- */
+/** The chunks (8 dimensions each) of a row's head, whose query codes the scan keeps in registers. */
 const HEAD_CHUNKS = 4;
-const CUT2_CHUNKS = 8;
-/** Bytes of a row's head: its head codes, then f32 scale, error, tail1 and tail2 (see vector-scan.wat). */
-const HEAD_BYTES = HEAD_CHUNKS * 8 + 16;
+/** Bytes of a row's head: its head codes, then f32 scale and error (see vector-scan.wat). */
+const HEAD_BYTES = HEAD_CHUNKS * 8 + 8;
 
 let scanner: Scanner | null = null;
 let helper: ScanHelper | null = null;
@@ -114,8 +109,8 @@ let enabled = true;
 
 /**
  * Another thread running the scan over part of the rows, in the scanner's shared memory (the server's
- * scan-thread.ts). The scan is bound by the processor, not by memory (a plain read of the records runs
- * several times as fast), so a second core nearly halves it.
+ * scan-thread.ts). One thread's pass reads its records at well under the memory's bandwidth (a bare read
+ * of memory runs about 1.6 times as fast on one core, 3 times on two), so a second core nearly halves it.
  */
 export interface ScanHelper {
   /** Starts the scan with these arguments (the module's `scan` export) there; false when the thread cannot take it now. */
@@ -274,7 +269,6 @@ export function axisUnits(dims: number, data: Float32Array, present: Uint8Array,
 export function codeRows(dims: number, data: Float32Array, present: Uint8Array, rows: number, axis: Float64Array, records: Uint8Array, first: number): number {
   const total = records.length / scanRecordBytes(1, dims);
   const headDims = HEAD_CHUNKS * 8;
-  const cut2 = Math.min(CUT2_CHUNKS, chunksOf(dims)) * 8;
   // Typed views in the host's byte order, which is WebAssembly's (little-endian) on every platform that runs it.
   const codes = new Int8Array(records.buffer, records.byteOffset, records.length);
   const meta = new Float32Array(records.buffer, records.byteOffset, records.length >>> 2);
@@ -289,7 +283,7 @@ export function codeRows(dims: number, data: Float32Array, present: Uint8Array, 
     const metaAt = (head + headDims) / 4;
     codes.fill(0, head, head + headDims);
     codes.fill(0, tail, tail + tailStride(dims));
-    meta.fill(0, metaAt, metaAt + 4);
+    meta.fill(0, metaAt, metaAt + 2);
     if (!present[row]) {
       // A row without a vector is never listed (as in the JavaScript scan): its bound is −∞.
       meta[metaAt + 1] = Number.NEGATIVE_INFINITY;
@@ -308,16 +302,12 @@ export function codeRows(dims: number, data: Float32Array, present: Uint8Array, 
     const perCode = 1 / scale;
     let error = 0;
     let decoded = 0;
-    let tail1 = 0;
-    let tail2 = 0;
     for (let d = 0; d < dims; d++) {
       // Plain comparisons and products: Math.min/max and ** here made the coding several times slower.
       let c = Math.round(data[base + d]! * perAxis[d]! * perCode);
       if (c > ROW_CODE) c = ROW_CODE;
       else if (c < -ROW_CODE) c = -ROW_CODE;
       codes[codeAt(d)] = c;
-      if (d >= headDims) tail1 += c * c;
-      if (d >= cut2) tail2 += c * c;
       const y = c * scale;
       // The stored vector is the decoded one (decodeRow): its error against ŷ·axis is its f32 rounding.
       const exact = y * axis[d]!;
@@ -327,9 +317,6 @@ export function codeRows(dims: number, data: Float32Array, present: Uint8Array, 
     }
     meta[metaAt] = scale;
     meta[metaAt + 1] = up(Math.sqrt(error));
-    // The largest the rest of the row can add to the estimate, per unit of the query's rest (see vector-scan.wat).
-    meta[metaAt + 2] = up(scale * Math.sqrt(tail1));
-    meta[metaAt + 3] = up(scale * Math.sqrt(tail2));
     decodedPeak = Math.max(decodedPeak, Math.sqrt(decoded));
   }
   /* eslint-enable @typescript-eslint/no-non-null-assertion */
@@ -421,7 +408,6 @@ export function scanCandidates(scan: ScanRecords, q: Float64Array, allowed: Uint
   const matrix = codedOf(scan);
   makeResident(target, matrix);
   const { layout, chunks } = matrix;
-  const cut2 = Math.min(CUT2_CHUNKS, chunks);
   const { buffer } = target.memory;
   new Uint8Array(buffer).set(allowed.subarray(0, rows), layout.mask);
   const scaled = new Float64Array(dims);
@@ -435,16 +421,11 @@ export function scanCandidates(scan: ScanRecords, q: Float64Array, allowed: Uint
   const codes = new Int16Array(buffer, layout.query, chunks * 8).fill(0);
   let norm = 0;
   let error = 0;
-  // Σ codes² after the head and after cut2: with t, the query's part of each cut's bound.
-  let tail1 = 0;
-  let tail2 = 0;
   for (let d = 0; d < dims; d++) {
     const c = Math.max(-QUERY_CODE, Math.min(QUERY_CODE, Math.round(scaled[d]! / t)));
     codes[d] = c;
     error += (scaled[d]! - c * t) ** 2;
     norm += q[d]! ** 2;
-    if (d >= HEAD_CHUNKS * 8) tail1 += c * c;
-    if (d >= cut2 * 8) tail2 += c * c;
   }
   /* eslint-enable @typescript-eslint/no-non-null-assertion */
   const constant = scan.decodedPeak * up(Math.sqrt(error)) + SLACK;
@@ -452,7 +433,7 @@ export function scanCandidates(scan: ScanRecords, q: Float64Array, allowed: Uint
   // The scan of rows [from, to), listing them from entry `from` of the outputs.
   const rangeArgs = (from: number, to: number): Parameters<ScanExport> => [
     from, to, chunks, 0, tail, layout.query, layout.mask, layout.outRow + from * 4, layout.outLow + from * 8, layout.outHigh + from * 8,
-    t, up(Math.sqrt(norm)), constant, minScore, cut2, up(t * Math.sqrt(tail1)), up(t * Math.sqrt(tail2)),
+    t, up(Math.sqrt(norm)), constant, minScore,
   ];
   const scanRange = (from: number, to: number): number => target.scan(...rangeArgs(from, to));
   let count: number;

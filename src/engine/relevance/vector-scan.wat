@@ -4,30 +4,24 @@
 ;; Rows are int8 codes (8 per 8-byte chunk, zero-padded), the query int16 codes (8 per 16-byte chunk):
 ;; v128.load8x8_s widens a row chunk and i32x4.dot_i16x8_s multiplies and adds pairs, so a chunk costs
 ;; three instructions. Everything is in one function: Node 20's V8 does not inline WebAssembly calls,
-;; and a call per row cost 15 %.
+;; and a call per row cost 15 %. Fully unrolled bodies made V8 spill registers (2-3x slower).
 ;; |sum| ≤ 127 · 32767 · 8 · chunks < 2^31 up to 64 chunks (512 dimensions; vector-scan.ts checks).
 ;;
-;; The records are two blocks. The head block holds, per row, 48 bytes: the codes of the first 4 chunks
-;; (32 dimensions), then f32 scale, error, tail1 and tail2. The tail block holds the other chunks' codes.
+;; The records are two blocks, read as two streams in row order. The head block holds, per row, 40
+;; bytes: the codes of the first 4 chunks (32 dimensions), then f32 scale and error; the tail block
+;; holds the other chunks' codes. The head's query codes stay in four registers for the whole scan.
 ;; estimate = scale · t · sum and, by Cauchy–Schwarz, |score − estimate| ≤ error · qNorm + constant
 ;; (error is the norm of the row's quantisation error; −∞ for a row without a vector, never listed).
-;;
-;; The first axes carry most of a vector's length, so a row is given up early: after its head the rest
-;; can add at most tail1 · qTail1, and after chunk cut2 at most tail2 · qTail2 (Cauchy–Schwarz on the
-;; remaining codes). A row whose estimate so far plus that and the bound stays below the floor could
-;; not have been listed. About 80 % of the organizations stop after the head, and the scan then reads
-;; 48 bytes of them instead of the whole record.
 (module
   (memory (export "memory") 1)
   (func (export "scan")
     (param $from i32) (param $to i32) (param $chunks i32) (param $head i32) (param $tail i32) (param $query i32)
     (param $mask i32) (param $outRow i32) (param $outLow i32) (param $outHigh i32)
     (param $t f64) (param $qNorm f64) (param $constant f64) (param $floor f64)
-    (param $cut2 i32) (param $qTail1 f64) (param $qTail2 f64)
     (result i32)
-    (local $row i32) (local $found i32) (local $h i32) (local $p i32) (local $q i32) (local $c i32) (local $end i32)
+    (local $row i32) (local $found i32) (local $h i32) (local $p i32) (local $q i32) (local $c i32)
     (local $tailStride i32) (local $q0 v128) (local $q1 v128) (local $q2 v128) (local $q3 v128) (local $acc v128)
-    (local $scaleT f64) (local $estimate f64) (local $bound f64)
+    (local $acc2 v128) (local $scaleT f64) (local $estimate f64) (local $bound f64)
     ;; The head's query codes stay in registers for the whole scan.
     (local.set $q0 (v128.load (local.get $query)))
     (local.set $q1 (v128.load offset=16 (local.get $query)))
@@ -35,65 +29,50 @@
     (local.set $q3 (v128.load offset=48 (local.get $query)))
     (local.set $tailStride (i32.shl (i32.sub (local.get $chunks) (i32.const 4)) (i32.const 3)))
     (local.set $row (local.get $from))
-    (local.set $h (i32.add (local.get $head) (i32.mul (local.get $from) (i32.const 48))))
+    (local.set $h (i32.add (local.get $head) (i32.mul (local.get $from) (i32.const 40))))
     (block $done
       (loop $next
         (br_if $done (i32.ge_u (local.get $row) (local.get $to)))
         (block $rowDone
           (br_if $rowDone (i32.eqz (i32.load8_u (i32.add (local.get $mask) (local.get $row)))))
-          ;; The head: two independent sums, then one.
+          ;; The head, into two accumulators (independent additions).
           (local.set $acc
             (i32x4.add
-              (i32x4.add
-                (i32x4.dot_i16x8_s (v128.load8x8_s (local.get $h)) (local.get $q0))
-                (i32x4.dot_i16x8_s (v128.load8x8_s offset=16 (local.get $h)) (local.get $q2)))
-              (i32x4.add
-                (i32x4.dot_i16x8_s (v128.load8x8_s offset=8 (local.get $h)) (local.get $q1))
-                (i32x4.dot_i16x8_s (v128.load8x8_s offset=24 (local.get $h)) (local.get $q3)))))
+              (i32x4.dot_i16x8_s (v128.load8x8_s (local.get $h)) (local.get $q0))
+              (i32x4.dot_i16x8_s (v128.load8x8_s offset=16 (local.get $h)) (local.get $q2))))
+          (local.set $acc2
+            (i32x4.add
+              (i32x4.dot_i16x8_s (v128.load8x8_s offset=8 (local.get $h)) (local.get $q1))
+              (i32x4.dot_i16x8_s (v128.load8x8_s offset=24 (local.get $h)) (local.get $q3))))
           (local.set $scaleT (f64.mul (f64.promote_f32 (f32.load offset=32 (local.get $h))) (local.get $t)))
           (local.set $bound
             (f64.add (f64.mul (f64.promote_f32 (f32.load offset=36 (local.get $h))) (local.get $qNorm)) (local.get $constant)))
+          (local.set $p (i32.add (local.get $tail) (i32.mul (local.get $row) (local.get $tailStride))))
+          (local.set $q (i32.add (local.get $query) (i32.const 64)))
+          (local.set $c (i32.const 4))
+          ;; The tail: pairs, then an odd chunk.
+          (block $pairsDone
+            (loop $pair
+              (br_if $pairsDone (i32.gt_u (i32.add (local.get $c) (i32.const 2)) (local.get $chunks)))
+              (local.set $acc
+                (i32x4.add (local.get $acc) (i32x4.dot_i16x8_s (v128.load8x8_s (local.get $p)) (v128.load (local.get $q)))))
+              (local.set $acc2
+                (i32x4.add (local.get $acc2) (i32x4.dot_i16x8_s (v128.load8x8_s offset=8 (local.get $p)) (v128.load offset=16 (local.get $q)))))
+              (local.set $p (i32.add (local.get $p) (i32.const 16)))
+              (local.set $q (i32.add (local.get $q) (i32.const 32)))
+              (local.set $c (i32.add (local.get $c) (i32.const 2)))
+              (br $pair)))
+          (if (i32.lt_u (local.get $c) (local.get $chunks))
+            (then
+              (local.set $acc
+                (i32x4.add (local.get $acc) (i32x4.dot_i16x8_s (v128.load8x8_s (local.get $p)) (v128.load (local.get $q)))))))
+          (local.set $acc (i32x4.add (local.get $acc) (local.get $acc2)))
           (local.set $estimate
             (f64.mul (local.get $scaleT)
               (f64.convert_i32_s
                 (i32.add
                   (i32.add (i32x4.extract_lane 0 (local.get $acc)) (i32x4.extract_lane 1 (local.get $acc)))
                   (i32.add (i32x4.extract_lane 2 (local.get $acc)) (i32x4.extract_lane 3 (local.get $acc)))))))
-          (br_if $rowDone
-            (f64.lt
-              (f64.add (f64.add (local.get $estimate) (local.get $bound))
-                (f64.mul (f64.promote_f32 (f32.load offset=40 (local.get $h))) (local.get $qTail1)))
-              (local.get $floor)))
-          ;; The rest, a chunk at a time from the tail block: up to cut2, a second check, then to the end.
-          (local.set $p (i32.add (local.get $tail) (i32.mul (local.get $row) (local.get $tailStride))))
-          (local.set $q (i32.add (local.get $query) (i32.const 64)))
-          (local.set $c (i32.const 4))
-          (local.set $end (local.get $cut2))
-          (loop $stage
-            (block $reached
-              (loop $chunk
-                (br_if $reached (i32.ge_u (local.get $c) (local.get $end)))
-                (local.set $acc
-                  (i32x4.add (local.get $acc) (i32x4.dot_i16x8_s (v128.load8x8_s (local.get $p)) (v128.load (local.get $q)))))
-                (local.set $p (i32.add (local.get $p) (i32.const 8)))
-                (local.set $q (i32.add (local.get $q) (i32.const 16)))
-                (local.set $c (i32.add (local.get $c) (i32.const 1)))
-                (br $chunk)))
-            (local.set $estimate
-              (f64.mul (local.get $scaleT)
-                (f64.convert_i32_s
-                  (i32.add
-                    (i32.add (i32x4.extract_lane 0 (local.get $acc)) (i32x4.extract_lane 1 (local.get $acc)))
-                    (i32.add (i32x4.extract_lane 2 (local.get $acc)) (i32x4.extract_lane 3 (local.get $acc)))))))
-            (if (i32.lt_u (local.get $c) (local.get $chunks))
-              (then
-                (br_if $rowDone
-                  (f64.lt
-                    (f64.add (f64.add (local.get $estimate) (local.get $bound))
-                      (f64.mul (f64.promote_f32 (f32.load offset=44 (local.get $h))) (local.get $qTail2)))
-                    (local.get $floor)))
-                (local.set $end (local.get $chunks))
-                (br $stage))))
           (if (f64.ge (f64.add (local.get $estimate) (local.get $bound)) (local.get $floor))
             (then
               (i32.store (i32.add (local.get $outRow) (i32.shl (local.get $found) (i32.const 2))) (local.get $row))
@@ -102,7 +81,8 @@
               (f64.store (i32.add (local.get $outHigh) (i32.shl (local.get $found) (i32.const 3)))
                 (f64.add (local.get $estimate) (local.get $bound)))
               (local.set $found (i32.add (local.get $found) (i32.const 1))))))
-        (local.set $h (i32.add (local.get $h) (i32.const 48)))
+        (local.set $h (i32.add (local.get $h) (i32.const 40)))
         (local.set $row (i32.add (local.get $row) (i32.const 1)))
         (br $next)))
-    (local.get $found)))
+    (local.get $found))
+)

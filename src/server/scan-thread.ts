@@ -32,8 +32,14 @@ const ARGS = 17;
 /** The longest wait for the worker's half: far above any scan (about 15 ns a row), so only a worker that is gone reaches it. */
 const finishLimitMs = (rows: number): number => 10_000 + rows * 0.001;
 
-/** Starts the scan thread; false where the scan stays on one thread (one core, no worker file, no shared memory). */
+let started = false;
+
+/**
+ * Starts the scan thread (once a process: a later call returns true at once); false where the scan stays on
+ * one thread (one core, no worker file, no shared memory).
+ */
 export function startScanThread(): boolean {
+  if (started) return true;
   const workerFile = new URL('./scan-worker.js', import.meta.url);
   if (availableParallelism() < 2 || !existsSync(fileURLToPath(workerFile))) return false;
   let memory: WebAssembly.Memory;
@@ -70,7 +76,7 @@ export function startScanThread(): boolean {
       return listed;
     },
   };
-  if (shareScan(memory, scanHelper)) return true;
-  void worker.terminate();
-  return false;
+  started = shareScan(memory, scanHelper);
+  if (!started) void worker.terminate();
+  return started;
 }

@@ -594,32 +594,51 @@ class DomainLookup {
   }
 
   /**
-   * rowOf() of many domains (−1 where there is none), one step at a time over all of them: their hashes,
-   * then each one's first slot, then its row's offset, then its bytes. Within a step the reads of
-   * different domains do not wait on each other, so the processor overlaps their cache misses (at
-   * millions of rows each read is one); one after another, a lookup waited for three in a row. A
-   * domain whose first slot holds another row goes on as rowOf() does.
+   * rowOf() of many domains (−1 where there is none), one step at a time over all of them: each one's
+   * slot, the row there, that row's offset, its bytes. Within a step the reads of different domains do
+   * not wait on each other, so the processor overlaps their cache misses (at millions of rows each read
+   * is one; one after another, a lookup waited for three in a row). A domain whose slot holds another
+   * row moves to the next slot and goes round again with the others left (at 20,000,000 rows, about half
+   * of them once).
    */
   rowsOf(domains: readonly string[]): Int32Array {
     const n = domains.length;
     const { offsets } = this.domains;
     const bytes = this.domainBytes;
     const { slots, mask } = this;
-    const rows = new Int32Array(n);
+    const rows = new Int32Array(n).fill(-1);
+    const slotOf = new Int32Array(n);
+    // The domains still looked for (their indices), each round's row in their slot, and its offset.
+    const pending = new Int32Array(n);
+    const seen = new Int32Array(n);
     const starts = new Float64Array(n);
     /* eslint-disable @typescript-eslint/no-non-null-assertion -- every index is < n */
-    for (let i = 0; i < n; i++) rows[i] = hashOfString(domains[i]!) & mask;
-    for (let i = 0; i < n; i++) rows[i] = slots[rows[i]!] ?? -1;
-    for (let i = 0; i < n; i++) starts[i] = rows[i]! >= 0 ? (offsets[rows[i]!] ?? 0) : 0;
     for (let i = 0; i < n; i++) {
-      const row = rows[i]!;
-      if (row < 0) continue;
-      const domain = domains[i]!;
-      const at = starts[i]!;
-      const length = domain.length;
-      let same = (offsets[row + 1] ?? 0) - at === length;
-      for (let c = 0; same && c < length; c++) same = bytes[at + c] === domain.charCodeAt(c);
-      if (!same) rows[i] = this.rowOf(domain) ?? -1;
+      slotOf[i] = hashOfString(domains[i]!) & mask;
+      pending[i] = i;
+    }
+    for (let count = n; count > 0; ) {
+      for (let j = 0; j < count; j++) seen[j] = slots[slotOf[pending[j]!]!] ?? -1;
+      for (let j = 0; j < count; j++) starts[j] = seen[j]! >= 0 ? (offsets[seen[j]!] ?? 0) : 0;
+      let left = 0;
+      for (let j = 0; j < count; j++) {
+        const i = pending[j]!;
+        const row = seen[j]!;
+        // An empty slot: the domain is not there.
+        if (row < 0) continue;
+        const domain = domains[i]!;
+        const at = starts[j]!;
+        const length = domain.length;
+        let same = (offsets[row + 1] ?? 0) - at === length;
+        for (let c = 0; same && c < length; c++) same = bytes[at + c] === domain.charCodeAt(c);
+        if (same) {
+          rows[i] = row;
+        } else {
+          slotOf[i] = (slotOf[i]! + 1) & mask;
+          pending[left++] = i;
+        }
+      }
+      count = left;
     }
     /* eslint-enable @typescript-eslint/no-non-null-assertion */
     return rows;

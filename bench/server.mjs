@@ -101,6 +101,19 @@ function cpuSeconds(serverPid) {
   return { server: sum((p) => server.has(p.pid)), postgres: sum((p) => p.comm === 'postgres'), bench: sum((p) => p.pid === process.pid) };
 }
 
+/**
+ * countedRequests() once it stops moving (two reads 500 ms apart agree): requests a timed run cut off are
+ * still answered and counted after autocannon returns, and must not land in the next measurement.
+ */
+async function settledCount() {
+  for (let last = await countedRequests(); ; ) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const now = await countedRequests();
+    if (now === last) return now;
+    last = now;
+  }
+}
+
 /** The requests counted in the database for the bench key (all months). */
 async function countedRequests() {
   const client = new pg.Client({ connectionString: database });
@@ -162,7 +175,7 @@ for (const run of runs) {
     }
     if (database) {
       // A fixed number of requests, each awaited: every one answered, so the count must match exactly.
-      const before = await countedRequests();
+      const before = await settledCount();
       // Timed runs end by cutting the requests in flight: the server answered (and counted) them, autocannon did not record them.
       console.log(`timed runs: ${(before - countedBefore).toLocaleString('en')} requests counted in the database, ${answered.toLocaleString('en')} answers recorded by autocannon`);
       const exact = await autocannon({ url: `${url}/v2/search`, connections, amount: 2000, requests: [{ method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(keywordBodies[0]) }] });

@@ -735,7 +735,8 @@ export class TextIndex {
    * visit()'s order, so they are bit for bit those of the general path; null for any other query.
    */
   private singleGroupTop(query: KeywordQuery, k: number, allowed?: Uint8Array, tieRank?: Uint32Array): { docs: Uint32Array; scores: Float64Array; total: number } | null {
-    if ((query.must_not?.length ?? 0) > 0) return null;
+    // One query string and nothing excluded, before anything is compiled (run() compiles the others).
+    if ((query.must_not?.length ?? 0) > 0 || (query.must_all?.length ?? 0) + (query.must_any?.length ?? 0) !== 1) return null;
     const groups = [...this.compile(query.must_all), ...this.compile(query.must_any)];
     const group = groups[0];
     if (groups.length !== 1 || !group || group.alternatives.some((clause) => clause.terms.length !== 1)) return null;

@@ -604,7 +604,6 @@ class DomainLookup {
   rowsOf(domains: readonly string[]): Int32Array {
     const n = domains.length;
     const { offsets } = this.domains;
-    const bytes = this.domainBytes;
     const { slots, mask } = this;
     const rows = new Int32Array(n).fill(-1);
     const slotOf = new Int32Array(n);
@@ -626,12 +625,7 @@ class DomainLookup {
         const row = seen[j]!;
         // An empty slot: the domain is not there.
         if (row < 0) continue;
-        const domain = domains[i]!;
-        const at = starts[j]!;
-        const length = domain.length;
-        let same = (offsets[row + 1] ?? 0) - at === length;
-        for (let c = 0; same && c < length; c++) same = bytes[at + c] === domain.charCodeAt(c);
-        if (same) {
+        if (this.holds(row, starts[j]!, domains[i]!)) {
           rows[i] = row;
         } else {
           slotOf[i] = (slotOf[i]! + 1) & mask;
@@ -646,19 +640,23 @@ class DomainLookup {
 
   rowOf(domain: string): number | undefined {
     const { offsets } = this.domains;
-    const bytes = this.domainBytes;
     const { slots, mask } = this;
-    const length = domain.length;
     for (let slot = hashOfString(domain) & mask; ; slot = (slot + 1) & mask) {
       const row = slots[slot] ?? -1;
       if (row === -1) return undefined;
-      const at = offsets[row] ?? 0;
-      if ((offsets[row + 1] ?? 0) - at !== length) continue;
-      // Domains are ASCII (IDN labels in punycode): a character equals its byte, and text that is not ASCII matches no row.
-      let i = 0;
-      while (i < length && bytes[at + i] === domain.charCodeAt(i)) i++;
-      if (i === length) return row;
+      if (this.holds(row, offsets[row] ?? 0, domain)) return row;
     }
+  }
+
+  /** Whether row `row`, whose bytes start at `at`, is `domain`. */
+  private holds(row: number, at: number, domain: string): boolean {
+    const bytes = this.domainBytes;
+    const length = domain.length;
+    if ((this.domains.offsets[row + 1] ?? 0) - at !== length) return false;
+    // Domains are ASCII (IDN labels in punycode): a character equals its byte, and text that is not ASCII matches no row.
+    let i = 0;
+    while (i < length && bytes[at + i] === domain.charCodeAt(i)) i++;
+    return i === length;
   }
 }
 

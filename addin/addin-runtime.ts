@@ -36,6 +36,9 @@ export class AddinRuntime {
   private readonly local: SheetBackend;
   private quotaListeners = new Set<(quota: Quota) => void>();
   lastQuota: Quota | null = null;
+  /** Whether a formula asked for organization cards this Excel cannot show (it got plain columns): the task pane says so once. */
+  cardsFellBack = false;
+  private cardFallbackListeners = new Set<() => void>();
 
   constructor(private readonly deps: RuntimeDeps) {
     const now = deps.now ?? (() => Date.now());
@@ -82,6 +85,18 @@ export class AddinRuntime {
     if (connection.backend === 'remote') this.deps.createClient(clientOptionsOf(connection));
     await this.deps.storage.setItem(CONNECTION_KEY, JSON.stringify(connection));
     this.apply(connection);
+  }
+
+  /** ORG.FETCH(…, "as=card") answered with plain columns, as this Excel has no data types. */
+  noteCardsFellBack(): void {
+    if (this.cardsFellBack) return;
+    this.cardsFellBack = true;
+    for (const listener of this.cardFallbackListeners) listener();
+  }
+
+  onCardsFellBack(listener: () => void): () => void {
+    this.cardFallbackListeners.add(listener);
+    return () => this.cardFallbackListeners.delete(listener);
   }
 
   onQuota(listener: (quota: Quota) => void): () => void {

@@ -3,7 +3,9 @@
  * commands. Error cells are written as readable text ("#N/A example.com is not in the index").
  */
 import { isErrorCell, type CellValue, type Table } from '../src/sheet/cells.js';
+import { isOrgCard, type CardTable, type OrgCard } from '../src/sheet/org-card.js';
 import type { AddinRuntime } from './addin-runtime.js';
+import { entitiesSupported, orgEntity } from './entity.js';
 
 const written = (cell: CellValue): string | number | boolean => (isErrorCell(cell) ? `${cell.error} ${cell.message}` : (cell ?? ''));
 
@@ -73,6 +75,29 @@ export async function writeBeside(address: string, offset: number, table: Table)
   });
 }
 
+/**
+ * Cards written over their domains, one run of consecutive cards at a time through `valuesAsJson`
+ * (ExcelApi 1.16): the cells between runs keep their value or formula.
+ */
+export async function writeCards(address: string, offset: number, cards: CardTable): Promise<void> {
+  const runs: { start: number; cards: OrgCard[] }[] = [];
+  cards.forEach((row, i) => {
+    const cell = row[0];
+    if (!isOrgCard(cell)) return;
+    const last = runs[runs.length - 1];
+    if (last && last.start + last.cards.length === i) last.cards.push(cell);
+    else runs.push({ start: i, cards: [cell] });
+  });
+  if (runs.length === 0) return;
+  await Excel.run(async (context) => {
+    const column = rangeAt(context, address);
+    for (const run of runs) {
+      column.getCell(offset + run.start, 0).getResizedRange(run.cards.length - 1, 0).valuesAsJson = run.cards.map((card) => [orgEntity(card)]);
+    }
+    await context.sync();
+  });
+}
+
 export async function insertChart(table: Table, title: string): Promise<void> {
   const range = await insertValues(table, false);
   await Excel.run(async (context) => {
@@ -92,12 +117,16 @@ export async function refresh(runtime: AddinRuntime): Promise<void> {
   });
 }
 
+const isEntity = (json: Excel.CellValue): json is Excel.EntityCellValue => (json as { type?: unknown }).type === 'Entity';
+
 /**
  * The selected formulas replaced by their values. A selection inside a spill (anchor or not) pins the
  * whole spill — pinning part of it would leave the anchor on #SPILL!. Text is written as text (see
- * writeValues), and a whole-column selection is cut to the used range (a selection outside it is left alone).
+ * writeValues), organization cards stay cards (where Excel has data types), and a whole-column
+ * selection is cut to the used range (a selection outside it is left alone).
  */
 export async function pinSelection(): Promise<void> {
+  const cards = entitiesSupported();
   await Excel.run(async (context) => {
     const selected = context.workbook.getSelectedRange();
     const parent = selected.getCell(0, 0).getSpillParentOrNullObject();
@@ -106,11 +135,21 @@ export async function pinSelection(): Promise<void> {
     const spill = parent.isNullObject ? null : parent.getSpillingToRange();
     // Excel fails getIntersection on disjoint ranges; a selection outside the used range has nothing to pin.
     const target = spill ?? selected.getIntersectionOrNullObject(used);
-    target.load(['values', 'numberFormat']);
+    target.load(cards ? ['values', 'numberFormat', 'valuesAsJson'] : ['values', 'numberFormat']);
     await context.sync();
     if (target.isNullObject) return;
     // Numbers and dates keep their formats.
     writeValues(target, target.values as (string | number | boolean)[][], target.numberFormat);
+    // `values` reads a card as "#VALUE!": its cells get the card itself back (Excel sets the basic value).
+    if (cards) {
+      target.valuesAsJson.forEach((row, r) => {
+        row.forEach((json, c) => {
+          if (!isEntity(json)) return;
+          const { basicValue: _value, basicType: _type, ...card } = json;
+          target.getCell(r, c).valuesAsJson = [[card]];
+        });
+      });
+    }
     await context.sync();
   });
 }

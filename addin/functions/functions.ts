@@ -8,16 +8,23 @@
  */
 /* eslint-disable @typescript-eslint/no-explicit-any -- functions.json types come from these signatures; "any" is the metadata's type for "text, number or range" */
 import { isErrorCell, type Table } from '../../src/sheet/cells.js';
+import { asksForCards } from '../../src/sheet/formula-grammar.js';
+import { isOrgCard, type CardTable } from '../../src/sheet/org-card.js';
+import { entitiesSupported, orgEntity } from '../entity.js';
 import { addinRuntime } from '../page-runtime.js';
 
-/** Error cells become CustomFunctions.Error values (the only kinds that carry a message: #VALUE! and #N/A). */
-export function toExcel(table: Table): any[][] {
+/**
+ * Error cells become CustomFunctions.Error values (the only kinds that carry a message: #VALUE! and
+ * #N/A); organization cards become data types.
+ */
+export function toExcel(table: Table | CardTable): any[][] {
   return table.map((row) =>
     row.map((cell) => {
       if (isErrorCell(cell)) {
         const code = cell.error === '#VALUE!' ? CustomFunctions.ErrorCode.invalidValue : CustomFunctions.ErrorCode.notAvailable;
         return new CustomFunctions.Error(code, cell.message);
       }
+      if (isOrgCard(cell)) return orgEntity(cell);
       return cell ?? '';
     }),
   );
@@ -43,12 +50,16 @@ export async function orgSearch(query: any[][], filters?: any[][], columns?: any
  * @customfunction ORGFETCH FETCH
  * @param domains A domain, URL or e-mail address, or a range of them (whole columns are batched: 5,000 per request).
  * @param [columns] Output columns: "name, country, nace_code" or a range of names. Default domain, name, country.
- * @param [options] "headers=1" puts a header row first (off by default so rows stay beside their inputs).
+ * @param [options] "headers=1" puts a header row first (off by default so rows stay beside their inputs); "as=card" gives one organization card per domain (=A2.name reads a field; where cards cannot show, the columns as values).
  * @returns One row per input cell.
  */
 export async function orgFetch(domains: any[][], columns?: any[][], options?: any[][]): Promise<any[][]> {
   const runtime = addinRuntime();
   await runtime.ready;
+  if (asksForCards(options ?? null)) {
+    if (entitiesSupported()) return toExcel(await runtime.functions.cards(domains, options ?? null));
+    runtime.noteCardsFellBack();
+  }
   return toExcel(await runtime.functions.fetch(domains, columns ?? null, options ?? null));
 }
 

@@ -4,6 +4,7 @@
  */
 import type { Host } from '../../src/ui/host.js';
 import type { AddinRuntime } from '../addin-runtime.js';
+import { entitiesSupported } from '../entity.js';
 import * as excel from '../excel-actions.js';
 import { excelSavedQueries } from '../saved-queries.js';
 
@@ -37,6 +38,12 @@ export function excelHost(runtime: AddinRuntime): Host {
     pinSelection: excel.pinSelection,
     // The hidden sheet _orgindex and defined names: the format `orgindex refresh` reads from cron.
     savedQueries: excelSavedQueries(runtime),
+    cards: {
+      supported: entitiesSupported,
+      writeCards: excel.writeCards,
+      fellBack: () => runtime.cardsFellBack,
+      onFellBack: (listener) => runtime.onCardsFellBack(listener),
+    },
   };
 }
 
@@ -55,5 +62,6 @@ export function previewHost(runtime: AddinRuntime): Host {
     refresh: () => runtime.functions.clearCache(),
     pinSelection: outside,
     savedQueries: null,
+    cards: null,
   };
 }

@@ -147,6 +147,9 @@ export class SheetsHost implements Host {
     await this.call('pinSelection');
   }
 
+  /** Google Sheets has no data types for add-ons: ORGFETCH(…, "as=card") gives the columns as values. */
+  readonly cards = null;
+
   readonly savedQueries: SavedQueriesHost = {
     insert: (request, output) => this.call<SavedQuerySummary>('insertRefreshable', { request, output }),
     list: () => this.call<SavedQuerySummary[]>('savedQueries'),

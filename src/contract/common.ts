@@ -90,7 +90,29 @@ export const SELECTABLE_COLUMNS = [
   'company_register_id',
   'created_at',
 ] as const;
-export type SelectableColumn = (typeof SELECTABLE_COLUMNS)[number];
+
+/**
+ * Columns OrgIndex serves beyond the interface's table (the organization card needs them). They are
+ * accepted wherever `columns` is, but an unknown column's error lists the interface's columns only, so
+ * a client written against the interface sees the same 422 as before.
+ */
+export const EXTENSION_COLUMNS = ['company_register_court'] as const;
+
+export type SelectableColumn = (typeof SELECTABLE_COLUMNS)[number] | (typeof EXTENSION_COLUMNS)[number];
+
+const ACCEPTED_COLUMNS: ReadonlySet<unknown> = new Set([...SELECTABLE_COLUMNS, ...EXTENSION_COLUMNS]);
+
+/** One name in a `columns` list: a selectable or extension column; anything else is a literal_error naming the selectable ones. */
+const ColumnNameSchema = documentedAs(
+  z.unknown().transform((value, ctx) => {
+    if (!ACCEPTED_COLUMNS.has(value)) {
+      ctx.issues.push({ code: 'invalid_value', values: [...SELECTABLE_COLUMNS], input: value });
+      return z.NEVER;
+    }
+    return value as SelectableColumn;
+  }),
+  { type: 'string', enum: [...SELECTABLE_COLUMNS, ...EXTENSION_COLUMNS] },
+);
 
 export const DEFAULT_COLUMNS: readonly SelectableColumn[] = ['domain', 'name', 'country'];
 
@@ -99,7 +121,7 @@ export const DEFAULT_COLUMNS: readonly SelectableColumn[] = ['domain', 'name', '
  * always returned, so it is put first when missing; repeated names collapse. Omitted → the defaults.
  */
 export const ColumnsSchema = z
-  .array(z.enum(SELECTABLE_COLUMNS))
+  .array(ColumnNameSchema)
   .optional()
   .transform((columns): SelectableColumn[] => {
     const chosen = columns ?? DEFAULT_COLUMNS;

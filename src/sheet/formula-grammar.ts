@@ -15,7 +15,7 @@
 import { FILTER_KEYS, type FilterKey } from '../contract/v2/filters.js';
 import { SEARCH_LIMITS, type SearchRequestInput } from '../contract/v2/search.js';
 import { STATS_GROUP_BY, DATE_TRUNC_UNITS, DATE_RANGE_FIELDS, type StatsRequestInput } from '../contract/v2/stats.js';
-import { SELECTABLE_COLUMNS, DEFAULT_COLUMNS, type SelectableColumn } from '../contract/common.js';
+import { SELECTABLE_COLUMNS, DEFAULT_COLUMNS, EXTENSION_COLUMNS, type SelectableColumn } from '../contract/common.js';
 import { ArgumentError } from './cells.js';
 import { cellText, isRange, parseFieldList, parseOptionPairs, parseOptions, type Argument, type OptionSpec, type OptionValue } from './arguments.js';
 
@@ -211,17 +211,41 @@ export function searchCall(query: Argument, filters: Argument, columns: Argument
   if (option.excludes !== undefined) body.excludes = option.excludes;
 
   const fallback = Array.isArray(body.columns) ? (body.columns as SelectableColumn[]) : DEFAULT_COLUMNS;
-  const chosen = parseFieldList('columns', columns, SELECTABLE_COLUMNS, fallback);
+  const chosen = parseFieldList('columns', columns, FORMULA_COLUMNS, fallback);
   body.columns = chosen;
   return { body, rows, columns: chosen, headers: option.headers !== false };
 }
 
-export const FETCH_OPTIONS: OptionSpec = { headers: { kind: 'bool' } };
+/** What a formula's columns argument may name: the interface's columns and OrgIndex's extensions. */
+const FORMULA_COLUMNS: readonly SelectableColumn[] = [...SELECTABLE_COLUMNS, ...EXTENSION_COLUMNS];
 
-/** ORG.FETCH's columns (domain, name, country by default) and whether a header row comes first (default no: rows stay beside their inputs). */
-export function fetchCall(columns: Argument, options: Argument): { columns: SelectableColumn[]; headers: boolean } {
+export const FETCH_OPTIONS: OptionSpec = { headers: { kind: 'bool' }, as: { kind: 'choice', values: ['values', 'card'] } };
+
+export interface FetchCall {
+  columns: SelectableColumn[];
+  /** A header row first (default no: rows stay beside their inputs). */
+  headers: boolean;
+  /** "card": one organization card per input cell, where the host can show one (else the columns as values). */
+  as: 'values' | 'card';
+}
+
+/** ORG.FETCH's columns (domain, name, country by default), header row and form of the answer. */
+export function fetchCall(columns: Argument, options: Argument): FetchCall {
   const option = parseOptions('options', options, FETCH_OPTIONS);
-  return { columns: parseFieldList('columns', columns, SELECTABLE_COLUMNS, DEFAULT_COLUMNS), headers: option.headers === true };
+  return {
+    columns: parseFieldList('columns', columns, FORMULA_COLUMNS, DEFAULT_COLUMNS),
+    headers: option.headers === true,
+    as: option.as === 'card' ? 'card' : 'values',
+  };
+}
+
+/** Whether ORG.FETCH's options ask for cards (false for options that do not parse: the call itself reports them). */
+export function asksForCards(options: Argument): boolean {
+  try {
+    return parseOptions('options', options, FETCH_OPTIONS).as === 'card';
+  } catch {
+    return false;
+  }
 }
 
 export const STATS_OPTIONS: OptionSpec = {

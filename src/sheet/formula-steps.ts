@@ -12,10 +12,11 @@ import { SEARCH_LIMITS, type SearchRequestInput, type SearchResponse } from '../
 import type { FilterValueWarning } from '../contract/v2/filters.js';
 import type { StatsResponse } from '../contract/v2/stats.js';
 import { parseOptions, type Argument } from './arguments.js';
-import { ArgumentError, errorCell, errorCellOf, isErrorCell, type CellValue, type Table } from './cells.js';
+import { ArgumentError, errorCell, errorCellOf, isErrorCell, type CellValue, type ErrorCell, type Table } from './cells.js';
 import { fetchTable, planFetch } from './fetch-plan.js';
 import type { FetchedRows, Row } from './fetch-rows.js';
 import { ASK_OPTIONS, fetchCall, scalarText, searchCall, statsCall } from './formula-grammar.js';
+import { CARD_COLUMNS, cardOf, isOrgCard, type CardCell, type CardTable, type OrgCard } from './org-card.js';
 import { flattenMarkdown } from './markdown.js';
 import { searchTable, statsTable } from './tables.js';
 
@@ -85,7 +86,7 @@ export function* rowsFor(domains: readonly string[], columns: readonly Selectabl
 }
 
 /** Any failure as one error cell: bad arguments `#VALUE!`, the rest `#N/A` with a message. Never throws. */
-export function* guarded(steps: SheetSteps<Table>, limits: StepLimits): SheetSteps<Table> {
+export function* guarded<C>(steps: SheetSteps<(C | ErrorCell)[][]>, limits: StepLimits): SheetSteps<(C | ErrorCell)[][]> {
   try {
     return yield* steps;
   } catch (error) {
@@ -93,17 +94,24 @@ export function* guarded(steps: SheetSteps<Table>, limits: StepLimits): SheetSte
   }
 }
 
-function cellBytes(cell: CellValue): number {
+/**
+ * What a card costs in Excel's payload beyond its values: the entity's property types, layout and
+ * provider (addin/entity.ts; a card of empty fields serialises to about 1.2 KB).
+ */
+const CARD_OVERHEAD_BYTES = 1_600;
+
+function cellBytes(cell: CellValue | OrgCard): number {
   if (cell === null) return 4;
   if (typeof cell === 'string') return cell.length + 3;
   if (isErrorCell(cell)) return cell.message.length + 40;
+  if (isOrgCard(cell)) return Object.values(cell.fields).reduce((sum, value) => sum + value.length * 2 + 3, CARD_OVERHEAD_BYTES);
   return String(cell).length + 1;
 }
 
-const rowBytes = (row: readonly CellValue[]): number => row.reduce<number>((sum, cell) => sum + cellBytes(cell), 2);
+const rowBytes = (row: readonly (CellValue | OrgCard)[]): number => row.reduce<number>((sum, cell) => sum + cellBytes(cell), 2);
 
 /** The first row (after the header rows) that takes the table past the payload budget, or -1. */
-function firstRowPastBudget(table: Table, headerRows: number, maxBytes: number): number {
+function firstRowPastBudget(table: readonly (readonly (CellValue | OrgCard)[])[], headerRows: number, maxBytes: number): number {
   let bytes = 0;
   for (let i = 0; i < table.length; i++) {
     bytes += rowBytes(table[i] ?? []);
@@ -125,11 +133,11 @@ function capRows(table: Table, headerRows: number, maxBytes: number): Table {
  * Rows stay beside their inputs: the first row past the budget says from where rows are not shown and
  * why; the spill ends there (each further row would only repeat it).
  */
-function capAligned(table: Table, headerRows: number, maxBytes: number): Table {
+function capAligned<C extends CellValue | OrgCard>(table: C[][], headerRows: number, maxBytes: number): (C | ErrorCell)[][] {
   const cut = firstRowPastBudget(table, headerRows, maxBytes);
   if (cut < 0) return table;
   const message = `Rows from here on (${table.length - cut} of ${table.length - headerRows}) not shown: the result would pass Excel's payload limit; split the range or choose fewer columns`;
-  return [...table.slice(0, cut), [errorCell('#N/A', message), ...(table[cut] ?? []).slice(1).map(() => '')]];
+  return [...table.slice(0, cut), [errorCell('#N/A', message), ...(table[cut] ?? []).slice(1).map((): C | ErrorCell => '' as C)]];
 }
 
 /**
@@ -182,21 +190,42 @@ function inputCells(value: Argument): unknown[] {
   return Array.isArray(value) ? (value as readonly (readonly unknown[])[]).flat() : [value];
 }
 
-/**
- * ORG.FETCH(domains, [columns], [options]) → one row per input cell, in input order. Throws when the
- * whole call fails (wrap in `guarded` for a cell; the task pane's enrichment stops on it).
- */
-export function* fetchSteps(domains: Argument, columns: Argument, options: Argument, limits: StepLimits): SheetSteps<Table> {
-  const call = fetchCall(columns, options);
+/** One row of `columns` per input cell, in input order (no header row, no payload cap). */
+function* fetchedTable(domains: Argument, columns: readonly SelectableColumn[], limits: StepLimits): SheetSteps<Table> {
   const cells = inputCells(domains);
   // A whole-column argument (A:A) is a million cells: rows after the last non-blank input are not needed.
   let end = cells.length;
   while (end > 0 && (cells[end - 1] === null || cells[end - 1] === undefined || cells[end - 1] === '')) end--;
   const plan = planFetch(cells.slice(0, Math.max(1, end)));
-  const { found, failed } = yield* rowsFor(plan.domains, call.columns);
+  const { found, failed } = yield* rowsFor(plan.domains, columns);
   const now = limits.now();
   const errors = new Map([...failed].map(([domain, error]) => [domain, errorCellOf(error, now)]));
-  return capAligned(fetchTable(plan, found, call.columns, call.headers, errors), call.headers ? 1 : 0, limits.maxPayloadBytes);
+  return fetchTable(plan, found, columns, false, errors);
+}
+
+/**
+ * ORG.FETCH(domains, [columns], [options]) → one row per input cell, in input order. Throws when the
+ * whole call fails (wrap in `guarded` for a cell; the task pane's enrichment stops on it). With
+ * "as=card" on a host that shows no cards, these are the columns asked for, as values.
+ */
+export function* fetchSteps(domains: Argument, columns: Argument, options: Argument, limits: StepLimits): SheetSteps<Table> {
+  const call = fetchCall(columns, options);
+  const rows = yield* fetchedTable(domains, call.columns, limits);
+  const table = call.headers ? [[...call.columns], ...rows] : rows;
+  return capAligned(table, call.headers ? 1 : 0, limits.maxPayloadBytes);
+}
+
+/**
+ * ORG.FETCH(domains, , "as=card") where the host shows cards → one organization card per input cell
+ * (the columns argument is not used: a card carries every card field). "headers=1" puts the header
+ * "organization" first.
+ */
+export function* cardSteps(domains: Argument, options: Argument, limits: StepLimits): SheetSteps<CardTable> {
+  const call = fetchCall(null, options);
+  const rows = yield* fetchedTable(domains, CARD_COLUMNS, limits);
+  const cards: CardTable = rows.map((row) => [cardOf(row)]);
+  const table: CardTable = call.headers ? [['organization' as CardCell], ...cards] : cards;
+  return capAligned(table, call.headers ? 1 : 0, limits.maxPayloadBytes);
 }
 
 /** ORG.STATS(group_by, [group_by_secondary], [filters], [options]) → value/count, crosstab or long table. */

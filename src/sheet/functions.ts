@@ -16,10 +16,11 @@ import { FetchBatcher } from './batcher.js';
 import type { CacheKey, ResultCache } from './cache.js';
 import type { Table } from './cells.js';
 import type { Argument } from './arguments.js';
+import type { CardTable } from './org-card.js';
 import type { SavedQuery } from '../contract/saved-query.js';
 import { savedQuerySteps } from './saved-query.js';
 import { cachedByDomain, fetchBody, rowKeys, rowsByDomain, type FetchedRows, type Row } from './fetch-rows.js';
-import { askSteps, DEFAULT_MAX_PAYLOAD_BYTES, fetchSteps, guarded, searchResponseSteps, searchSteps, statsSteps, type SheetEffect, type SheetSteps, type StepLimits } from './formula-steps.js';
+import { askSteps, cardSteps, DEFAULT_MAX_PAYLOAD_BYTES, fetchSteps, guarded, searchResponseSteps, searchSteps, statsSteps, type SheetEffect, type SheetSteps, type StepLimits } from './formula-steps.js';
 
 export { DEFAULT_MAX_PAYLOAD_BYTES } from './formula-steps.js';
 
@@ -121,6 +122,16 @@ export class SheetFunctions {
   /** ORG.FETCH that throws when the whole call fails (the task pane's enrichment stops on it instead of writing an error row). */
   fetchStrict(domains: Argument, columns: Argument, options: Argument): Promise<Table> {
     return this.runSteps(fetchSteps(domains, columns, options, this.limits));
+  }
+
+  /** ORG.FETCH(domains, , "as=card") on a host that shows cards → one organization card per input cell. */
+  cards(domains: Argument, options: Argument): Promise<CardTable> {
+    return this.runSteps(guarded(cardSteps(domains, options, this.limits), this.limits));
+  }
+
+  /** Cards that throw when the whole call fails (the task pane's conversion stops on it). */
+  cardsStrict(domains: Argument): Promise<CardTable> {
+    return this.runSteps(cardSteps(domains, 'as=card', this.limits));
   }
 
   /** ORG.STATS(group_by, [group_by_secondary], [filters], [options]) → value/count, crosstab or long table. */

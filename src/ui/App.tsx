@@ -7,7 +7,8 @@ import { useEffect, useState } from 'react';
 import type { Quota } from '../contract/errors.js';
 import type { SheetFunctions } from '../sheet/functions.js';
 import { ConnectionPanel } from './components/ConnectionPanel.js';
-import { EnrichPanel } from './components/EnrichPanel.js';
+import { EnrichPanel, NO_DATA_TYPES } from './components/EnrichPanel.js';
+import { Notice } from './components/Notice.js';
 import { QuotaPanel } from './components/QuotaPanel.js';
 import { RefreshPanel } from './components/RefreshPanel.js';
 import { SearchPanel } from './components/SearchPanel.js';
@@ -47,6 +48,10 @@ export function App({ host, functions, initialTab = 'search' }: { host: Host; fu
     setQuota(host.lastQuota());
     return host.onQuota(setQuota);
   }, [host, revision]);
+  // Said once: a formula asked for organization cards and this Excel showed plain columns.
+  const [cardsFellBack, setCardsFellBack] = useState(() => host.cards?.fellBack() ?? false);
+  const [cardNoticeSeen, setCardNoticeSeen] = useState(false);
+  useEffect(() => host.cards?.onFellBack(() => setCardsFellBack(true)), [host]);
   const connection = host.connection();
 
   return (
@@ -60,6 +65,9 @@ export function App({ host, functions, initialTab = 'search' }: { host: Host; fu
             {connection.backend === 'remote' ? connection.serviceUrl : 'built-in sample'} · {host.label}
           </Text>
           <QuotaPanel quota={quota} local={connection.backend !== 'remote'} />
+          {cardsFellBack && !cardNoticeSeen ? (
+            <Notice intent="warning" text={`${NO_DATA_TYPES}: ORG.FETCH(…, "as=card") shows the columns as values instead of organization cards.`} onDismiss={() => setCardNoticeSeen(true)} />
+          ) : null}
         </header>
         <TabList selectedValue={tab} onTabSelect={(_, data) => setTab(data.value as TabId)} size="small" aria-label="OrgIndex">
           <Tab value="search">Search</Tab>

@@ -6,6 +6,7 @@
 import type { Quota } from '../contract/errors.js';
 import type { SheetBackend } from '../sheet/backend.js';
 import type { Table } from '../sheet/cells.js';
+import type { CardTable } from '../sheet/org-card.js';
 import type { Connection } from '../sheet/connection.js';
 import type { RefreshReport, RefreshScheduleInput, SavedQueryOutput, SavedQueryRequest } from '../contract/saved-query.js';
 import type { SavedQuerySummary, ScheduleView } from '../sheet/saved-query.js';
@@ -28,6 +29,20 @@ export interface SavedQueriesHost {
   refreshAll(): Promise<RefreshReport>;
   /** Null where the host cannot schedule by itself (Excel: `orgindex refresh` from cron). */
   readonly schedule: { get(): Promise<ScheduleView>; set(schedule: RefreshScheduleInput): Promise<ScheduleView> } | null;
+}
+
+/** Organization cards: Excel's data types (ExcelApi 1.16). */
+export interface CardsHost {
+  /** False where this Excel shows no data types: conversion writes plain columns instead. */
+  supported(): boolean;
+  /**
+   * Replaces the cells of `address`, from `offset` rows down, that have a card by it; the other cells
+   * (blank, not a domain, not in the index) are left as they are.
+   */
+  writeCards(address: string, offset: number, cards: CardTable): Promise<void>;
+  /** Whether a formula asked for cards and got plain columns (this Excel has no data types), and news of it. */
+  fellBack(): boolean;
+  onFellBack(listener: () => void): () => void;
 }
 
 export interface Host {
@@ -64,4 +79,6 @@ export interface Host {
   pinSelection(): Promise<void>;
   /** Null where the host has no saved queries yet. */
   readonly savedQueries: SavedQueriesHost | null;
+  /** Null where the host has no data types (Google Sheets, the browser preview). */
+  readonly cards: CardsHost | null;
 }

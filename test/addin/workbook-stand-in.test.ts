@@ -147,3 +147,95 @@ test('a proxy outlives its run only for what it loaded; another run cannot use i
   ).rejects.toMatchObject({ code: 'InvalidRequestContext' });
   await expect(Excel.run((() => undefined) as unknown as (context: Excel.RequestContext) => Promise<void>)).rejects.toMatchObject({ code: 'RunMustReturnPromise' });
 });
+
+describe('typed cell values (valuesAsJson) and requirement sets', () => {
+  /** Shaped like the entity card article's product example: a title, a main image, sections, a sublabel, a provider. */
+  const product = {
+    type: 'Entity',
+    text: 'Gumbo Mix',
+    properties: {
+      'Product ID': { type: 'String', basicValue: '5' },
+      'Product Name': { type: 'String', basicValue: 'Gumbo Mix' },
+      Image: { type: 'WebImage', address: 'https://example.com/gumbo.png' },
+      'Unit Price': { type: 'FormattedNumber', basicValue: 21.35, numberFormat: '$* #,##0.00', propertyMetadata: { sublabel: 'USD' } },
+      Discontinued: { type: 'Boolean', basicValue: true, propertyMetadata: { excludeFrom: { cardView: true } } },
+    },
+    layouts: {
+      compact: { icon: 'ShoppingBag' },
+      card: {
+        title: { property: 'Product Name' },
+        mainImage: { property: 'Image' },
+        sections: [
+          { layout: 'List', properties: ['Product ID'] },
+          { layout: 'List', title: 'Quantity and price', collapsible: true, collapsed: false, properties: ['Unit Price'] },
+          { layout: 'Table', title: 'More', collapsible: true, collapsed: true, properties: ['Discontinued'] },
+        ],
+      },
+    },
+    provider: { description: 'Contoso', logoSourceAddress: 'https://example.com/logo.png', logoTargetAddress: 'https://example.com' },
+  };
+
+  const write = (json: unknown, address = 'C3') =>
+    Excel.run(async (context) => {
+      context.workbook.worksheets.getItem('Sheet1').getRange(address).valuesAsJson = [[json]] as Excel.CellValue[][];
+      await context.sync();
+    });
+
+  test('an entity shaped as documented is kept; values and formulas read it as #VALUE!, valuesAsJson as written with Excel’s basic value', async () => {
+    await write(product);
+    await Excel.run(async (context) => {
+      const range = context.workbook.worksheets.getItem('Sheet1').getRange('B2:C3');
+      expect(codeOf(() => range.valuesAsJson)).toBe('PropertyNotLoaded');
+      range.load('values, formulas, valuesAsJson');
+      await context.sync();
+      expect(range.values).toEqual([[2, ''], ['', '#VALUE!']]);
+      expect(range.formulas[1]?.[1]).toBe('#VALUE!');
+      expect(range.valuesAsJson).toEqual([
+        [{ type: 'Double', basicValue: 2 }, { type: 'Empty', basicValue: '' }],
+        [{ type: 'Empty', basicValue: '' }, { ...product, basicValue: '#VALUE!', basicType: 'Error' }],
+      ]);
+    });
+    // Writing plain values over it leaves no card behind.
+    await Excel.run(async (context) => {
+      context.workbook.worksheets.getItem('Sheet1').getRange('C3').values = [['plain']];
+      await context.sync();
+    });
+    expect(workbook.sheet('Sheet1').peek(2, 2)).toEqual({ value: 'plain', format: 'General' });
+  });
+
+  test.each([
+    ['an unknown type', { ...product, type: 'Organization' }, 'unknown cell value type'],
+    ['a section naming a property that does not exist', { ...product, layouts: { card: { sections: [{ layout: 'List', properties: ['Price'] }] } } }, 'no property "Price"'],
+    ['a title naming a property that does not exist', { ...product, layouts: { card: { title: { property: 'Name' } } } }, 'no property "Name"'],
+    ['a main image that is no WebImage', { ...product, layouts: { card: { mainImage: { property: 'Product ID' } } } }, 'must be a WebImage value'],
+    ['a TwoColumn section below ExcelApi 1.19', { ...product, layouts: { card: { sections: [{ layout: 'TwoColumn', properties: ['Product ID'] }] } } }, 'must be "List" or "Table"'],
+    ['a String without a string basic value', { ...product, properties: { 'Product ID': { type: 'String', basicValue: 5 } } }, 'basicValue: must be a string'],
+    ['a misspelt key', { ...product, properties: { 'Product ID': { type: 'String', basicValue: '5', propertyMetaData: {} } } }, 'unknown key "propertyMetaData"'],
+    ['property metadata outside an entity’s properties', { type: 'String', basicValue: 'x', propertyMetadata: { sublabel: 'y' } }, 'unknown key "propertyMetadata"'],
+    ['referencedValues on a nested entity', { type: 'Entity', text: 'a', properties: { inner: { type: 'Entity', text: 'b', referencedValues: [] } } }, 'only the outermost entity'],
+    ['an image over http', { type: 'WebImage', address: 'http://example.com/a.png' }, 'must be an https address'],
+    ['attribution that is not a list', { type: 'Entity', properties: { d: { type: 'String', basicValue: 'x', propertyMetadata: { attribution: { sourceAddress: 'https://x' } } } } }, 'attribution: must be an array'],
+  ])('%s is refused at sync with InvalidArgument, and the cell keeps its value', async (_name, json, reason) => {
+    workbook.sheet('Sheet1').cell(2, 2).value = 'before';
+    await expect(write(json)).rejects.toMatchObject({ code: 'InvalidArgument', message: expect.stringContaining(reason) as unknown });
+    expect(workbook.sheet('Sheet1').peek(2, 2).value).toBe('before');
+  });
+
+  test('below ExcelApi 1.16 Office says so, and valuesAsJson fails with ApiNotFound; at 1.19 TwoColumn sections pass', async () => {
+    expect(Office.context.requirements.isSetSupported('ExcelApi', '1.16')).toBe(true);
+    expect(Office.context.requirements.isSetSupported('ExcelApi', '1.19')).toBe(false);
+    workbook.excelApi = '1.15';
+    expect(Office.context.requirements.isSetSupported('ExcelApi', '1.16')).toBe(false);
+    expect(Office.context.requirements.isSetSupported('ExcelApi', '1.9')).toBe(true);
+    await expect(write(product)).rejects.toMatchObject({ code: 'ApiNotFound' });
+    await expect(
+      Excel.run(async (context) => {
+        context.workbook.worksheets.getItem('Sheet1').getRange('A1').load('valuesAsJson');
+        await context.sync();
+      }),
+    ).rejects.toMatchObject({ code: 'ApiNotFound' });
+    workbook.excelApi = '1.19';
+    await write({ ...product, layouts: { card: { sections: [{ layout: 'TwoColumn', properties: ['Product ID'] }] } } });
+    expect(workbook.sheet('Sheet1').peek(2, 2).json?.type).toBe('Entity');
+  });
+});

@@ -29,18 +29,30 @@
  *   names; sheet and defined names found regardless of case; inserted rows moving cells, merged areas,
  *   spills and defined names; the selection; recalculations asked for.
  *
+ * - Typed cell values (`Range.valuesAsJson`, ExcelApi 1.16): a write is checked against the documented
+ *   JSON shape (cell-value-shape.ts) and refused with InvalidArgument, naming the reasons; an entity
+ *   cell reads back through `values` and `formulas` as "#VALUE!" (its documented basic value) and
+ *   through `valuesAsJson` as written, with Excel's basicValue / basicType. Plain cells read back as
+ *   { type: String | Double | Boolean | Empty, basicValue }.
+ * - Requirement sets: `excelApi` (default "1.16") is what the `Office` global's
+ *   `context.requirements.isSetSupported('ExcelApi', …)` answers, and a member above it (valuesAsJson
+ *   below 1.16) fails at sync with ApiNotFound.
+ *
  * Not modelled: formulas are never calculated (a test sets the value a formula shows); formats other than
  * number formats; events; `trackedObjects`; `set()`; `load` paths other than a collection's items
- * ('format/font/name'); ClientResult methods (getCount …); requirement sets; range addresses that are
- * not A1 or A1:B2 (whole columns or rows). Members the add-in does not use are absent, and loading a
- * property this stand-in does not model throws, naming it.
+ * ('format/font/name'); ClientResult methods (getCount …); requirement sets other than ExcelApi; range
+ * addresses that are not A1 or A1:B2 (whole columns or rows). Members the add-in does not use are absent,
+ * and loading a property this stand-in does not model throws, naming it.
  */
 import { columnLetters, columnNumber } from '../../src/sheet/a1.js';
+import { atLeast, cellValueProblems } from './cell-value-shape.js';
 
 export interface Cell {
   value: unknown;
   formula?: string;
   format: string;
+  /** A typed value written through valuesAsJson that is no plain value (an entity). */
+  json?: Record<string, unknown>;
 }
 
 /** A rectangle of cells (0-based). */
@@ -77,9 +89,12 @@ const notFound = (): OfficeError => new OfficeError('ItemNotFound', "The request
 const invalid = (why: string): OfficeError => new OfficeError('InvalidArgument', `The argument is invalid or missing or has an incorrect format: ${why}.`);
 const exists = (what: string): OfficeError => new OfficeError('ItemAlreadyExists', `The resource with the same name or identifier already exists: ${what}.`);
 
+const apiNotFound = (member: string, version: string): OfficeError => new OfficeError('ApiNotFound', `The API you are trying to use could not be found: ${member} needs ExcelApi ${version}.`);
+
 /** Excel's rule for typed input: text in a "@" cell stays text; otherwise "=…" is a formula and numeric text a number. */
 function setLikeExcel(cell: Cell, value: unknown): void {
   delete cell.formula;
+  delete cell.json;
   if (typeof value === 'string' && cell.format !== '@' && value.startsWith('=')) cell.formula = value;
   else if (typeof value === 'string' && cell.format !== '@' && value.trim() !== '' && Number.isFinite(Number(value))) cell.value = Number(value);
   else cell.value = value;
@@ -154,6 +169,7 @@ function clearArea(area: Area, applyTo: string): void {
     if (applyTo !== 'Formats') {
       cell.value = '';
       delete cell.formula;
+      delete cell.json;
     }
     if (applyTo !== 'Contents') cell.format = 'General';
   }
@@ -251,6 +267,8 @@ export class StandInWorkbook {
   selection: Area;
   /** The recalculations asked for (Excel.CalculationType values). */
   readonly calculations: string[] = [];
+  /** The ExcelApi requirement set this Excel supports. */
+  excelApi = '1.16';
   constructor(names: string[]) {
     for (const name of names) this.sheets.push(new WorkbookSheet(name, this));
     this.selection = this.sheet(names[0] ?? '').area('A1');
@@ -277,6 +295,9 @@ export class StandInWorkbook {
         ChartType: { columnClustered: 'ColumnClustered' },
         ChartSeriesBy: { auto: 'Auto', columns: 'Columns', rows: 'Rows' },
         CalculationType: { recalculate: 'Recalculate', full: 'Full', fullRebuild: 'FullRebuild' },
+      },
+      Office: {
+        context: { requirements: { isSetSupported: (name: string, version = '1.1') => name === 'ExcelApi' && atLeast(this.excelApi, version) } },
       },
     });
   }
@@ -511,6 +532,7 @@ class RangeProxy extends ProxyObject<Area> {
   declare values: unknown[][];
   declare formulas: unknown[][];
   declare numberFormat: unknown[][];
+  declare valuesAsJson: unknown[][];
   private sheet: WorksheetProxy | undefined;
   get worksheet(): WorksheetProxy {
     this.sheet ??= this.child(WorksheetProxy, 'worksheet', (area) => area.sheet);
@@ -568,6 +590,9 @@ class RangeProxy extends ProxyObject<Area> {
         return grid(area, (cell) => cell.value);
       case 'formulas':
         return grid(area, (cell) => cell.formula ?? cell.value);
+      case 'valuesAsJson':
+        requires(area, 'Range.valuesAsJson', '1.16');
+        return grid(area, jsonOf);
       case 'numberFormat':
         return grid(area, (cell) => cell.format);
       case 'rowCount':
@@ -612,7 +637,44 @@ ProxyObject.scalars(RangeProxy, {
       cell.format = String(format);
     });
   },
+  valuesAsJson: (area, values) => {
+    requires(area, 'Range.valuesAsJson', '1.16');
+    // The whole array is checked before any cell changes: Excel refuses the write as one.
+    const cells = Array.isArray(values) ? (values as unknown[]).flat() : [values];
+    const problems = cells.flatMap((value) => cellValueProblems(value, area.sheet.workbook.excelApi));
+    if (problems.length > 0) throw invalid(`valuesAsJson: ${problems.join('; ')}`);
+    fill(area, values, 'valuesAsJson', (cell, value) => {
+      setTyped(cell, value as Record<string, unknown>);
+    });
+  },
 });
+
+/** A member above the workbook's ExcelApi fails, as an older Excel's does. */
+function requires(area: Area, member: string, version: string): void {
+  if (!atLeast(area.sheet.workbook.excelApi, version)) throw apiNotFound(member, version);
+}
+
+/** A typed value written: plain types become the cell's value (a string stays text), the rest is kept as JSON. */
+function setTyped(cell: Cell, value: Record<string, unknown>): void {
+  delete cell.formula;
+  delete cell.json;
+  if (value.type === 'String' || value.type === 'Double' || value.type === 'Boolean') cell.value = value.basicValue;
+  else if (value.type === 'Empty') cell.value = '';
+  else {
+    cell.value = '#VALUE!';
+    cell.json = { ...value, basicValue: '#VALUE!', basicType: 'Error' };
+  }
+}
+
+/** A cell as valuesAsJson reads it. */
+function jsonOf(cell: Readonly<Cell>): unknown {
+  if (cell.json) return cell.json;
+  const value = cell.value;
+  if (value === '' || value === null || value === undefined) return { type: 'Empty', basicValue: '' };
+  if (typeof value === 'number') return { type: 'Double', basicValue: value };
+  if (typeof value === 'boolean') return { type: 'Boolean', basicValue: value };
+  return { type: 'String', basicValue: typeof value === 'string' ? value : JSON.stringify(value) };
+}
 
 /** The areas of a RangeAreas (merged areas), as `address` gives them: "Sheet1!A1:B2, Sheet1!D4". */
 class RangeAreasProxy extends ProxyObject<Area[]> {

@@ -84,6 +84,14 @@ describe('columns (same rules as search)', () => {
       { loc: ['body', 'columns', 1], msg: `Input should be ${COLUMNS_EXPECTED}`, type: 'literal_error', input: 'revenue', ctx: { expected: COLUMNS_EXPECTED } },
     ]);
   });
+
+  it('the extension column company_register_court is accepted, while errors keep naming the interface columns only', () => {
+    expect(valid(FetchRequestSchema, { domains: ['a.com'], columns: ['company_register_court'] }).columns).toEqual(['domain', 'company_register_court']);
+    expect(COLUMNS_EXPECTED).not.toContain('company_register_court');
+    expect(invalid(FetchRequestSchema, { domains: ['a.com'], columns: [7] })).toEqual([
+      { loc: ['body', 'columns', 0], msg: `Input should be ${COLUMNS_EXPECTED}`, type: 'literal_error', input: 7, ctx: { expected: COLUMNS_EXPECTED } },
+    ]);
+  });
 });
 
 describe('body shape', () => {

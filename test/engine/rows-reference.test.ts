@@ -6,7 +6,9 @@
 import { createLocalIndex, DEFAULT_DATASET, generateDataset } from '../../src/engine/index.js';
 import type { OrganizationRecord } from '../../src/engine/dataset/record.js';
 import { Random } from '../../src/engine/random.js';
-import { SELECTABLE_COLUMNS, type SelectableColumn } from '../../src/contract/common.js';
+import { EXTENSION_COLUMNS, SELECTABLE_COLUMNS, type SelectableColumn } from '../../src/contract/common.js';
+
+const ALL_COLUMNS: readonly SelectableColumn[] = [...SELECTABLE_COLUMNS, ...EXTENSION_COLUMNS];
 import { formatDay, formatInstant, NO_DAY } from '../../src/engine/store/dates.js';
 import { encodeDays } from '../../src/engine/store/store.js';
 
@@ -33,9 +35,18 @@ function expectedRow(record: OrganizationRecord, columns: readonly SelectableCol
     if (column === 'summary_keywords') row[column] = [...new Set(record.summary_keywords)];
     else if (column === 'created_at') row[column] = record.created_at === null ? null : new Date(Date.parse(record.created_at)).toISOString();
     else if (column === 'company_register_date') row[column] = record.company_register_date?.slice(0, 10) ?? null;
+    else if (column === 'company_register_court') row[column] = courtOf(record);
     else row[column] = record[column];
   }
   return row;
+}
+
+/** The court of the registration the register date names, else of the newest registration. */
+function courtOf(record: OrganizationRecord): string | null {
+  const named = record.registrations.find((registration) => registration.date.slice(0, 10) === record.company_register_date?.slice(0, 10));
+  if (named) return named.court;
+  const newest = [...record.registrations].sort((a, b) => b.date.localeCompare(a.date))[0];
+  return newest?.court ?? null;
 }
 
 function shuffled<T>(items: readonly T[], random: Random): T[] {
@@ -50,12 +61,12 @@ function shuffled<T>(items: readonly T[], random: Random): T[] {
 describe('fetch rows are the records, in request order, key order included', () => {
   const random = new Random(9);
   const subsets: SelectableColumn[][] = [
-    [...SELECTABLE_COLUMNS],
-    shuffled(SELECTABLE_COLUMNS, random),
+    [...ALL_COLUMNS],
+    shuffled(ALL_COLUMNS, random),
     ['created_at', 'company_register_date', 'lat'],
     ['summary_keywords'],
     ['domain'],
-    shuffled(SELECTABLE_COLUMNS, random).slice(0, 9),
+    shuffled(ALL_COLUMNS, random).slice(0, 9),
   ];
   test.each(subsets.map((columns) => [columns.join(','), columns] as const))('columns %s', (_, columns) => {
     // Random existing domains (some twice, some in upper case) and unknown ones.
@@ -82,8 +93,8 @@ describe('fetch rows are the records, in request order, key order included', () 
 
   test('rows in ascending, descending and request order agree', () => {
     const domains = RECORDS.slice(0, 400).map((r) => r.domain);
-    const forward = index.fetch({ domains, columns: [...SELECTABLE_COLUMNS] }).data;
-    const backward = index.fetch({ domains: [...domains].reverse(), columns: [...SELECTABLE_COLUMNS] }).data;
+    const forward = index.fetch({ domains, columns: [...ALL_COLUMNS] }).data;
+    const backward = index.fetch({ domains: [...domains].reverse(), columns: [...ALL_COLUMNS] }).data;
     expect(JSON.stringify([...backward].reverse())).toBe(JSON.stringify(forward));
     expect(forward.map((row) => row.domain)).toEqual(domains);
   });
@@ -101,11 +112,11 @@ describe('fetch rows are the records, in request order, key order included', () 
 
 test('a filter-mode page holds the same rows as the records, in domain order', () => {
   const country = RECORDS[1]?.country ?? '';
-  const page = index.search({ filters: { country: [country] }, size: 500, columns: [...SELECTABLE_COLUMNS] });
+  const page = index.search({ filters: { country: [country] }, size: 500, columns: [...ALL_COLUMNS] });
   const expected = RECORDS.filter((r) => r.country === country)
     .sort((a, b) => (a.domain < b.domain ? -1 : 1))
     .slice(0, 500)
-    .map((r) => expectedRow(r, SELECTABLE_COLUMNS));
+    .map((r) => expectedRow(r, ALL_COLUMNS));
   expect(JSON.stringify(page.data)).toBe(JSON.stringify(expected));
 });
 

@@ -8,7 +8,7 @@ import { ArgumentError } from '../../src/sheet/cells.js';
 import { isoDateOfSerial } from '../../src/sheet/arguments.js';
 import { flattenMarkdown } from '../../src/sheet/markdown.js';
 import { clientOptionsOf, DEFAULT_CONNECTION, readConnection } from '../../src/sheet/connection.js';
-import { fetchCall, parseFilters, parseKeywordSyntax, searchCall, statsCall } from '../../src/sheet/formula-grammar.js';
+import { asksForCards, fetchCall, parseFilters, parseKeywordSyntax, searchCall, statsCall } from '../../src/sheet/formula-grammar.js';
 import { EMPTY_FORM, formulaOf, requestOf, type SearchForm } from '../../src/ui/search-form.js';
 
 describe('keywords in the search-box syntax', () => {
@@ -99,8 +99,19 @@ describe('ORG.SEARCH arguments → the v2 body', () => {
 
 describe('ORG.FETCH and ORG.STATS arguments', () => {
   test('fetch: columns and the headers switch (off by default)', () => {
-    expect(fetchCall(null, null)).toEqual({ columns: ['domain', 'name', 'country'], headers: false });
-    expect(fetchCall([['name'], ['nace_code']], 'headers=1')).toEqual({ columns: ['name', 'nace_code'], headers: true });
+    expect(fetchCall(null, null)).toEqual({ columns: ['domain', 'name', 'country'], headers: false, as: 'values' });
+    expect(fetchCall([['name'], ['nace_code']], 'headers=1')).toEqual({ columns: ['name', 'nace_code'], headers: true, as: 'values' });
+  });
+
+  test('fetch: as=card asks for organization cards; the register court is a column too', () => {
+    expect(fetchCall('name, company_register_court', 'as=card; headers=1')).toEqual({ columns: ['name', 'company_register_court'], headers: true, as: 'card' });
+    expect(asksForCards('as=card')).toBe(true);
+    expect(asksForCards([['as', 'Card']])).toBe(true);
+    expect(asksForCards('as=values')).toBe(false);
+    expect(asksForCards(null)).toBe(false);
+    // Options that do not parse are the call's to report, not a reason to draw cards.
+    expect(asksForCards('as=cards')).toBe(false);
+    expect(() => fetchCall(null, 'as=cards')).toThrow(ArgumentError);
   });
 
   test('stats: dimensions, filters, date options, layout', () => {

@@ -35,6 +35,7 @@ export const OrganizationRowSchema = z.looseObject({
   new_register_entry: z.boolean().nullable().optional(),
   company_register_date: text,
   company_register_id: text,
+  company_register_court: text,
   created_at: text,
 });
 

@@ -268,6 +268,28 @@ export class ColumnStore {
     return out as OrganizationRow[];
   }
 
+  /**
+   * The court of the registration that `company_register_date` and `company_register_id` describe: the
+   * one on that day, else the newest; null without registrations.
+   */
+  private courtOf(row: number): string | null {
+    const { offsets, court, day } = this.registrations;
+    const start = offsets[row] ?? 0;
+    const end = offsets[row + 1] ?? 0;
+    if (start === end) return null;
+    const wanted = this.registerDay[row] ?? NO_DAY;
+    let best = start;
+    for (let reg = start; reg < end; reg++) {
+      const d = day[reg] ?? NO_DAY;
+      if (d === wanted) {
+        best = reg;
+        break;
+      }
+      if (d > (day[best] ?? NO_DAY)) best = reg;
+    }
+    return court.dict.values[court.codes[best] ?? 0] ?? null;
+  }
+
   /** Writes one column of the response rows (`out[i]` is the row `rows[i]`). */
   private fillColumn(out: Record<string, unknown>[], rows: readonly number[], column: SelectableColumn): void {
     const n = rows.length;
@@ -313,6 +335,9 @@ export class ColumnStore {
         }
         return;
       }
+      case 'company_register_court':
+        for (let i = 0; i < n; i++) setValue(out, i, column, this.courtOf(rows[i] ?? 0));
+        return;
       case 'created_at': {
         const values = this.createdAt;
         for (let i = 0; i < n; i++) {

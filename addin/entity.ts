@@ -1,0 +1,58 @@
+/**
+ * An organization card as an Excel data type (Office.js `EntityCellValue`, ExcelApi 1.16): what
+ * `=ORG.FETCH(A2, , "as=card")` returns and what "Convert domains to organizations" writes. Excel shows
+ * the name in the cell with a building icon; the card lists the fields in sections; `=A2.name`,
+ * `FIELDVALUE(A2, "country")` and the Insert Data button reach every field.
+ *
+ * Written with the documented JSON shape (string literals, not the Excel.* enums, so it builds where
+ * the enums are not loaded). The entity stays flat: no nested entities, so no `referencedValues`, and
+ * `basicValue` / `basicType` are left to Excel (it computes with "#VALUE!" where a formula needs a plain value).
+ */
+import type { CardField, OrgCard } from '../src/sheet/org-card.js';
+
+/** The card's sections: a field without a value is left out of its section, and an empty section is left out. */
+const SECTIONS: readonly { title: string; fields: readonly CardField[]; collapsed?: boolean }[] = [
+  { title: 'Location', fields: ['country', 'state', 'municipality'] },
+  { title: 'Organization', fields: ['organization_size', 'organization_type', 'nace_section', 'nace_code'] },
+  { title: 'Register', fields: ['company_register_court', 'company_register_date', 'company_register_id'] },
+  { title: 'Summary', fields: ['summary'], collapsed: true },
+];
+
+/** Every card field is a string property; the domain carries its web address as the property's source link. */
+function properties(card: OrgCard): Record<string, Excel.EntityPropertyType> {
+  const text = (value: string): Excel.StringCellValue => ({ type: 'String', basicValue: value });
+  const out: Record<string, Excel.EntityPropertyType> = {};
+  for (const [field, value] of Object.entries(card.fields)) out[field] = text(value);
+  const domain: Excel.CellValueAndPropertyMetadata = {
+    ...text(card.domain),
+    propertyMetadata: { attribution: [{ sourceAddress: `https://${card.domain}`, sourceText: card.domain }] },
+  };
+  out.domain = domain;
+  return out;
+}
+
+export function orgEntity(card: OrgCard): Excel.EntityCellValue {
+  const present = new Set(Object.keys(card.fields));
+  const sections: Excel.CardLayoutSection[] = SECTIONS.map((section) => ({
+    layout: 'List' as const,
+    title: section.title,
+    properties: section.fields.filter((field) => present.has(field)),
+    ...(section.collapsed ? { collapsible: true, collapsed: true } : {}),
+  })).filter((section) => section.properties.length > 0);
+  const name = card.fields.name;
+  return {
+    type: 'Entity',
+    text: name ?? card.domain,
+    properties: properties(card),
+    layouts: {
+      compact: { icon: 'Building' },
+      card: { title: name ? { property: 'name' } : card.domain, subTitle: { property: 'domain' }, sections },
+    },
+    provider: { description: 'OrgIndex' },
+  };
+}
+
+/** Whether this Excel shows data types (ExcelApi 1.16: Windows 2208, Mac 16.64, the web; not Office 2019/2021). */
+export function entitiesSupported(): boolean {
+  return typeof Office !== 'undefined' && Office.context.requirements.isSetSupported('ExcelApi', '1.16');
+}

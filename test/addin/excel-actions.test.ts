@@ -5,8 +5,21 @@
  * reached the workbook.
  */
 import { errorCell } from '../../src/sheet/cells.js';
-import { insertChart, insertFormula, insertValues, pinSelection, readSelectedColumn, writeBeside } from '../../addin/excel-actions.js';
+import { createLocalIndex, generateDataset } from '../../src/engine/index.js';
+import { localBackend } from '../../src/sheet/backend.js';
+import { ResultCache } from '../../src/sheet/cache.js';
+import { SheetFunctions } from '../../src/sheet/functions.js';
+import { insertChart, insertFormula, insertValues, pinSelection, readSelectedColumn, writeBeside, writeCards } from '../../addin/excel-actions.js';
 import { StandInWorkbook, type WorkbookSheet } from './workbook-stand-in.js';
+
+const index = createLocalIndex(generateDataset({ count: 2_000, seed: 5, asOf: '2026-11-01' }));
+const functions = new SheetFunctions({
+  backend: () => localBackend(() => index),
+  cache: new ResultCache({ now: () => 0 }),
+  schedule: (run, ms) => {
+    setTimeout(run, ms);
+  },
+});
 
 let workbook: StandInWorkbook;
 let sheet: WorkbookSheet;
@@ -83,4 +96,52 @@ test('formula, chart', async () => {
   workbook.selection = sheet.area('A6');
   await insertChart([['organization_type', 'count'], ['Company', 10]], 'Organizations by organization_type');
   expect(sheet.charts).toEqual([{ name: 'Chart 1', type: 'ColumnClustered', source: 'Sheet1!A6:B7', seriesBy: 'Columns', title: 'Organizations by organization_type' }]);
+});
+
+describe('organization cards (ExcelApi 1.16)', () => {
+  const known = index.search({ filters: { organization_type: ['Company'] }, columns: ['domain', 'name'], size: 3 }).data;
+
+  /** Convert domains to organizations, as the task pane does it: the selected column, its cards, written in place. */
+  async function convert(): Promise<string> {
+    const selection = await readSelectedColumn();
+    await writeCards(selection.address, 0, await functions.cardsStrict(selection.values.map((value) => [value])));
+    return selection.address;
+  }
+
+  test('Convert replaces each known domain by its card; blanks, text that is no domain and unknown domains stay as they were', async () => {
+    const [a, b, c] = known;
+    const inputs = [`https://${a?.domain ?? ''}/`, '', 'not a domain', 'unknown-convert.example', b?.domain ?? '', c?.domain ?? ''];
+    inputs.forEach((value, i) => (sheet.cell(1 + i, 1).value = value));
+    sheet.cell(4, 1).formula = '="unknown-convert"&".example"';
+    workbook.selection = sheet.area('B2:B7');
+    expect(await convert()).toBe('Sheet1!B2:B7');
+    const cells = [0, 1, 2, 3, 4, 5].map((i) => sheet.peek(1 + i, 1));
+    expect(cells.map((cell) => cell.json?.text)).toEqual([a?.name, undefined, undefined, undefined, b?.name, c?.name]);
+    // Cards read back as "#VALUE!" through values, as Excel documents it; the rest is untouched, formula included.
+    expect(cells.map((cell) => cell.value)).toEqual(['#VALUE!', '', 'not a domain', 'unknown-convert.example', '#VALUE!', '#VALUE!']);
+    expect(cells[3]?.formula).toBe('="unknown-convert"&".example"');
+    expect(cells[0]?.json).toMatchObject({ type: 'Entity', basicType: 'Error', properties: { domain: { basicValue: a?.domain }, name: { basicValue: a?.name } } });
+  });
+
+  test('Pin as values keeps cards as cards and turns the formulas around them into values', async () => {
+    sheet.cell(1, 1).value = known[0]?.domain ?? '';
+    workbook.selection = sheet.area('B2');
+    await convert();
+    const card = sheet.peek(1, 1).json;
+    sheet.cell(1, 2).formula = '=B2.name';
+    sheet.cell(1, 2).value = known[0]?.name ?? '';
+    workbook.selection = sheet.area('B2:C2');
+    await pinSelection();
+    expect(sheet.peek(1, 1).json).toEqual(card);
+    expect(sheet.peek(1, 2)).toEqual({ value: known[0]?.name, format: '@' });
+  });
+
+  test('below ExcelApi 1.16 Pin as values works as before, without touching valuesAsJson', async () => {
+    workbook.excelApi = '1.15';
+    sheet.cell(1, 1).formula = '=1+1';
+    sheet.cell(1, 1).value = 2;
+    workbook.selection = sheet.area('B2');
+    await pinSelection();
+    expect(sheet.peek(1, 1)).toEqual({ value: 2, format: 'General' });
+  });
 });

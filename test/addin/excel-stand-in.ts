@@ -1,9 +1,18 @@
 /**
  * STAND-IN for what cannot exist here: Excel's custom-functions runtime (`CustomFunctions.Error`,
- * `ErrorCode`, `associate`) and `OfficeRuntime.storage` (a Map behind the same async interface,
- * including the batched getItems / setItems / removeItems). The functions under test and the server they
- * call are real; only these two Office globals are imitated.
+ * `ErrorCode`, `associate`), `OfficeRuntime.storage` (a Map behind the same async interface,
+ * including the batched getItems / setItems / removeItems) and `Office.context.requirements` (which
+ * ExcelApi version this Excel has). The functions under test and the server they call are real; only
+ * these Office globals are imitated.
  */
+import { atLeast } from './cell-value-shape.js';
+
+/** `Office.context.requirements.isSetSupported` answering for an Excel with the ExcelApi version `excelApi()` gives. */
+export function installOfficeRequirements(excelApi: () => string): void {
+  Object.assign(globalThis, {
+    Office: { context: { requirements: { isSetSupported: (name: string, version = '1.1') => name === 'ExcelApi' && atLeast(excelApi(), version) } } },
+  });
+}
 export class StandInExcelError {
   constructor(
     readonly code: string,

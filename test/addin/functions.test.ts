@@ -6,7 +6,10 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { installExcelStandIn, StandInExcelError, type StandInStorage } from './excel-stand-in.js';
+import { installExcelStandIn, installOfficeRequirements, StandInExcelError, type StandInStorage } from './excel-stand-in.js';
+import { cellValueProblems } from './cell-value-shape.js';
+import { CARD_COLUMNS } from '../../src/sheet/org-card.js';
+import type { OrganizationRow } from '../../src/contract/v2/rows.js';
 import { hs256Token, KEYS, startTestServer, type TestServer } from '../server/support.js';
 import { bearerVerifier } from '../../src/server/bearer.js';
 import { ResultCache } from '../../src/sheet/cache.js';
@@ -120,6 +123,69 @@ describe('requests on their way are shared', () => {
     await new Promise((resolve) => setTimeout(resolve, 60)); // the first window has closed: its request is on its way (or answered) — no second one either way
     await Promise.all([first, orgFetch(cell('company-a.example'))]);
     expect(requests('/v2/fetch')).toBe(1);
+  });
+});
+
+describe('ORG.FETCH as=card: organization cards as Excel data types', () => {
+  let excelApi = '1.16';
+  beforeAll(() => {
+    installOfficeRequirements(() => excelApi);
+  });
+  afterAll(() => Reflect.deleteProperty(globalThis, 'Office'));
+  beforeEach(async () => {
+    excelApi = '1.16';
+    await connect({});
+  });
+
+  test('one entity per input cell, shaped as Office.js documents it, its fields the service’s columns', async () => {
+    const rows = (await server.client(KEYS.tier2).search({ filters: { country: ['Deutschland'], company_register_court: ['Amtsgericht München'] }, columns: [...CARD_COLUMNS], size: 2 })).data;
+    expect(rows).toHaveLength(2);
+    const [first, second] = rows as [OrganizationRow, OrganizationRow];
+    const table = await orgFetch([[`https://www.${first.domain}/impressum`], [''], ['unknown-card.example'], [second.domain]], undefined, cell('as=card'));
+    expect(table).toHaveLength(4);
+    expect(table.every((row) => row.length === 1)).toBe(true);
+    expect(table[1]?.[0]).toBe('');
+    expect(table[2]?.[0]).toEqual(new StandInExcelError('#N/A', 'unknown-card.example is not in the index'));
+    for (const [entity, row] of [[table[0]?.[0], first], [table[3]?.[0], second]] as [Excel.EntityCellValue, OrganizationRow][]) {
+      expect(cellValueProblems(entity, '1.16')).toEqual([]);
+      expect(entity).toMatchObject({ type: 'Entity', text: row.name, layouts: { compact: { icon: 'Building' }, card: { title: { property: 'name' }, subTitle: { property: 'domain' } } } });
+      // =A2.name, =A2.company_register_court …: every field is a String property named as the ORG.FETCH column.
+      for (const column of CARD_COLUMNS) {
+        const value = row[column];
+        if (value === null || value === undefined || value === '') expect(entity.properties?.[column]).toBeUndefined();
+        else expect(entity.properties?.[column]).toMatchObject({ type: 'String', basicValue: value });
+      }
+      expect(entity.properties?.company_register_court).toMatchObject({ basicValue: 'Amtsgericht München' });
+      expect(entity.properties?.domain).toMatchObject({ propertyMetadata: { attribution: [{ sourceAddress: `https://${row.domain}`, sourceText: row.domain }] } });
+      expect(entity.properties?.nace_section).toMatchObject({ basicValue: expect.stringMatching(/^NACE [A-V]: /) as unknown });
+      expect(entity).not.toHaveProperty('basicValue');
+      expect(entity).not.toHaveProperty('referencedValues');
+    }
+    // A recalculation spends nothing.
+    const before = requests('/v2/fetch');
+    await orgFetch([[first.domain]], undefined, cell('as=card'));
+    expect(requests('/v2/fetch')).toBe(before);
+  });
+
+  test('headers=1 puts a header first; a bad option is #VALUE!', async () => {
+    const [known] = (await server.client(KEYS.tier2).search({ filters: { organization_type: ['Company'] }, columns: ['domain'], size: 1 })).data;
+    const table = await orgFetch(cell(known?.domain), undefined, cell('as=card; headers=1'));
+    expect(table[0]).toEqual(['organization']);
+    expect(table[1]?.[0]).toMatchObject({ type: 'Entity' });
+    expect(firstCell(await orgFetch(cell(known?.domain), undefined, cell('as=cards')))).toMatchObject({ code: '#VALUE!', message: expect.stringContaining('as') as unknown });
+  });
+
+  test('an Excel without data types (below ExcelApi 1.16) gets the columns as values, and the task pane is told once', async () => {
+    excelApi = '1.15';
+    const [known] = (await server.client(KEYS.tier2).search({ filters: { organization_type: ['Company'] }, columns: ['domain', 'name', 'country'], size: 1 })).data;
+    let told = 0;
+    const stop = addinRuntime().onCardsFellBack(() => told++);
+    const table = await orgFetch(cell(known?.domain), cell('domain, name, country'), cell('as=card'));
+    await orgFetch(cell(known?.domain), undefined, cell('as=card'));
+    stop();
+    expect(table).toEqual([[known?.domain, known?.name, known?.country]]);
+    expect(addinRuntime().cardsFellBack).toBe(true);
+    expect(told).toBe(1);
   });
 });
 

@@ -260,6 +260,14 @@ describe('the files the manifest points at', () => {
       for (const file of files()) expect([file, existsSync(join(DIST, file))]).toEqual([file, true]);
     });
 
+    test('functions.json lets the functions return data types (organization cards), and ORG.FETCH returns a matrix of any', () => {
+      const metadata = JSON.parse(readFileSync(join(DIST, 'functions.json'), 'utf8')) as { allowCustomDataForDataTypeAny?: boolean; functions: { id: string; result: { type?: string; dimensionality?: string } }[] };
+      expect(metadata.allowCustomDataForDataTypeAny).toBe(true);
+      // No result type is the metadata's "any".
+      const result = metadata.functions.find((fn) => fn.id === 'ORGFETCH')?.result;
+      expect([result?.type ?? 'any', result?.dimensionality]).toEqual(['any', 'matrix']);
+    });
+
     test('dist/addin/manifest.xml is this template for the origin it was built for', () => {
       const emitted = readFileSync(join(DIST, 'manifest.xml'), 'utf8');
       const origin = new URL(attr(one('DefaultSettings/SourceLocation', parseManifest(emitted)), 'DefaultValue')).origin;

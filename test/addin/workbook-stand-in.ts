@@ -46,6 +46,7 @@
  */
 import { columnLetters, columnNumber } from '../../src/sheet/a1.js';
 import { atLeast, cellValueProblems } from './cell-value-shape.js';
+import { installOfficeRequirements } from './excel-stand-in.js';
 
 export interface Cell {
   value: unknown;
@@ -296,10 +297,8 @@ export class StandInWorkbook {
         ChartSeriesBy: { auto: 'Auto', columns: 'Columns', rows: 'Rows' },
         CalculationType: { recalculate: 'Recalculate', full: 'Full', fullRebuild: 'FullRebuild' },
       },
-      Office: {
-        context: { requirements: { isSetSupported: (name: string, version = '1.1') => name === 'ExcelApi' && atLeast(this.excelApi, version) } },
-      },
     });
+    installOfficeRequirements(() => this.excelApi);
   }
   /** Excel.run: a fresh context, the sync once the callback resolves, and proxies that expire with the run. */
   async run(batch: (context: RequestContext) => unknown): Promise<unknown> {

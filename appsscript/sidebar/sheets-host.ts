@@ -104,6 +104,7 @@ export class SheetsHost implements Host {
       fetch: (body) => this.call('fetch', { body, ...extra }),
       stats: (body) => this.call('stats', { body, ...extra }),
       qna: (body) => this.call('qna', { body, ...extra }),
+      nlpSearch: (body) => this.call('nlpSearch', { body, ...extra }),
       filterOptions: () => this.call('filterOptions', extra),
       locationSearch: (body) => this.call('locationSearch', { body, ...extra }),
       health: () => this.call('health', extra),

@@ -74,6 +74,8 @@ function operate(op: string, payload: Payload, onQuota: (quota: Quota) => void):
       return backend().stats(payload.body as Parameters<SyncSheetBackend['stats']>[0]);
     case 'qna':
       return backend().qna(payload.body as Parameters<SyncSheetBackend['qna']>[0]);
+    case 'nlpSearch':
+      return backend().nlpSearch(payload.body as Parameters<SyncSheetBackend['nlpSearch']>[0]);
     case 'filterOptions':
       return backend().filterOptions();
     case 'locationSearch':

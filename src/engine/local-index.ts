@@ -12,7 +12,9 @@ import type { SearchRequest, SearchResponse } from '../contract/v2/search.js';
 import type { FilterOptionsResponse, HealthResponse } from '../contract/v2/service.js';
 import type { StatsResponse } from '../contract/v2/stats.js';
 import { validate, type InputLocation } from '../contract/validation.js';
+import type { QueryResponse } from '../contract/language.js';
 import { DEFAULT_DATASET, generateRecords } from './dataset/generate.js';
+import { parseQuery, WORKFLOW_STEPS } from './language/query-parser.js';
 import type { OrganizationRecord } from './dataset/record.js';
 import { LocationIndex } from './locations/location-index.js';
 import { fetchRows } from './query/fetch.js';
@@ -129,6 +131,27 @@ export class LocalIndex {
 
   locationList(query: RequestInput<'v2.locationList'> = {}): LocationListResponse {
     return this.locations().list(checked('v2.locationList', query));
+  }
+
+  /**
+   * The language interface's nlp_search over this index: a plain-language query as search parameters
+   * (places spelled as the index spells them). `clock` gives "today" for "new" and "since 2020" (the
+   * wall clock, not the elapsed-time clock of `options.now`).
+   */
+  nlpSearch(body: RequestInput<'language.nlpSearch'>, clock: () => number = Date.now): QueryResponse {
+    const { user_query: userQuery, search_id: searchId } = checked('language.nlpSearch', body);
+    const started = clock();
+    const payload = parseQuery(this, userQuery, new Date(started).toISOString().slice(0, 10));
+    return {
+      payload,
+      metadata: {
+        search_id: searchId,
+        user_query: userQuery,
+        timestamp: new Date(started).toISOString(),
+        processing_time: Math.max(0, (clock() - started) / 1000),
+        workflow_steps: [...WORKFLOW_STEPS],
+      },
+    };
   }
 
   /** One location item, or null when the id is unknown. */

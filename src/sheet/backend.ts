@@ -28,6 +28,11 @@ export interface Backend<Mode extends 'sync' | 'async'> {
   locationSearch(query: RequestInput<'v2.locationSearch'>): InMode<Mode, ResponseBody<'v2.locationSearch'>>;
   health(): InMode<Mode, ResponseBody<'v2.health'>>;
   qna(body: RequestInput<'language.qna'>): InMode<Mode, ResponseBody<'language.qna'>>;
+  /**
+   * A plain-language query as search parameters (the language interface's nlp_search): the engine's
+   * parser locally; a service's needs a sign-in token (Connection.accessToken).
+   */
+  nlpSearch(body: RequestInput<'language.nlpSearch'>): InMode<Mode, ResponseBody<'language.nlpSearch'>>;
 }
 
 export type SheetBackend = Backend<'async'>;
@@ -65,6 +70,7 @@ export function localSyncBackend(load: () => LocalIndex, qna?: (body: RequestInp
       if (qna) return qna(body);
       throw new OrgIndexError('configuration', LOCAL_QNA_MESSAGE);
     },
+    nlpSearch: (body) => engine().nlpSearch(body),
   };
 }
 
@@ -85,6 +91,7 @@ export function remoteSyncBackend(config: ClientConfig, transport: SyncTransport
     locationSearch: (query) => call('v2.locationSearch', query),
     health: () => call('v2.health', undefined),
     qna: (body) => call('language.qna', body),
+    nlpSearch: (body) => call('language.nlpSearch', body),
   };
 }
 
@@ -115,6 +122,7 @@ export function localBackend(load: () => LocalIndex | Promise<LocalIndex>): Shee
     locationSearch: async (query) => (await engine()).locationSearch(query),
     health: async () => (await engine()).health(),
     qna: () => Promise.reject(new OrgIndexError('configuration', LOCAL_QNA_MESSAGE)),
+    nlpSearch: async (body) => (await engine()).nlpSearch(body),
   };
 }
 
@@ -138,5 +146,6 @@ export function remoteBackend(client: OrgIndexClient): SheetBackend {
     locationSearch: (query) => client.locationSearch(query),
     health: () => client.health(),
     qna: (body) => client.language.qna(body),
+    nlpSearch: (body) => client.language.nlpSearch(body),
   };
 }

@@ -27,6 +27,8 @@ const useStyles = makeStyles({
     '& header': { display: 'flex', flexDirection: 'column', gap: tokens.spacingVerticalXS },
     '& form, & section': { display: 'flex', flexDirection: 'column', gap: tokens.spacingVerticalS },
     '& .row': { display: 'flex', flexWrap: 'wrap', gap: tokens.spacingHorizontalS, alignItems: 'end' },
+    // Chips wrap in a narrow pane instead of running off its edge.
+    '& .fui-TagGroup': { flexWrap: 'wrap', rowGap: tokens.spacingVerticalXS },
     '& .grid': { overflowX: 'auto', maxHeight: '320px', overflowY: 'auto' },
     '& .grid th, & .grid td': { overflowWrap: 'anywhere' },
     '& .saved-queries': { listStyle: 'none', margin: 0, padding: 0, display: 'flex', flexDirection: 'column', gap: tokens.spacingVerticalS },

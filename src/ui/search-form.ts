@@ -4,7 +4,8 @@
  * src/sheet/formula-grammar.ts — a test parses the formula back and compares the bodies.
  */
 import type { SearchRequestInput } from '../contract/v2/search.js';
-import type { SelectableColumn } from '../contract/common.js';
+import type { QueryResponse } from '../contract/language.js';
+import { GEO_LEVELS, type SelectableColumn } from '../contract/common.js';
 
 export interface SearchForm {
   mustAll: string[];
@@ -14,6 +15,8 @@ export interface SearchForm {
   similarTo: string[];
   boost: string[];
   penalize: string[];
+  /** Domains left out of the results. */
+  excludes: string[];
   /** Filter key → chosen values (country, organization_type, …). */
   filters: Record<string, string[]>;
   registerDateFrom: string;
@@ -33,6 +36,7 @@ export const EMPTY_FORM: SearchForm = {
   similarTo: [],
   boost: [],
   penalize: [],
+  excludes: [],
   filters: {},
   registerDateFrom: '',
   registerDateTo: '',
@@ -66,6 +70,7 @@ export function requestOf(form: SearchForm): SearchRequestInput {
   if (form.similarTo.length > 0) {
     body.similar_to = form.similarTo.map((domain) => ({ domain, boost: form.boost, penalize: form.penalize, repel_domains: [] }));
   }
+  if (form.excludes.length > 0) body.excludes = form.excludes;
   const filters = filtersOf(form);
   if (filters) body.filters = filters;
   return body;
@@ -98,7 +103,7 @@ function expressibleInShortForm(form: SearchForm): boolean {
   const terms = [...form.mustAll, ...form.mustAny, ...form.mustNot];
   const query = keywordText(form);
   if (!terms.every(plainTerm) || /^\s*(describe|like)\s*:/i.test(query) || query.startsWith('{')) return false;
-  const lists = [form.similarTo, form.boost, form.penalize, ...Object.values(form.filters)];
+  const lists = [form.similarTo, form.boost, form.penalize, form.excludes, ...Object.values(form.filters)];
   if (!lists.every((values) => values.every((value) => plainValue(value, true)))) return false;
   const describe = form.describe.trim();
   return describe === '' || plainValue(describe, false);
@@ -129,7 +134,106 @@ export function formulaOf(form: SearchForm, functionName: string): string {
     if (form.boost.length > 0) options.push(`boost=${form.boost.join(', ')}`);
     if (form.penalize.length > 0) options.push(`penalize=${form.penalize.join(', ')}`);
   }
+  if (form.excludes.length > 0) options.push(`excludes=${form.excludes.join(', ')}`);
   const args = [keywordText(form), filters.join('; '), columns, options.join('; ')];
   while (args.length > 1 && args[args.length - 1] === '') args.pop();
   return `=${functionName}(${args.map(literal).join(', ')})`;
+}
+
+/** A place chosen as a filter: its level (country … municipality) and its name as the index spells it. */
+export interface PlaceChoice {
+  level: string;
+  name: string;
+}
+
+const PLACE_LEVELS: ReadonlySet<string> = new Set(GEO_LEVELS);
+
+/** The form's place filters as places, and the form without them (the search panel keeps places apart). */
+export function splitPlaces(form: SearchForm): { form: SearchForm; places: PlaceChoice[] } {
+  const filters: Record<string, string[]> = {};
+  const places: PlaceChoice[] = [];
+  for (const [key, values] of Object.entries(form.filters)) {
+    if (PLACE_LEVELS.has(key)) places.push(...values.map((name) => ({ level: key, name })));
+    else filters[key] = values;
+  }
+  return { form: { ...form, filters }, places };
+}
+
+export type ParsedQuery = QueryResponse['payload'];
+
+/**
+ * A plain-language query as the language interface's nlp_search understood it, as a search form: its
+ * words, places, categories, register dates, similar and excluded domains and description; what the
+ * form cannot hold is named in `ignored`. Columns, size and the sliders stay those of `base`.
+ */
+export function formOfQuery(parsed: ParsedQuery, base: SearchForm): { form: SearchForm; ignored: string[] } {
+  const filters: Record<string, string[]> = {};
+  const ignored: string[] = [];
+  for (const level of GEO_LEVELS) if (parsed.locations[level].length > 0) filters[level] = [...parsed.locations[level]];
+  let registerDateFrom = '';
+  let registerDateTo = '';
+  for (const [key, value] of Object.entries(parsed.custom_filters)) {
+    if (key === 'register_date_from' && typeof value === 'string') registerDateFrom = value;
+    else if (key === 'register_date_to' && typeof value === 'string') registerDateTo = value;
+    else if (Array.isArray(value) && value.every((item) => typeof item === 'string')) filters[key] = [...value];
+    else ignored.push(key);
+  }
+  const similarTo = [...parsed.domains];
+  const form: SearchForm = {
+    ...base,
+    mustAny: [...parsed.keywords.must_one],
+    mustAll: [...parsed.keywords.must_all],
+    mustNot: [...parsed.keywords.must_not],
+    // A description and similar domains do not go together (the form's rule): the domains say more.
+    describe: similarTo.length > 0 ? '' : parsed.semantic_input.trim(),
+    similarTo,
+    boost: [],
+    penalize: [],
+    excludes: [...parsed.excludes],
+    filters,
+    registerDateFrom,
+    registerDateTo,
+  };
+  return { form, ignored };
+}
+
+/** One part of a search, shown as a removable chip: what it is, its value, and the form without it. */
+export interface SearchChip {
+  id: string;
+  label: string;
+  value: string;
+  without: () => SearchForm;
+}
+
+const FILTER_LABELS: Record<string, string> = {
+  country: 'Country',
+  state: 'State',
+  region: 'Region',
+  district: 'District',
+  municipality: 'Municipality',
+  organization_type: 'Type',
+  organization_size: 'Size',
+  nace_code: 'Industry',
+};
+
+/** The parts of a form as chips, in reading order: words, places and categories, dates, description, domains. */
+export function chipsOf(form: SearchForm): SearchChip[] {
+  const chips: SearchChip[] = [];
+  const list = (key: 'mustAny' | 'mustAll' | 'mustNot' | 'similarTo' | 'excludes', label: string) => {
+    for (const value of form[key]) chips.push({ id: `${key}:${value}`, label, value, without: () => ({ ...form, [key]: form[key].filter((item) => item !== value) }) });
+  };
+  list('mustAny', 'Any word');
+  list('mustAll', 'Every word');
+  list('mustNot', 'Not');
+  for (const [key, values] of Object.entries(form.filters)) {
+    for (const value of values) {
+      chips.push({ id: `${key}:${value}`, label: FILTER_LABELS[key] ?? key, value, without: () => ({ ...form, filters: { ...form.filters, [key]: values.filter((item) => item !== value) } }) });
+    }
+  }
+  if (form.registerDateFrom) chips.push({ id: 'from', label: 'Registered from', value: form.registerDateFrom, without: () => ({ ...form, registerDateFrom: '' }) });
+  if (form.registerDateTo) chips.push({ id: 'to', label: 'Registered until', value: form.registerDateTo, without: () => ({ ...form, registerDateTo: '' }) });
+  if (form.describe.trim()) chips.push({ id: 'describe', label: 'Described as', value: form.describe.trim(), without: () => ({ ...form, describe: '' }) });
+  list('similarTo', 'Similar to');
+  list('excludes', 'Leave out');
+  return chips;
 }

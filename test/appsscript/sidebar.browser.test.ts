@@ -10,7 +10,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser.js';
-import { searchBayernSoftware } from '../ui/search-steps.js';
+import { searchBayernSoftware, searchInPlainWords } from '../ui/search-steps.js';
 import { loadBundle, type AppsScriptSandbox } from './harness.js';
 import { spreadsheetStandIn } from './spreadsheet-stand-in.js';
 
@@ -78,6 +78,19 @@ test('the sidebar renders on the Sheets host, builds a search against the script
   expect(hits).toBeGreaterThan(20);
   expect(spreadsheet.sheet.getLastRow()).toBe(1 + Math.min(hits, 100));
   expect(spreadsheet.sheet.getRange(2, 1, Math.min(hits, 100), 1).getValues().every(([domain]) => typeof domain === 'string' && domain.includes('.'))).toBe(true);
+  await page.close();
+}, 300_000);
+
+test('plain words are understood by the script (nlp_search on its built-in parser), shown as chips and a formula, then searched', async () => {
+  const errors: string[] = [];
+  const calls: string[] = [];
+  const page = await openSidebar('search', calls, errors);
+  const formula = await searchInPlainWords(page, 'ORGSEARCH', join(SHOTS, 'sidebar-plain-words.png'));
+  expect(formula.startsWith('=ORGSEARCH("bakeries -gluten"')).toBe(true);
+  // Understanding is one call to the script, and the search runs only after "Use this search".
+  expect(calls.filter((op) => op === 'nlpSearch')).toHaveLength(1);
+  expect(calls.indexOf('search')).toBeGreaterThan(calls.indexOf('nlpSearch'));
+  expect(errors).toEqual([]);
   await page.close();
 }, 300_000);
 

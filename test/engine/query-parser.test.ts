@@ -64,6 +64,9 @@ const TABLE: [string, Expected][] = [
   ['bakeries in Germany except Bavaria', { must_one: ['bakeries'], country: ['Deutschland'] }],
   ['breweries founded before 2010', { must_one: ['breweries'], custom_filters: { register_date_to: '2009-12-31' } }],
   ['breweries founded in 1850', { must_one: ['breweries'], custom_filters: { register_date_from: '1850-01-01' } }],
+  // "after 2015" leaves 2015 out, as "before 2010" leaves 2010 out.
+  ['bakeries in Munich without gluten, founded after 2015', { must_one: ['bakeries'], must_not: ['gluten'], municipality: ['München'], custom_filters: { register_date_from: '2016-01-01' } }],
+  ['breweries registered since 2015', { must_one: ['breweries'], custom_filters: { register_date_from: '2015-01-01' } }],
   ['restaurants not in Munich', { must_one: ['restaurants'] }],
   ['large logistics firms outside Hamburg', { must_one: ['logistics'], custom_filters: { organization_size: ['Large enterprise (250+)'] } }],
   ['consulting firms in Bavaria except in Nuremberg', { must_one: ['consulting'], state: ['Bayern'] }],

@@ -148,12 +148,14 @@ describe('the task pane writes formulas that ask what it previewed', () => {
     // must_not alone is no keyword search: the preview drops it, so must the formula.
     { ...EMPTY_FORM, mustNot: ['coal'], filters: { country: ['Deutschland'] } },
     { ...EMPTY_FORM, describe: 'x'.repeat(600), filters: { nace_code: Array.from({ length: 40 }, (_, i) => String(10 + i)) } },
+    { ...EMPTY_FORM, mustAny: ['bakeries'], excludes: ['a.com', 'b.de'], filters: { municipality: ['München'] }, registerDateFrom: '2016-01-01' },
     // Every awkward chip the review found, one at a time, in each place it can go.
     ...nasty.flatMap((word): SearchForm[] => [
       { ...EMPTY_FORM, mustAny: [word, 'solar'] },
       { ...EMPTY_FORM, mustAny: ['solar'], mustAll: [word], mustNot: [word === '-20%' ? 'coal' : word] },
       { ...EMPTY_FORM, describe: word.trim() === '' ? 'x' : word, filters: { country: ['Deutschland'] } },
       { ...EMPTY_FORM, similarTo: ['acme.com'], boost: [word], filters: { state: [word] } },
+      { ...EMPTY_FORM, mustAny: ['solar'], excludes: [word] },
     ]),
   ];
   test.each(forms.map((form, i) => [i, form] as const))('form %i', (_, form) => {

@@ -16,3 +16,40 @@ export async function searchBayernSoftware(page: Page): Promise<void> {
   await page.getByTestId('preview-summary').waitFor({ timeout: 120_000 });
   await page.waitForFunction(() => /hits · fulltext/.test(document.querySelector('[data-testid="preview-summary"]')?.textContent ?? ''), undefined, { timeout: 120_000 });
 }
+
+/** What the plain-language box makes of the example sentence, as chips, before and after the description chip is dropped. */
+export const PLAIN_WORDS = 'bakeries in Munich without gluten, founded after 2015';
+export const UNDERSTOOD_CHIPS = ['Any word: bakeries', 'Not: gluten', 'Municipality: München', 'Registered from: 2016-01-01', 'Described as: bakeries'];
+
+/**
+ * Types the example sentence into "Search in plain words", checks the chips and formula it becomes
+ * (nothing searched yet), drops the description chip, and uses the search: the form takes the words and
+ * the place, and the preview runs. Returns the formula shown before "Use this search".
+ */
+export async function searchInPlainWords(page: Page, searchFunction: string, chipsShot?: string): Promise<string> {
+  const summary = page.getByTestId('preview-summary');
+  const previewBefore = (await summary.count()) > 0 ? await summary.innerText() : null;
+  await page.getByRole('textbox', { name: /Search in plain words/ }).fill(PLAIN_WORDS);
+  await page.getByRole('button', { name: 'Understand' }).click();
+  await page.getByRole('button', { name: 'Use this search' }).waitFor({ timeout: 180_000 });
+  const texts = (await page.locator('section[aria-label="Understood as"] [aria-label="Understood as"] > *').allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim()).filter((text) => text !== '');
+  expect(texts).toEqual(UNDERSTOOD_CHIPS);
+  // Nothing ran: the preview shows what it showed before.
+  expect((await summary.count()) > 0 ? await summary.innerText() : null).toBe(previewBefore);
+  const formula = page.getByLabel('Formula of these words');
+  expect(await formula.innerText()).toBe(`=${searchFunction}("bakeries -gluten", "municipality=München; register_date_from=2016-01-01", "domain, name, country", "size=100; describe=bakeries")`);
+  if (chipsShot) await page.locator('section[aria-label="Search in plain words"]').screenshot({ path: chipsShot });
+  await page.getByRole('button', { name: 'remove Described as bakeries' }).click();
+  const shown = await formula.innerText();
+  expect(shown).toBe(`=${searchFunction}("bakeries -gluten", "municipality=München; register_date_from=2016-01-01", "domain, name, country", "size=100")`);
+  await page.getByRole('button', { name: 'Use this search' }).click();
+  await page.waitForFunction((before) => {
+    const text = document.querySelector('[data-testid="preview-summary"]')?.textContent ?? null;
+    return text !== null && text !== before;
+  }, previewBefore, { timeout: 120_000 });
+  expect(await page.locator('[aria-label="Any of these words"]:not(input)').innerText()).toContain('bakeries');
+  expect(await page.locator('[aria-label="Chosen places"]').innerText()).toContain('München · municipality');
+  expect(await page.getByLabel('Formula', { exact: true }).innerText()).toBe(shown);
+  expect(await page.getByLabel('Registered from').inputValue()).toBe('2016-01-01');
+  return shown;
+}

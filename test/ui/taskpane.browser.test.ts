@@ -19,7 +19,7 @@ import { answerDevConnection, DEV_CONNECTION_PATH, devConnectionOf, type DevConn
 import { DEFAULT_CONNECTION } from '../../src/sheet/connection.js';
 import { launchChromium } from '../support/browser.js';
 import { KEYS, startTestServer, type TestServer } from '../server/support.js';
-import { searchBayernSoftware } from './search-steps.js';
+import { searchBayernSoftware, searchInPlainWords } from './search-steps.js';
 
 const DIST = join(process.cwd(), 'dist/addin');
 /** Where screenshots go: dist/screenshots normally; `npm run screenshots` sets docs/ to refresh the committed ones. */
@@ -131,6 +131,11 @@ test('opens outside Office on the built-in sample, builds a filter, previews row
 
   await page.screenshot({ path: join(SHOTS, 'taskpane.png'), fullPage: true });
   expect(statSync(join(SHOTS, 'taskpane.png')).size).toBeGreaterThan(10_000);
+  expect(pageErrors).toEqual([]);
+}, 400_000);
+
+test('plain words become chips and a formula before anything runs; the chosen chips become the form, and the preview runs', async () => {
+  await searchInPlainWords(page, 'ORG.SEARCH', join(SHOTS, 'taskpane-plain-words.png'));
   expect(pageErrors).toEqual([]);
 }, 400_000);
 

@@ -5,7 +5,6 @@
 import type { BatchKeyword, QnaResponse, QueryResponse } from '../../contract/language.js';
 import { answerSteps, type QnaPage } from './qna.js';
 import type { LocalIndex } from '../local-index.js';
-import { parseQuery, WORKFLOW_STEPS } from './query-parser.js';
 import { relatedKeywords } from './related-keywords.js';
 
 export interface LanguageProvider {
@@ -54,19 +53,7 @@ export function localLanguageProvider(index: () => LocalIndex | null, now: () =>
       return { original_keywords: [...keywords], alternative_keywords: relatedKeywords(current().store, keywords) };
     },
     nlpSearch(userQuery, searchId) {
-      const started = now();
-      const today = new Date(started).toISOString().slice(0, 10);
-      const payload = parseQuery(current(), userQuery, today);
-      return {
-        payload,
-        metadata: {
-          search_id: searchId,
-          user_query: userQuery,
-          timestamp: new Date(started).toISOString(),
-          processing_time: Math.max(0, (now() - started) / 1000),
-          workflow_steps: [...WORKFLOW_STEPS],
-        },
-      };
+      return current().nlpSearch({ user_query: userQuery, search_id: searchId }, now);
     },
     async qna(question, domain, maxPages, signal) {
       if (!host.fetchPages) return { success: false, can_answer: false, message: `Could not read ${domain}`, error: 'this host cannot fetch web pages' };

@@ -207,7 +207,10 @@ export function parseQuery(index: LocalIndex, userQuery: string, today: string):
     const year = Number(text);
     return year >= 1800 && year <= thisYear ? year : null;
   };
-  const from = yearOf(/\b(?:founded|registered|established|since|after|from)\s+(?:in\s+|since\s+|after\s+)?(\d{4})\b/i.exec(userQuery)?.[1]);
+  // "since 2015" and "founded in 2015" include 2015; "after 2015", like "before 2015", does not.
+  const since = /\b(founded|registered|established|since|after|from)\s+(?:(in|since|after)\s+)?(\d{4})\b/i.exec(userQuery);
+  const sinceYear = yearOf(since?.[3]);
+  const from = sinceYear !== null && (since?.[2] ?? since?.[1])?.toLowerCase() === 'after' ? sinceYear + 1 : sinceYear;
   const until = yearOf(/\b(?:before|until|prior to)\s+(\d{4})\b/i.exec(userQuery)?.[1]);
   if (until !== null) filters.register_date_to = `${until - 1}-12-31`;
   if (from !== null) {

@@ -5,11 +5,9 @@
 import { Combobox, Field, Option, Tag, TagGroup } from '@fluentui/react-components';
 import { useEffect, useState } from 'react';
 import type { SheetBackend } from '../../sheet/backend.js';
+import type { PlaceChoice } from '../search-form.js';
 
-export interface PlaceChoice {
-  level: string;
-  name: string;
-}
+export type { PlaceChoice } from '../search-form.js';
 
 interface Suggestion extends PlaceChoice {
   label: string;

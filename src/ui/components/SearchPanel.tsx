@@ -4,19 +4,20 @@
  * "Insert formula" writes the equivalent ORG.SEARCH formula, "Insert values" the rows as an Excel table,
  * "Insert as refreshable values" (where the host keeps saved queries) the rows, refreshed later.
  */
-import { Button, Caption1, Dropdown, Field, Option, Slider, SpinButton, Spinner, Switch, Textarea } from '@fluentui/react-components';
+import { Button, Caption1, Dropdown, Field, Input, Option, Slider, SpinButton, Spinner, Switch, Textarea } from '@fluentui/react-components';
 import { useEffect, useMemo, useState } from 'react';
 import type { SearchResponse } from '../../contract/v2/search.js';
 import { errorCellOf } from '../../sheet/cells.js';
 import { searchTable } from '../../sheet/tables.js';
 import type { SheetFunctions } from '../../sheet/functions.js';
 import type { Host } from '../host.js';
-import { EMPTY_FORM, formulaOf, isSearchable, requestOf, type SearchForm } from '../search-form.js';
+import { EMPTY_FORM, formulaOf, isSearchable, requestOf, splitPlaces, type SearchForm } from '../search-form.js';
 import { ChipInput } from './ChipInput.js';
 import { ColumnPicker } from './ColumnPicker.js';
 import { LocationPicker, type PlaceChoice } from './LocationPicker.js';
 import { PreviewGrid } from './PreviewGrid.js';
 import { Notice } from './Notice.js';
+import { PlainLanguageBox } from './PlainLanguageBox.js';
 import { useAction } from './use-async.js';
 
 const PREVIEW_ROWS = 20;
@@ -123,11 +124,28 @@ export function SearchPanel({ host, functions, revision }: { host: Host; functio
 
   return (
     <form aria-label="Build a search" onSubmit={(event) => event.preventDefault()}>
+      <PlainLanguageBox
+        host={host}
+        base={form}
+        onUse={(understood) => {
+          const split = splitPlaces(understood);
+          setForm(split.form);
+          setPlaces(split.places);
+        }}
+      />
       <LocationPicker backend={backend} places={places} onChange={setPlaces} />
       {CATEGORY_FILTERS.map((key) => (
         <MultiSelect key={key} label={key === 'organization_type' ? 'Organization type' : 'Organization size'} options={categories[key] ?? []} values={form.filters[key] ?? []} onChange={(values) => setFilter(key, values)} />
       ))}
       <ChipInput label="Industry (NACE codes)" hint="e.g. 62 or 62.01" values={form.filters.nace_code ?? []} onChange={(values) => setFilter('nace_code', values)} />
+      <div className="row">
+        <Field label="Registered from">
+          <Input type="date" value={form.registerDateFrom} onChange={(_, data) => set({ registerDateFrom: data.value })} />
+        </Field>
+        <Field label="Registered until">
+          <Input type="date" value={form.registerDateTo} onChange={(_, data) => set({ registerDateTo: data.value })} />
+        </Field>
+      </div>
       <ChipInput label="Any of these words" hint="Ranked by relevance (BM25)" values={form.mustAny} onChange={(values) => set({ mustAny: values })} />
       <ChipInput label="All of these words" values={form.mustAll} onChange={(values) => set({ mustAll: values })} />
       <ChipInput label="None of these words" values={form.mustNot} onChange={(values) => set({ mustNot: values })} />
@@ -141,6 +159,7 @@ export function SearchPanel({ host, functions, revision }: { host: Host; functio
           <ChipInput label="Penalize concepts" values={form.penalize} onChange={(values) => set({ penalize: values })} />
         </>
       ) : null}
+      <ChipInput label="Leave out these domains" values={form.excludes} onChange={(values) => set({ excludes: values })} />
       <ColumnPicker label="Columns" columns={form.columns} onChange={(columns) => set({ columns: columns.length > 0 ? columns : EMPTY_FORM.columns })} />
       <div className="row">
         <Field label="Rows">

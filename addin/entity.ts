@@ -9,6 +9,7 @@
  * `basicValue` / `basicType` are left to Excel (it computes with "#VALUE!" where a formula needs a plain value).
  */
 import type { CardField, OrgCard } from '../src/sheet/org-card.js';
+import type { SourceLinks } from '../src/sheet/source-links.js';
 
 /** The card's sections: a field without a value is left out of its section, and an empty section is left out. */
 const SECTIONS: readonly { title: string; fields: readonly CardField[]; collapsed?: boolean }[] = [
@@ -19,8 +20,9 @@ const SECTIONS: readonly { title: string; fields: readonly CardField[]; collapse
 ];
 
 /** Every card field is a string property; the domain carries its web address as the property's source link. */
+const text = (value: string): Excel.StringCellValue => ({ type: 'String', basicValue: value });
+
 function properties(card: OrgCard): Record<string, Excel.EntityPropertyType> {
-  const text = (value: string): Excel.StringCellValue => ({ type: 'String', basicValue: value });
   const out: Record<string, Excel.EntityPropertyType> = {};
   for (const [field, value] of Object.entries(card.fields)) out[field] = text(value);
   const domain: Excel.CellValueAndPropertyMetadata = {
@@ -48,6 +50,28 @@ export function orgEntity(card: OrgCard): Excel.EntityCellValue {
       compact: { icon: 'Building' },
       card: { title: name ? { property: 'name' } : card.domain, subTitle: { property: 'domain' }, sections },
     },
+    provider: { description: 'OrgIndex' },
+  };
+}
+
+/**
+ * ORG.ASK's sources as a card of links: the cell shows the page labels; the card lists each page, its
+ * address as the property's value and as its source link (so `=C2.[About us]` gives the address, and
+ * =HYPERLINK(C2.[About us]) a link in a cell).
+ */
+export function sourcesEntity(sources: SourceLinks): Excel.EntityCellValue {
+  const properties: Record<string, Excel.EntityPropertyType> = {};
+  for (const { label, url } of sources.links) {
+    const value: Excel.CellValueAndPropertyMetadata = text(url || label);
+    if (url) value.propertyMetadata = { attribution: [{ sourceAddress: url, sourceText: label }] };
+    properties[label] = value;
+  }
+  const labels = sources.links.map((link) => link.label);
+  return {
+    type: 'Entity',
+    text: labels.join('; '),
+    properties,
+    layouts: { compact: { icon: 'DocumentMultiple' }, card: { title: 'Sources', sections: [{ layout: 'List', properties: labels }] } },
     provider: { description: 'OrgIndex' },
   };
 }

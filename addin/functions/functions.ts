@@ -10,14 +10,16 @@
 import { isErrorCell, type Table } from '../../src/sheet/cells.js';
 import { asksForCards } from '../../src/sheet/formula-grammar.js';
 import { isOrgCard, type CardTable } from '../../src/sheet/org-card.js';
-import { entitiesSupported, orgEntity } from '../entity.js';
+import { isSourceLinks, type SourceLinks } from '../../src/sheet/source-links.js';
+import type { CellValue } from '../../src/sheet/cells.js';
+import { entitiesSupported, orgEntity, sourcesEntity } from '../entity.js';
 import { addinRuntime } from '../page-runtime.js';
 
 /**
  * Error cells become CustomFunctions.Error values (the only kinds that carry a message: #VALUE! and
  * #N/A); organization cards become data types.
  */
-export function toExcel(table: Table | CardTable): any[][] {
+export function toExcel(table: Table | CardTable | (CellValue | SourceLinks)[][]): any[][] {
   return table.map((row) =>
     row.map((cell) => {
       if (isErrorCell(cell)) {
@@ -25,6 +27,7 @@ export function toExcel(table: Table | CardTable): any[][] {
         return new CustomFunctions.Error(code, cell.message);
       }
       if (isOrgCard(cell)) return orgEntity(cell);
+      if (isSourceLinks(cell)) return sourcesEntity(cell);
       return cell ?? '';
     }),
   );
@@ -84,11 +87,12 @@ export async function orgStats(group_by: any[][], group_by_secondary?: any[][], 
  * @param domain The organization's domain, e.g. example.com.
  * @param question The question, e.g. "Do they offer an API?".
  * @param [max_pages] How many pages of the site to read (default 1).
- * @param [options] "detail=1" spills answer | confidence | sources; "headers=1" adds a header row.
+ * @param [options] "detail=1" spills answer | confidence | sources (links to the pages where the host shows them); "links=1" adds the pages' addresses; "headers=1" adds a header row.
  * @returns The answer.
  */
 export async function orgAsk(domain: any[][], question: any[][], max_pages?: any[][], options?: any[][]): Promise<any[][]> {
   const runtime = addinRuntime();
   await runtime.ready;
+  if (entitiesSupported()) return toExcel(await runtime.functions.askLinked(domain, question, max_pages ?? null, options ?? null));
   return toExcel(await runtime.functions.ask(domain, question, max_pages ?? null, options ?? null));
 }

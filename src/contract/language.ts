@@ -30,6 +30,8 @@ export type QnaRequest = z.output<typeof QnaRequestSchema>;
 export const QAResponseSchema = z.looseObject({
   answer: z.string(),
   sources: z.array(z.string()),
+  /** OrgIndex's extension: the address of each source, in the order of `sources` (a service without it leaves it out). */
+  source_urls: z.array(z.string()).optional(),
   confidence: z.number().min(0).max(1),
   follow_up_questions: z.array(z.string()),
   can_answer: z.boolean(),

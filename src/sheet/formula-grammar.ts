@@ -290,4 +290,4 @@ export function statsCall(groupBy: Argument, secondary: Argument, filters: Argum
   return { body: body, layout: option.layout === 'long' ? 'long' : 'crosstab', headers: option.headers !== false };
 }
 
-export const ASK_OPTIONS: OptionSpec = { detail: { kind: 'bool' }, headers: { kind: 'bool' } };
+export const ASK_OPTIONS: OptionSpec = { detail: { kind: 'bool' }, headers: { kind: 'bool' }, links: { kind: 'bool' } };

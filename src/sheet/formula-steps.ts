@@ -17,6 +17,7 @@ import { fetchTable, planFetch } from './fetch-plan.js';
 import type { FetchedRows, Row } from './fetch-rows.js';
 import { ASK_OPTIONS, fetchCall, scalarText, searchCall, statsCall } from './formula-grammar.js';
 import { CARD_COLUMNS, cardOf, isOrgCard, type CardCell, type CardTable, type OrgCard } from './org-card.js';
+import { sourceLinksOf, type SourceLinks } from './source-links.js';
 import { flattenMarkdown } from './markdown.js';
 import { searchTable, statsTable } from './tables.js';
 
@@ -240,9 +241,19 @@ export function* statsSteps(groupBy: Argument, secondary: Argument, filters: Arg
 
 /**
  * ORG.ASK(domain, question, [max_pages], [options]) → the answer in one cell (Markdown flattened), or
- * with `detail=1` a row: answer | confidence | sources. No answer → `#N/A` with the service's message.
+ * with `detail=1` a row: answer | confidence | sources (the page labels, one per line), and with
+ * `links=1` their addresses after them. No answer → `#N/A` with the service's message.
  */
-export function* askSteps(domain: Argument, question: Argument, maxPages: Argument, options: Argument): SheetSteps<Table> {
+export function askSteps(domain: Argument, question: Argument, maxPages: Argument, options: Argument): SheetSteps<Table> {
+  return answerSteps(domain, question, maxPages, options, false) as SheetSteps<Table>;
+}
+
+/** ORG.ASK where the host shows links in a cell (Excel's data types): with `detail=1` the sources cell is the sources as links. */
+export function askLinkedSteps(domain: Argument, question: Argument, maxPages: Argument, options: Argument): SheetSteps<(CellValue | SourceLinks)[][]> {
+  return answerSteps(domain, question, maxPages, options, true);
+}
+
+function* answerSteps(domain: Argument, question: Argument, maxPages: Argument, options: Argument, linkCells: boolean): SheetSteps<(CellValue | SourceLinks)[][]> {
   const site = scalarText('domain', domain);
   if (site === '') throw new ArgumentError('domain', 'is required: the organization’s domain, e.g. example.com');
   const asked = scalarText('question', question);
@@ -255,6 +266,12 @@ export function* askSteps(domain: Argument, question: Argument, maxPages: Argume
   if (!result.can_answer) return [[errorCell('#N/A', result.message || 'No answer found on the site')]];
   const text = flattenMarkdown(result.data.answer);
   if (option.detail !== true) return [[text]];
-  const row: CellValue[] = [text, result.data.confidence, result.data.sources.join('\n')];
-  return option.headers === true ? [['answer', 'confidence', 'sources'], row] : [row];
+  const sources = sourceLinksOf(result.data);
+  const row: (CellValue | SourceLinks)[] = [text, result.data.confidence, linkCells ? sources : sources.links.map((link) => link.label).join('\n')];
+  const header = ['answer', 'confidence', 'sources'];
+  if (option.links === true) {
+    row.push(sources.links.map((link) => link.url).join('\n'));
+    header.push('links');
+  }
+  return option.headers === true ? [header, row] : [row];
 }

@@ -14,13 +14,14 @@ import type { SelectableColumn } from '../contract/common.js';
 import { callBackend, type SheetBackend } from './backend.js';
 import { FetchBatcher } from './batcher.js';
 import type { CacheKey, ResultCache } from './cache.js';
-import type { Table } from './cells.js';
+import type { CellValue, Table } from './cells.js';
 import type { Argument } from './arguments.js';
 import type { CardTable } from './org-card.js';
+import type { SourceLinks } from './source-links.js';
 import type { SavedQuery } from '../contract/saved-query.js';
 import { savedQuerySteps } from './saved-query.js';
 import { cachedByDomain, fetchBody, rowKeys, rowsByDomain, type FetchedRows, type Row } from './fetch-rows.js';
-import { askSteps, cardSteps, DEFAULT_MAX_PAYLOAD_BYTES, fetchSteps, guarded, searchResponseSteps, searchSteps, statsSteps, type SheetEffect, type SheetSteps, type StepLimits } from './formula-steps.js';
+import { askLinkedSteps, askSteps, cardSteps, DEFAULT_MAX_PAYLOAD_BYTES, fetchSteps, guarded, searchResponseSteps, searchSteps, statsSteps, type SheetEffect, type SheetSteps, type StepLimits } from './formula-steps.js';
 
 export { DEFAULT_MAX_PAYLOAD_BYTES } from './formula-steps.js';
 
@@ -142,6 +143,11 @@ export class SheetFunctions {
   /** ORG.ASK(domain, question, [max_pages], [options]) → the answer in one cell, or answer | confidence | sources. */
   ask(domain: Argument, question: Argument, maxPages: Argument, options: Argument): Promise<Table> {
     return this.runSteps(guarded(askSteps(domain, question, maxPages, options), this.limits));
+  }
+
+  /** ORG.ASK on a host that shows links in a cell: with detail=1 the sources as links. */
+  askLinked(domain: Argument, question: Argument, maxPages: Argument, options: Argument): Promise<(CellValue | SourceLinks)[][]> {
+    return this.runSteps(guarded(askLinkedSteps(domain, question, maxPages, options), this.limits));
   }
 
   private async cachedRows(domains: readonly string[], columns: readonly SelectableColumn[], backend: SheetBackend): Promise<Map<string, Row | null>> {

@@ -331,6 +331,30 @@ describe('ORG.ASK against a site (a fixture website on loopback, never the inter
     expect(detail[1]?.[2]).toBe('About us');
     const none = firstCell(await orgAsk(cell(siteUrl), cell('What is the airspeed velocity of an unladen swallow?')));
     expect(none).toMatchObject({ code: '#N/A' });
+    // links=1: the pages' addresses after their labels, as text a host without data types can show.
+    const linked = await orgAsk(cell(siteUrl), cell('When was the company founded?'), cell(3), cell('detail=1; links=1; headers=1'));
+    expect(linked[0]).toEqual(['answer', 'confidence', 'sources', 'links']);
+    expect(linked[1]?.slice(2)).toEqual(['About us', siteUrl]);
+  });
+
+  test('in an Excel with data types, detail=1 gives the sources as a card of links to the pages', async () => {
+    installOfficeRequirements(() => '1.16');
+    try {
+      await addinRuntime().setConnection({ ...DEFAULT_CONNECTION, backend: 'remote', serviceUrl: asking.url, accessToken: await hs256Token(SECRET) });
+      const detail = await orgAsk(cell(siteUrl), cell('When was the company founded?'), cell(3), cell('detail=1'));
+      const sources = detail[0]?.[2] as Excel.EntityCellValue;
+      expect(cellValueProblems(sources, '1.16')).toEqual([]);
+      expect(sources).toMatchObject({
+        type: 'Entity',
+        text: 'About us',
+        properties: { 'About us': { type: 'String', basicValue: siteUrl, propertyMetadata: { attribution: [{ sourceAddress: siteUrl, sourceText: 'About us' }] } } },
+        layouts: { card: { title: 'Sources', sections: [{ layout: 'List', properties: ['About us'] }] } },
+      });
+      // The answer itself stays text: a formula can read it.
+      expect(typeof detail[0]?.[0]).toBe('string');
+    } finally {
+      Reflect.deleteProperty(globalThis, 'Office');
+    }
   });
 });
 

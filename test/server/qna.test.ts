@@ -80,6 +80,8 @@ describe('POST /v1/qna', () => {
     const data = body.data as { answer: string; sources: string[]; confidence: number; follow_up_questions: string[]; can_answer: boolean };
     expect(data.answer).toContain('Acme Solar was founded in 2009 by Jane Doe in Munich.');
     expect(data.sources).toEqual(['About us']);
+    // OrgIndex's extension: each source's address, in the order of the labels.
+    expect(body.data).toMatchObject({ source_urls: [`${siteUrl}about`] });
     expect(data.confidence).toBeGreaterThanOrEqual(0.35);
     expect(data.confidence).toBeLessThanOrEqual(1);
     expect(data.can_answer).toBe(true);

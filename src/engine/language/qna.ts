@@ -258,7 +258,10 @@ export function* answerSteps(question: string, pages: readonly QnaPage[], option
       break;
     }
   }
-  const sources = [...new Set(chosen.map((entry) => entry.page.label))];
+  // Labels as the interface gives them, each with the address of its first page (an OrgIndex extension).
+  const addresses = new Map<string, string>();
+  for (const entry of chosen) if (!addresses.has(entry.page.label)) addresses.set(entry.page.label, entry.page.url);
+  const sources = [...addresses.keys()];
   const answer = chosen.map((entry) => `${entry.text}\n\n— *${entry.page.label}*`).join('\n\n');
   const followUps: string[] = [];
   for (let index = 0; followUps.length < 3; index++) {
@@ -283,7 +286,7 @@ export function* answerSteps(question: string, pages: readonly QnaPage[], option
     success: true,
     can_answer: true,
     message: `Answered from ${sources.length} of ${pages.length} page(s)${options.incomplete ? `; ${options.incomplete}` : ''}`,
-    data: { answer, sources, confidence, follow_up_questions: followUps, can_answer: true },
+    data: { answer, sources, source_urls: [...addresses.values()], confidence, follow_up_questions: followUps, can_answer: true },
   };
 }
 

@@ -8,6 +8,8 @@ import type { OrgIndexClient } from '../src/client/client.js';
 import type { ClientOptions } from '../src/client/config.js';
 import type { Quota } from '../src/contract/errors.js';
 import type { LocalIndex } from '../src/engine/local-index.js';
+import type { placeCoordinates } from '../src/engine/dataset/place-coordinates.js';
+import type { Coordinates, MapLevel } from '../src/contract/common.js';
 import { localBackend, remoteBackend, type SheetBackend } from '../src/sheet/backend.js';
 import { ResultCache, type AsyncStorage } from '../src/sheet/cache.js';
 import { clientOptionsOf, readConnection, type Connection } from '../src/sheet/connection.js';
@@ -21,6 +23,8 @@ export interface RuntimeDeps {
   schedule: (run: () => void, ms: number) => void;
   /** Builds the embedded sample index (the add-in loads the engine's chunk on demand). */
   loadLocalIndex: () => Promise<LocalIndex>;
+  /** Coordinates of places from the embedded geography (the same chunk), for the map of counts. */
+  loadPlaceCoordinates: () => Promise<typeof placeCoordinates>;
   createClient: (options: ClientOptions) => OrgIndexClient;
   now?: () => number;
 }
@@ -85,6 +89,11 @@ export class AddinRuntime {
     if (connection.backend === 'remote') this.deps.createClient(clientOptionsOf(connection));
     await this.deps.storage.setItem(CONNECTION_KEY, JSON.stringify(connection));
     this.apply(connection);
+  }
+
+  /** Where the named places lie (those the embedded geography knows). */
+  async placeCoordinates(level: MapLevel, names: readonly string[]): Promise<Record<string, Coordinates>> {
+    return (await this.deps.loadPlaceCoordinates())(level, names);
   }
 
   /** ORG.FETCH(…, "as=card") answered with plain columns, as this Excel has no data types. */

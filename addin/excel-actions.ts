@@ -99,10 +99,25 @@ export async function writeCards(address: string, offset: number, cards: CardTab
 }
 
 export async function insertChart(table: Table, title: string): Promise<void> {
+  await insertTableChart(table, title, Excel.ChartType.columnClustered);
+}
+
+/**
+ * The count table and Excel's filled map of it (ExcelApi 1.9). Excel shades the regions it finds by
+ * name through Bing, so it needs a connection, and it draws countries and states, not municipalities.
+ */
+export async function insertMapChart(table: Table, title: string): Promise<void> {
+  if (typeof Office !== 'undefined' && !Office.context.requirements.isSetSupported('ExcelApi', '1.9')) {
+    throw new Error('This Excel cannot draw map charts (they need Excel 2019, Microsoft 365 or Excel on the web): the map in this pane shows the counts instead');
+  }
+  await insertTableChart(table, title, Excel.ChartType.regionMap);
+}
+
+async function insertTableChart(table: Table, title: string, type: Excel.ChartType): Promise<void> {
   const range = await insertValues(table, false);
   await Excel.run(async (context) => {
     const target = rangeAt(context, range.address);
-    const chart = target.worksheet.charts.add(Excel.ChartType.columnClustered, target, Excel.ChartSeriesBy.columns);
+    const chart = target.worksheet.charts.add(type, target, Excel.ChartSeriesBy.columns);
     chart.title.text = title;
     await context.sync();
   });

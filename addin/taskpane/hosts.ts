@@ -8,8 +8,9 @@ import { entitiesSupported } from '../entity.js';
 import * as excel from '../excel-actions.js';
 import { excelSavedQueries } from '../saved-queries.js';
 
-function common(runtime: AddinRuntime): Pick<Host, 'functionName' | 'connection' | 'saveConnection' | 'canShareConnection' | 'backend' | 'backendFor' | 'lastQuota' | 'onQuota'> {
+function common(runtime: AddinRuntime): Pick<Host, 'functionName' | 'connection' | 'saveConnection' | 'canShareConnection' | 'backend' | 'backendFor' | 'lastQuota' | 'onQuota' | 'placeCoordinates'> {
   return {
+    placeCoordinates: (level, names) => runtime.placeCoordinates(level, names),
     canShareConnection: false,
     functionName: (id) => `ORG.${id}`,
     connection: () => runtime.connection,
@@ -44,6 +45,7 @@ export function excelHost(runtime: AddinRuntime): Host {
       fellBack: () => runtime.cardsFellBack,
       onFellBack: (listener) => runtime.onCardsFellBack(listener),
     },
+    mapChart: { levels: ['country', 'state'], insert: excel.insertMapChart },
   };
 }
 
@@ -63,5 +65,6 @@ export function previewHost(runtime: AddinRuntime): Host {
     pinSelection: outside,
     savedQueries: null,
     cards: null,
+    mapChart: null,
   };
 }

@@ -12,6 +12,7 @@ import { readConnection, type Connection } from '../../src/sheet/connection.js';
 import type { RefreshReport } from '../../src/contract/saved-query.js';
 import type { SavedQuerySummary, ScheduleView } from '../../src/sheet/saved-query.js';
 import type { Host, SavedQueriesHost } from '../../src/ui/host.js';
+import type { Coordinates, MapLevel } from '../../src/contract/common.js';
 import type { SidebarAnswer, SidebarError } from '../src/sidebar-api.js';
 
 interface ScriptRunner {
@@ -150,6 +151,16 @@ export class SheetsHost implements Host {
 
   /** Google Sheets has no data types for add-ons: ORGFETCH(…, "as=card") gives the columns as values. */
   readonly cards = null;
+
+  /**
+   * Sheets' geo chart draws the regions of one country at a time from ISO codes, not the index's place
+   * names across countries: the sidebar's own map shows the counts instead.
+   */
+  readonly mapChart = null;
+
+  placeCoordinates(level: MapLevel, names: readonly string[]): Promise<Record<string, Coordinates>> {
+    return this.call('placeCoordinates', { level, names });
+  }
 
   readonly savedQueries: SavedQueriesHost = {
     insert: (request, output) => this.call<SavedQuerySummary>('insertRefreshable', { request, output }),

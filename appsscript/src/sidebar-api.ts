@@ -12,6 +12,8 @@ import type { Quota, ReachedLimit } from '../../src/contract/errors.js';
 import { remoteSyncBackend, type SyncSheetBackend } from '../../src/sheet/backend.js';
 import { clientOptionsOf, readConnection, type Connection } from '../../src/sheet/connection.js';
 import { ArgumentError } from '../../src/sheet/cells.js';
+import { MAP_LEVELS, type MapLevel } from '../../src/contract/common.js';
+import { placeCoordinates } from '../../src/engine/dataset/place-coordinates.js';
 import { CONNECTION_PROPERTY, currentConnection, localBackend } from './runtime.js';
 import * as saved from './saved-queries.js';
 import * as sheet from './sheet-actions.js';
@@ -54,6 +56,12 @@ function errorOf(error: unknown): SidebarError {
 
 type Payload = Record<string, unknown>;
 
+function mapLevelOf(value: unknown): MapLevel {
+  const level = MAP_LEVELS.find((known) => known === value);
+  if (!level) throw new ArgumentError('level', `must be one of ${MAP_LEVELS.join(', ')}`);
+  return level;
+}
+
 /** The operations, by name: backend calls, the connection, and what the sidebar does to the sheet. */
 function operate(op: string, payload: Payload, onQuota: (quota: Quota) => void): unknown {
   const connection = payload.connection ? readConnection(JSON.stringify(payload.connection)) : currentConnection();
@@ -78,6 +86,8 @@ function operate(op: string, payload: Payload, onQuota: (quota: Quota) => void):
       return backend().nlpSearch(payload.body as Parameters<SyncSheetBackend['nlpSearch']>[0]);
     case 'filterOptions':
       return backend().filterOptions();
+    case 'placeCoordinates':
+      return placeCoordinates(mapLevelOf(payload.level), Array.isArray(payload.names) ? payload.names.filter((name): name is string => typeof name === 'string') : []);
     case 'locationSearch':
       return backend().locationSearch(payload.body as Parameters<SyncSheetBackend['locationSearch']>[0]);
     case 'health':

@@ -166,6 +166,13 @@ export const CursorSchema = z.array(CursorRequestValueSchema).max(TEXT_LIMITS.cu
 export const GEO_LEVELS = ['country', 'state', 'region', 'district', 'municipality'] as const;
 export type GeoLevel = (typeof GEO_LEVELS)[number];
 
+/** The levels whose counts can be drawn on a map (a place per bucket, with coordinates). */
+export const MAP_LEVELS = ['country', 'state', 'municipality'] as const satisfies readonly GeoLevel[];
+export type MapLevel = (typeof MAP_LEVELS)[number];
+
+/** Latitude and longitude in degrees. */
+export type Coordinates = readonly [number, number];
+
 /** Integer with inclusive bounds and a default, as the spec's tables write them. */
 export function boundedInt(min: number, max: number, fallback: number) {
   return integer().min(min).max(max).default(fallback);

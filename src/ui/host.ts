@@ -7,6 +7,7 @@ import type { Quota } from '../contract/errors.js';
 import type { SheetBackend } from '../sheet/backend.js';
 import type { Table } from '../sheet/cells.js';
 import type { CardTable } from '../sheet/org-card.js';
+import type { Coordinates, MapLevel } from '../contract/common.js';
 import type { Connection } from '../sheet/connection.js';
 import type { RefreshReport, RefreshScheduleInput, SavedQueryOutput, SavedQueryRequest } from '../contract/saved-query.js';
 import type { SavedQuerySummary, ScheduleView } from '../sheet/saved-query.js';
@@ -81,4 +82,8 @@ export interface Host {
   readonly savedQueries: SavedQueriesHost | null;
   /** Null where the host has no data types (Google Sheets, the browser preview). */
   readonly cards: CardsHost | null;
+  /** Where the named places lie, from the embedded geography (places it does not know are left out). */
+  placeCoordinates(level: MapLevel, names: readonly string[]): Promise<Record<string, Coordinates>>;
+  /** The host's own map chart of a count table, for the levels it can draw; null where it has none. */
+  readonly mapChart: { readonly levels: readonly MapLevel[]; insert(table: Table, title: string): Promise<void> } | null;
 }

@@ -9,7 +9,7 @@ import { createLocalIndex, generateDataset } from '../../src/engine/index.js';
 import { localBackend } from '../../src/sheet/backend.js';
 import { ResultCache } from '../../src/sheet/cache.js';
 import { SheetFunctions } from '../../src/sheet/functions.js';
-import { insertChart, insertFormula, insertValues, pinSelection, readSelectedColumn, writeBeside, writeCards } from '../../addin/excel-actions.js';
+import { insertChart, insertFormula, insertMapChart, insertValues, pinSelection, readSelectedColumn, writeBeside, writeCards } from '../../addin/excel-actions.js';
 import { StandInWorkbook, type WorkbookSheet } from './workbook-stand-in.js';
 
 const index = createLocalIndex(generateDataset({ count: 2_000, seed: 5, asOf: '2026-11-01' }));
@@ -96,6 +96,18 @@ test('formula, chart', async () => {
   workbook.selection = sheet.area('A6');
   await insertChart([['organization_type', 'count'], ['Company', 10]], 'Organizations by organization_type');
   expect(sheet.charts).toEqual([{ name: 'Chart 1', type: 'ColumnClustered', source: 'Sheet1!A6:B7', seriesBy: 'Columns', title: 'Organizations by organization_type' }]);
+});
+
+test('map chart: the counts by state and Excel\'s filled map of them; an Excel before 1.9 is told why not, and nothing is written', async () => {
+  const table = index.stats({ group_by: 'state', limit: 20 }).data.map((bucket) => [bucket.state as string, bucket.count]);
+  workbook.selection = sheet.area('D2');
+  await insertMapChart([['state', 'count'], ...table], 'Organizations by state');
+  expect(sheet.charts).toEqual([{ name: 'Chart 1', type: 'RegionMap', source: `Sheet1!D2:E${2 + table.length}`, seriesBy: 'Columns', title: 'Organizations by state' }]);
+  workbook.excelApi = '1.8';
+  workbook.selection = sheet.area('H2');
+  await expect(insertMapChart([['state', 'count'], ...table], 'Organizations by state')).rejects.toThrow(/cannot draw map charts/);
+  expect(sheet.peek(1, 7).value).toBe('');
+  expect(sheet.charts).toHaveLength(1);
 });
 
 describe('organization cards (ExcelApi 1.16)', () => {

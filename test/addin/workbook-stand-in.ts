@@ -293,7 +293,7 @@ export class StandInWorkbook {
         run: (batch: (context: RequestContext) => unknown) => this.run(batch),
         SheetVisibility: { visible: 'Visible', hidden: 'Hidden', veryHidden: 'VeryHidden' },
         ClearApplyTo: { all: 'All', formats: 'Formats', contents: 'Contents' },
-        ChartType: { columnClustered: 'ColumnClustered' },
+        ChartType: { columnClustered: 'ColumnClustered', regionMap: 'RegionMap' },
         ChartSeriesBy: { auto: 'Auto', columns: 'Columns', rows: 'Rows' },
         CalculationType: { recalculate: 'Recalculate', full: 'Full', fullRebuild: 'FullRebuild' },
       },

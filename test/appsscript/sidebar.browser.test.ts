@@ -10,7 +10,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser.js';
-import { searchBayernSoftware, searchInPlainWords } from '../ui/search-steps.js';
+import { countOnMap, searchBayernSoftware, searchInPlainWords } from '../ui/search-steps.js';
 import { loadBundle, type AppsScriptSandbox } from './harness.js';
 import { spreadsheetStandIn } from './spreadsheet-stand-in.js';
 
@@ -90,6 +90,19 @@ test('plain words are understood by the script (nlp_search on its built-in parse
   // Understanding is one call to the script, and the search runs only after "Use this search".
   expect(calls.filter((op) => op === 'nlpSearch')).toHaveLength(1);
   expect(calls.indexOf('search')).toBeGreaterThan(calls.indexOf('nlpSearch'));
+  expect(errors).toEqual([]);
+  await page.close();
+}, 300_000);
+
+test('counts by state go on the sidebar\'s own map, placed by the script from the built-in geography; no map chart is offered', async () => {
+  const errors: string[] = [];
+  const calls: string[] = [];
+  const page = await openSidebar('search', calls, errors);
+  const states = await countOnMap(page, 'state');
+  expect(states.circles).toBeGreaterThanOrEqual(25);
+  expect(calls).toEqual(expect.arrayContaining(['stats', 'placeCoordinates']));
+  expect(await page.getByRole('button', { name: 'Insert table and map chart' }).count()).toBe(0);
+  await page.screenshot({ path: join(SHOTS, 'sidebar-map.png'), fullPage: true });
   expect(errors).toEqual([]);
   await page.close();
 }, 300_000);

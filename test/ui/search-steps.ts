@@ -53,3 +53,18 @@ export async function searchInPlainWords(page: Page, searchFunction: string, chi
   expect(await page.getByLabel('Registered from').inputValue()).toBe('2016-01-01');
   return shown;
 }
+
+/**
+ * Counts by a place level in the Stats tab and waits for the map: returns how many circles it drew and
+ * the caption under it ("12 of 16 states on the map; …").
+ */
+export async function countOnMap(page: Page, level: 'state' | 'municipality'): Promise<{ circles: number; caption: string }> {
+  await page.getByRole('tab', { name: 'Stats' }).click();
+  await page.getByRole('combobox', { name: 'Count by' }).click();
+  await page.getByRole('option', { name: level, exact: true }).click();
+  await page.getByRole('button', { name: 'Count', exact: true }).click();
+  const map = page.getByRole('img', { name: `Map of the counts by ${level}` });
+  await map.waitFor({ timeout: 120_000 });
+  const caption = await page.locator('section[aria-label="Map"]').getByText(/on the map/).innerText();
+  return { circles: await map.locator('circle').count(), caption };
+}

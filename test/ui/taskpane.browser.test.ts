@@ -19,7 +19,7 @@ import { answerDevConnection, DEV_CONNECTION_PATH, devConnectionOf, type DevConn
 import { DEFAULT_CONNECTION } from '../../src/sheet/connection.js';
 import { launchChromium } from '../support/browser.js';
 import { KEYS, startTestServer, type TestServer } from '../server/support.js';
-import { searchBayernSoftware, searchInPlainWords } from './search-steps.js';
+import { countOnMap, searchBayernSoftware, searchInPlainWords } from './search-steps.js';
 
 const DIST = join(process.cwd(), 'dist/addin');
 /** Where screenshots go: dist/screenshots normally; `npm run screenshots` sets docs/ to refresh the committed ones. */
@@ -136,6 +136,21 @@ test('opens outside Office on the built-in sample, builds a filter, previews row
 
 test('plain words become chips and a formula before anything runs; the chosen chips become the form, and the preview runs', async () => {
   await searchInPlainWords(page, 'ORG.SEARCH', join(SHOTS, 'taskpane-plain-words.png'));
+  expect(pageErrors).toEqual([]);
+}, 400_000);
+
+test('counts by state and by municipality are drawn on a map in the pane, every counted place that has coordinates', async () => {
+  const states = await countOnMap(page, 'state');
+  // The 50 biggest buckets: Germany's 16 states and Austria's 9 at least have coordinates; the geography
+  // has none for the regions of the countries the sample fills without municipalities (they are named).
+  expect(states.circles).toBeGreaterThanOrEqual(25);
+  expect(states.caption).toMatch(new RegExp(`^${states.circles} of 50 states on the map`));
+  await page.screenshot({ path: join(SHOTS, 'taskpane-map.png'), fullPage: true });
+  const towns = await countOnMap(page, 'municipality');
+  expect(towns.circles).toBeGreaterThan(20);
+  expect(towns.caption).toMatch(/municipalities on the map/);
+  // Outside Office there is no map chart to insert: the pane's own map is the map.
+  expect(await page.getByRole('button', { name: 'Insert table and map chart' }).count()).toBe(0);
   expect(pageErrors).toEqual([]);
 }, 400_000);
 

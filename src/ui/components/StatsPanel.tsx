@@ -1,4 +1,8 @@
-/** Count organizations by one or two dimensions; preview, then insert the table with a chart, or as refreshable values. */
+/**
+ * Count organizations by one or two dimensions; preview, then insert the table with a chart, or as
+ * refreshable values. Counts by country, state or municipality are also drawn on a map in the pane, and,
+ * where the host has a map chart for the level, inserted as one.
+ */
 import { Button, Caption1, Dropdown, Field, Input, Option } from '@fluentui/react-components';
 import { useState } from 'react';
 import { STATS_GROUP_BY } from '../../contract/v2/stats.js';
@@ -6,6 +10,8 @@ import type { Table } from '../../sheet/cells.js';
 import type { SheetFunctions } from '../../sheet/functions.js';
 import { statsCall } from '../../sheet/formula-grammar.js';
 import type { Host } from '../host.js';
+import { MAP_LEVELS, type MapLevel } from '../../contract/common.js';
+import { CountMap } from './CountMap.js';
 import { PreviewGrid } from './PreviewGrid.js';
 import { Notice } from './Notice.js';
 import { useAction } from './use-async.js';
@@ -15,6 +21,8 @@ export function StatsPanel({ host, functions }: { host: Host; functions: SheetFu
   const [secondary, setSecondary] = useState<string>('');
   const [filters, setFilters] = useState('');
   const [table, setTable] = useState<Table | null>(null);
+  /** The level of the counted table when it can go on a map (one dimension, a place level). */
+  const [mapLevel, setMapLevel] = useState<MapLevel | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const { busy, error, run } = useAction();
   const options = 'limit=50';
@@ -25,7 +33,10 @@ export function StatsPanel({ host, functions }: { host: Host; functions: SheetFu
       const first = result[0]?.[0];
       if (typeof first === 'object' && first !== null) throw new Error(first.message);
       setTable(result);
+      setMapLevel(secondary === '' ? (MAP_LEVELS.find((level) => level === groupBy) ?? null) : null);
     });
+  const mapChart = host.mapChart;
+  const insertMap = (chart: NonNullable<typeof mapChart>) => run(() => chart.insert(table ?? [], `Organizations by ${groupBy}`));
   const saved = host.savedQueries;
   const insertRefreshable = (target: NonNullable<typeof saved>) =>
     run(async () => {
@@ -62,12 +73,21 @@ export function StatsPanel({ host, functions }: { host: Host; functions: SheetFu
         <Button disabled={busy || !table || !host.canWrite} onClick={() => void run(() => host.insertChart(table ?? [], `Organizations by ${groupBy}`))}>
           Insert table and chart
         </Button>
+        {mapChart && mapLevel ? (
+          <Button disabled={busy || !host.canWrite || !mapChart.levels.includes(mapLevel)} onClick={() => void insertMap(mapChart)}>
+            Insert table and map chart
+          </Button>
+        ) : null}
         {saved ? (
           <Button disabled={busy} onClick={() => void insertRefreshable(saved)}>
             Insert as refreshable values
           </Button>
         ) : null}
       </div>
+      {table && mapLevel ? <CountMap host={host} table={table} level={mapLevel} /> : null}
+      {mapChart && mapLevel && !mapChart.levels.includes(mapLevel) ? (
+        <Caption1>Excel's map charts shade countries and states; for municipalities the map above is the one to use.</Caption1>
+      ) : null}
       {table ? <PreviewGrid table={table} label="Counts" /> : <Caption1>One request, however many organizations are counted.</Caption1>}
       <Notice intent="success" text={notice} />
       <Notice intent="error" text={error} />

@@ -45,6 +45,16 @@ test('the same arguments give the same tables as the async driver (search, fetch
   }
 });
 
+test('ORGFETCH(…, "as=card") in Sheets (no data types) gives the columns asked for as values, the register court among them', () => {
+  const { functions } = syncFunctions();
+  const withCourt = index.search({ filters: { company_register_court: ['Amtsgericht München'] }, columns: ['domain', 'name', 'company_register_court'], size: 2 }).data;
+  expect(withCourt).toHaveLength(2);
+  const table = functions.fetch(withCourt.map((row) => [row.domain]), 'name, company_register_court', 'as=card');
+  // The filter matches any registration; the column is the court of the newest one.
+  expect(table).toEqual(withCourt.map((row) => [row.name, row.company_register_court]));
+  expect(table.every((row) => typeof row[1] === 'string' && row[1].startsWith('Amtsgericht'))).toBe(true);
+});
+
 test('a filter value spelled as users spell it finds rows; one that matches nothing gives #N/A naming the closest value, not a blank', async () => {
   const { functions } = syncFunctions();
   const excel = asyncFunctions();

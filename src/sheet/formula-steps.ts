@@ -96,16 +96,18 @@ export function* guarded<C>(steps: SheetSteps<(C | ErrorCell)[][]>, limits: Step
 }
 
 /**
- * What a card costs in Excel's payload beyond its values: the entity's property types, layout and
- * provider (addin/entity.ts; a card of empty fields serialises to about 1.2 KB).
+ * What a card costs in Excel's payload beyond its values (the entity's property types, layout and
+ * provider, addin/entity.ts); with the name once more and the domain twice more (the cell's text, the
+ * domain's link), this estimate was at or above the JSON of 500 sample cards (about 1.7 KB each), so a
+ * formula of cards ends at about 1,400 rows.
  */
-const CARD_OVERHEAD_BYTES = 1_600;
+const CARD_OVERHEAD_BYTES = 1_350;
 
 function cellBytes(cell: CellValue | OrgCard): number {
   if (cell === null) return 4;
   if (typeof cell === 'string') return cell.length + 3;
   if (isErrorCell(cell)) return cell.message.length + 40;
-  if (isOrgCard(cell)) return Object.values(cell.fields).reduce((sum, value) => sum + value.length * 2 + 3, CARD_OVERHEAD_BYTES);
+  if (isOrgCard(cell)) return Object.values(cell.fields).reduce((sum, value) => sum + value.length + 3, CARD_OVERHEAD_BYTES + (cell.fields.name ?? '').length + 2 * cell.domain.length);
   return String(cell).length + 1;
 }
 

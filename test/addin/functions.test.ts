@@ -375,6 +375,10 @@ describe('the payload cap', () => {
     const fetched = await functions.fetch(domains, 'domain, summary', null);
     expect(fetched.length).toBeLessThan(100);
     expect(fetched[fetched.length - 1]?.[0]).toMatchObject({ error: '#N/A', message: expect.stringMatching(/^Rows from here on \(\d+ of 100\) not shown: the result would pass Excel's payload limit/) as unknown });
+    // Cards (about 1.7 KB each) are counted as Excel receives them: fewer fit than rows of two columns.
+    const cards = await functions.cards(domains, 'as=card');
+    expect(cards.length).toBeLessThan(fetched.length);
+    expect(cards[cards.length - 1]?.[0]).toMatchObject({ error: '#N/A', message: expect.stringMatching(/^Rows from here on \(\d+ of 100\) not shown/) as unknown });
     // A whole-column argument ends at its last non-blank cell.
     const column = [...domains.slice(0, 3), ...Array.from({ length: 100_000 }, () => [''])];
     expect(await functions.fetch(column, 'domain', null)).toHaveLength(3);

@@ -52,6 +52,20 @@ function project(buckets: Bucket[], at: Record<string, Coordinates>): { placed: 
   return { placed, height: spanY * scale + 2 * PAD };
 }
 
+/** The largest places' names, each where it does not cover an earlier one (about 5.5 units a letter at size 10). */
+function labelsFor(placed: readonly Placed[]): Set<string> {
+  const boxes: { x: number; y: number; w: number }[] = [];
+  const names = new Set<string>();
+  for (const point of [...placed].sort((a, b) => b.count - a.count)) {
+    if (names.size === LABELLED) break;
+    const box = { x: point.x + point.r + 2, y: point.y - 6, w: point.name.length * 5.5 };
+    if (boxes.some((other) => box.x < other.x + other.w && other.x < box.x + box.w && Math.abs(box.y - other.y) < 11)) continue;
+    boxes.push(box);
+    names.add(point.name);
+  }
+  return names;
+}
+
 export function CountMap({ host, table, level }: { host: Host; table: Table; level: MapLevel }) {
   const [at, setAt] = useState<Record<string, Coordinates> | null>(null);
   const buckets = bucketsOf(table);
@@ -74,11 +88,11 @@ export function CountMap({ host, table, level }: { host: Host; table: Table; lev
   if (!at) return <Caption1>Placing the counts on the map…</Caption1>;
   const { placed, height } = project(buckets, at);
   const missing = buckets.filter((bucket) => !at[bucket.name]).map((bucket) => bucket.name);
-  const labelled = new Set([...placed].sort((a, b) => b.count - a.count).slice(0, LABELLED).map((point) => point.name));
+  const labelled = labelsFor(placed);
   return (
     <section aria-label="Map">
       {placed.length > 0 ? (
-        <svg role="img" aria-label={`Map of the counts by ${level}`} width={WIDTH} height={Math.round(height)} viewBox={`0 0 ${WIDTH} ${Math.round(height)}`}>
+        <svg role="img" aria-label={`Map of the counts by ${level}`} width="100%" style={{ maxWidth: WIDTH }} viewBox={`0 0 ${WIDTH} ${Math.round(height)}`}>
           <rect width={WIDTH} height={Math.round(height)} fill="#f3f6fa" />
           {/* Largest first, so small circles stay on top and can be pointed at. */}
           {[...placed]

@@ -103,7 +103,8 @@ export function* guarded<C>(steps: SheetSteps<(C | ErrorCell)[][]>, limits: Step
  */
 const CARD_OVERHEAD_BYTES = 1_350;
 
-function cellBytes(cell: CellValue | OrgCard): number {
+/** A cell's share of the result Excel receives, as the payload cap counts it (JSON characters). */
+export function cellBytes(cell: CellValue | OrgCard): number {
   if (cell === null) return 4;
   if (typeof cell === 'string') return cell.length + 3;
   if (isErrorCell(cell)) return cell.message.length + 40;

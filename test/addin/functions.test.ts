@@ -8,7 +8,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { installExcelStandIn, installOfficeRequirements, StandInExcelError, type StandInStorage } from './excel-stand-in.js';
 import { cellValueProblems } from './cell-value-shape.js';
-import { CARD_COLUMNS } from '../../src/sheet/org-card.js';
+import { CARD_COLUMNS, isOrgCard } from '../../src/sheet/org-card.js';
+import { cellBytes } from '../../src/sheet/formula-steps.js';
+import { orgEntity } from '../../addin/entity.js';
 import type { OrganizationRow } from '../../src/contract/v2/rows.js';
 import { hs256Token, KEYS, startTestServer, type TestServer } from '../server/support.js';
 import { bearerVerifier } from '../../src/server/bearer.js';
@@ -165,6 +167,22 @@ describe('ORG.FETCH as=card: organization cards as Excel data types', () => {
     const before = requests('/v2/fetch');
     await orgFetch([[first.domain]], undefined, cell('as=card'));
     expect(requests('/v2/fetch')).toBe(before);
+  });
+
+  test('the payload cap counts a card at or above its JSON, and not far above (the sample’s cards, about 1.7 KB each)', async () => {
+    const rows = (await server.client(KEYS.tier2).search({ filters: { country: ['Deutschland'] }, columns: ['domain'], size: 300 })).data;
+    const cards = await addinRuntime().functions.cards(rows.map((row) => [row.domain]), 'as=card');
+    let json = 0;
+    let counted = 0;
+    for (const [card] of cards) {
+      if (!isOrgCard(card)) throw new Error('every domain is in the index');
+      const size = JSON.stringify(orgEntity(card)).length;
+      expect(cellBytes(card)).toBeGreaterThanOrEqual(size);
+      json += size;
+      counted += cellBytes(card);
+    }
+    expect(counted / json).toBeLessThan(1.15);
+    expect(json / cards.length).toBeGreaterThan(1_200);
   });
 
   test('headers=1 puts a header first; a bad option is #VALUE!', async () => {

@@ -67,6 +67,15 @@ const TABLE: [string, Expected][] = [
   // "after 2015" leaves 2015 out, as "before 2010" leaves 2010 out.
   ['bakeries in Munich without gluten, founded after 2015', { must_one: ['bakeries'], must_not: ['gluten'], municipality: ['München'], custom_filters: { register_date_from: '2016-01-01' } }],
   ['breweries registered since 2015', { must_one: ['breweries'], custom_filters: { register_date_from: '2015-01-01' } }],
+  // German, as users type it: negations, dates, sizes and types.
+  ['Bäckereien in München ohne Gluten, gegründet nach 2015', { must_one: ['backereien'], must_not: ['gluten'], municipality: ['München'], custom_filters: { register_date_from: '2016-01-01' } }],
+  ['kleine Softwarefirmen in Bayern seit 2020', { must_one: ['softwarefirmen'], state: ['Bayern'], custom_filters: { organization_size: ['Small (10-49)'], register_date_from: '2020-01-01' } }],
+  ['Brauereien gegründet vor 1900', { must_one: ['brauereien'], custom_filters: { register_date_to: '1899-12-31' } }],
+  ['neue Zahnärzte in Wien', { must_one: ['zahnarzte'], state: ['Wien'], custom_filters: { register_date_from: '2025-11-21' } }],
+  ['Bäckereien in Neu-Ulm', { must_one: ['backereien'], municipality: ['Neu-Ulm'] }],
+  ['Hochschulen in Österreich', { country: ['Österreich'], custom_filters: { organization_type: ['Academic'] } }],
+  ['große Logistikunternehmen außerhalb von Hamburg', { must_one: ['logistikunternehmen'], custom_filters: { organization_size: ['Large enterprise (250+)'] } }],
+  ['Restaurants in Berlin, keine Systemgastronomie', { must_one: ['restaurants'], must_not: ['systemgastronomie'], state: ['Berlin'] }],
   ['restaurants not in Munich', { must_one: ['restaurants'] }],
   ['large logistics firms outside Hamburg', { must_one: ['logistics'], custom_filters: { organization_size: ['Large enterprise (250+)'] } }],
   ['consulting firms in Bavaria except in Nuremberg', { must_one: ['consulting'], state: ['Bayern'] }],

@@ -44,6 +44,15 @@ const TYPE_WORDS: Readonly<Record<string, string>> = {
   authoritie: 'Public',
   municipality: 'Public',
   municipalitie: 'Public',
+  // German, folded ("Universitäten" → "universitaten").
+  hochschule: 'Academic',
+  hochschulen: 'Academic',
+  universitat: 'Academic',
+  universitaten: 'Academic',
+  forschungsinstitut: 'Academic',
+  forschungsinstitute: 'Academic',
+  behorde: 'Public',
+  behorden: 'Public',
 };
 
 const SIZE_WORDS: Readonly<Record<string, string>> = {
@@ -59,16 +68,35 @@ const SIZE_WORDS: Readonly<Record<string, string>> = {
   big: 'Large enterprise (250+)',
   'large enterprise': 'Large enterprise (250+)',
   enterprise: 'Large enterprise (250+)',
+  // German, folded ("große" → "grosse").
+  kleinst: 'Micro (0-9)',
+  kleinstunternehmen: 'Micro (0-9)',
+  klein: 'Small (10-49)',
+  kleine: 'Small (10-49)',
+  kleinen: 'Small (10-49)',
+  mittelstandisch: 'Medium-sized (50-249)',
+  mittelstandische: 'Medium-sized (50-249)',
+  mittelstandischen: 'Medium-sized (50-249)',
+  mittlere: 'Medium-sized (50-249)',
+  mittleren: 'Medium-sized (50-249)',
+  gross: 'Large enterprise (250+)',
+  grosse: 'Large enterprise (250+)',
+  grossen: 'Large enterprise (250+)',
 };
 
-const NEGATIONS = new Set(['not', 'without', 'except', 'excluding', 'no', 'but not', 'other than']);
-const PLACE_NEGATIONS = /\b(?:not(?: in)?|outside(?: of)?|except(?: in)?|but not(?: in)?|excluding|without)\s*$/;
+const NEGATIONS = new Set(['not', 'without', 'except', 'excluding', 'no', 'but not', 'other than', 'ohne', 'nicht', 'ausser', 'ausgenommen', 'kein', 'keine', 'keinen', 'aber nicht']);
+const PLACE_NEGATIONS = /\b(?:not(?: in)?|outside(?: of)?|except(?: in)?|but not(?: in)?|excluding|without|nicht(?: in)?|ausserhalb(?: von)?|ausser(?: in)?|ohne)\s*$/;
 const STOP_WORDS = new Set([
   'a', 'an', 'the', 'of', 'for', 'in', 'at', 'on', 'from', 'with', 'by', 'to', 'near', 'around', 'based', 'located', 'that', 'which', 'who',
   'are', 'is', 'be', 'do', 'does', 'find', 'show', 'me', 'list', 'all', 'any', 'some', 'i', 'want', 'looking', 'search', 'please', 'or', 'and',
   'companies', 'company', 'firms', 'firm', 'businesses', 'business', 'organizations', 'organisations', 'organization', 'organisation', 'providers',
   'offering', 'offer', 'offers', 'which', 'there', 'whose', 'their', 'them', 'its', 'also', 'only', 'but', 'new', 'newly', 'recently', 'founded',
   'registered', 'since', 'after', 'established', 'young', 'like', 'similar', 'outside', 'before', 'until', 'prior', 'except', 'excluding', 'without',
+  // German, folded.
+  'im', 'der', 'die', 'das', 'den', 'dem', 'des', 'ein', 'eine', 'einen', 'einer', 'und', 'oder', 'mit', 'fur', 'von', 'aus', 'bei', 'nahe',
+  'zu', 'zum', 'zur', 'um', 'sind', 'ist', 'welche', 'finde', 'zeige', 'suche', 'alle', 'firmen', 'firma', 'unternehmen', 'betriebe',
+  'gegrundet', 'gegruendet', 'registriert', 'eingetragen', 'seit', 'nach', 'vor', 'ab', 'bis', 'neu', 'neue', 'neuen', 'junge', 'jungen',
+  'ahnlich', 'ahnliche', 'wie', 'ausserhalb', 'aber', 'jahr',
 ]);
 const DOMAIN = /^(?:https?:\/\/)?(?:www\.)?([a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,})(?:\/\S*)?$/i;
 
@@ -207,15 +235,25 @@ export function parseQuery(index: LocalIndex, userQuery: string, today: string):
     const year = Number(text);
     return year >= 1800 && year <= thisYear ? year : null;
   };
-  // "since 2015" and "founded in 2015" include 2015; "after 2015", like "before 2015", does not.
-  const since = /\b(founded|registered|established|since|after|from)\s+(?:(in|since|after)\s+)?(\d{4})\b/i.exec(userQuery);
+  // "since 2015" and "founded in 2015" include 2015; "after 2015", like "before 2015", does not. German
+  // the same: "seit 2015", "gegründet 2015" include it; "nach 2015", "vor 2015" do not.
+  const query = fold(userQuery);
+  const since =
+    /\b(founded|registered|established|since|after|from)\s+(?:(in|since|after)\s+)?(\d{4})\b/i.exec(userQuery) ??
+    /\b(gegrundet|gegruendet|registriert|eingetragen|seit|nach|ab)\s+(?:(im|in|seit|nach|ab)\s+)?(?:jahr\s+)?(\d{4})\b/.exec(query);
   const sinceYear = yearOf(since?.[3]);
-  const from = sinceYear !== null && (since?.[2] ?? since?.[1])?.toLowerCase() === 'after' ? sinceYear + 1 : sinceYear;
-  const until = yearOf(/\b(?:before|until|prior to)\s+(\d{4})\b/i.exec(userQuery)?.[1]);
+  const exclusive = ['after', 'nach'].includes((since?.[2] ?? since?.[1] ?? '').toLowerCase());
+  const from = sinceYear !== null && exclusive ? sinceYear + 1 : sinceYear;
+  const until = yearOf((/\b(?:before|until|prior to)\s+(\d{4})\b/i.exec(userQuery) ?? /\b(?:vor|bis)\s+(?:dem\s+jahr\s+)?(\d{4})\b/.exec(query))?.[1]);
   if (until !== null) filters.register_date_to = `${until - 1}-12-31`;
   if (from !== null) {
     filters.register_date_from = `${from}-01-01`;
-  } else if (until === null && /\b(?:new(?!\s+[A-Z])|newly (?:founded|registered)|recently (?:founded|registered)|founded recently|young)\b/.test(userQuery.replace(/^New\b/, 'new'))) {
+  } else if (
+    until === null &&
+    (/\b(?:new(?!\s+[A-Z])|newly (?:founded|registered)|recently (?:founded|registered)|founded recently|young)\b/.test(userQuery.replace(/^New\b/, 'new')) ||
+      // Not inside a name: "Neu-Ulm".
+      /\b(?:neu|neue[nmrs]?|neugegrundete[nmrs]?|neu gegrundete[nmrs]?|junge[nmrs]?|kurzlich gegrundete[nmrs]?)(?![-\w])/.test(query))
+  ) {
     const date = new Date(`${today}T00:00:00Z`);
     date.setUTCFullYear(date.getUTCFullYear() - 1);
     filters.register_date_from = date.toISOString().slice(0, 10);

@@ -179,13 +179,19 @@ export function formOfQuery(parsed: ParsedQuery, base: SearchForm): { form: Sear
     else ignored.push(key);
   }
   const similarTo = [...parsed.domains];
+  const mustAny = [...parsed.keywords.must_one];
+  const mustAll = [...parsed.keywords.must_all];
+  // A description is used when it says more than the keywords (a service's parser may write one); the
+  // built-in parser's is the keywords again, which would only add a semantic pass that unknown words fail.
+  const semantic = parsed.semantic_input.trim();
+  const repeatsKeywords = semantic === [...mustAll, ...mustAny].join(' ');
   const form: SearchForm = {
     ...base,
-    mustAny: [...parsed.keywords.must_one],
-    mustAll: [...parsed.keywords.must_all],
+    mustAny,
+    mustAll,
     mustNot: [...parsed.keywords.must_not],
     // A description and similar domains do not go together (the form's rule): the domains say more.
-    describe: similarTo.length > 0 ? '' : parsed.semantic_input.trim(),
+    describe: similarTo.length > 0 || repeatsKeywords ? '' : semantic,
     similarTo,
     boost: [],
     penalize: [],

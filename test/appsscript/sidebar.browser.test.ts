@@ -86,7 +86,7 @@ test('plain words are understood by the script (nlp_search on its built-in parse
   const calls: string[] = [];
   const page = await openSidebar('search', calls, errors);
   const formula = await searchInPlainWords(page, 'ORGSEARCH', join(SHOTS, 'sidebar-plain-words.png'));
-  expect(formula.startsWith('=ORGSEARCH("bakeries -gluten"')).toBe(true);
+  expect(formula.startsWith('=ORGSEARCH("bakeries", "municipality=München')).toBe(true);
   // Understanding is one call to the script, and the search runs only after "Use this search".
   expect(calls.filter((op) => op === 'nlpSearch')).toHaveLength(1);
   expect(calls.indexOf('search')).toBeGreaterThan(calls.indexOf('nlpSearch'));

@@ -9,7 +9,7 @@ import { chipsOf, EMPTY_FORM, formOfQuery, requestOf, splitPlaces, type SearchFo
 const index = createLocalIndex(generateDataset({ count: 3_000, seed: 11, asOf: '2026-11-01' }));
 const understood = (sentence: string, base: SearchForm = EMPTY_FORM) => formOfQuery(index.nlpSearch({ user_query: sentence, search_id: 't' }).payload, base);
 
-test('a sentence becomes words, a place, a register date and a description; the base form keeps its columns and size', () => {
+test('a sentence becomes words, a place and a register date; the base form keeps its columns and size', () => {
   const base: SearchForm = { ...EMPTY_FORM, columns: ['domain', 'name'], size: 40, mustAny: ['old'], filters: { state: ['Hessen'] } };
   const { form, ignored } = understood('bakeries in Munich without gluten, founded after 2015', base);
   expect(ignored).toEqual([]);
@@ -20,9 +20,17 @@ test('a sentence becomes words, a place, a register date and a description; the 
     search_balance: EMPTY_FORM.balance,
     dedup: false,
     keywords: { must_any: ['bakeries'], must_all: [], must_not: ['gluten'] },
-    describe: 'bakeries',
     filters: { municipality: ['München'], register_date_from: '2016-01-01' },
   });
+});
+
+test('a description is used when it says more than the keywords (a service’s parser may write one)', () => {
+  const payload = index.nlpSearch({ user_query: 'bakeries in Munich', search_id: 't' }).payload;
+  // The built-in parser's description is the keywords again: no semantic pass that unknown words would fail.
+  expect(payload.semantic_input).toBe('bakeries');
+  expect(formOfQuery(payload, EMPTY_FORM).form.describe).toBe('');
+  const richer = { ...payload, semantic_input: 'craft bakeries baking gluten-free bread' };
+  expect(formOfQuery(richer, EMPTY_FORM).form.describe).toBe('craft bakeries baking gluten-free bread');
 });
 
 test('similar domains win over a description, excluded domains are left out, categories become filters', () => {
@@ -41,7 +49,8 @@ test('what the form cannot hold is named, not dropped silently', () => {
 test('every part is a chip; removing one removes that part only; places go back to the place picker', () => {
   const { form } = understood('bakeries in Munich without gluten, founded after 2015');
   const chips = chipsOf(form);
-  expect(chips.map((chip) => `${chip.label}: ${chip.value}`)).toEqual(['Any word: bakeries', 'Not: gluten', 'Municipality: München', 'Registered from: 2016-01-01', 'Described as: bakeries']);
+  expect(chips.map((chip) => `${chip.label}: ${chip.value}`)).toEqual(['Any word: bakeries', 'Not: gluten', 'Municipality: München', 'Registered from: 2016-01-01']);
+  expect(chipsOf({ ...form, describe: 'craft bread', similarTo: [], excludes: ['a.com'] }).map((chip) => chip.label).slice(-2)).toEqual(['Described as', 'Leave out']);
   for (const chip of chips) {
     const rest = chipsOf(chip.without()).map((other) => other.id);
     expect(rest).toEqual(chips.filter((other) => other !== chip).map((other) => other.id));

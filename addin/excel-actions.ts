@@ -77,24 +77,30 @@ export async function writeBeside(address: string, offset: number, table: Table)
 
 /**
  * Cards written over their domains, one run of consecutive cards at a time through `valuesAsJson`
- * (ExcelApi 1.16): the cells between runs keep their value or formula.
+ * (ExcelApi 1.16). A cell holding a formula keeps it (a card would replace the formula), as do the
+ * cells without a card. Returns how many cards were written.
  */
-export async function writeCards(address: string, offset: number, cards: CardTable): Promise<void> {
-  const runs: { start: number; cards: OrgCard[] }[] = [];
-  cards.forEach((row, i) => {
-    const cell = row[0];
-    if (!isOrgCard(cell)) return;
-    const last = runs[runs.length - 1];
-    if (last && last.start + last.cards.length === i) last.cards.push(cell);
-    else runs.push({ start: i, cards: [cell] });
-  });
-  if (runs.length === 0) return;
-  await Excel.run(async (context) => {
+export async function writeCards(address: string, offset: number, cards: CardTable): Promise<number> {
+  if (cards.length === 0) return 0;
+  return Excel.run(async (context) => {
     const column = rangeAt(context, address);
+    const cells = column.getCell(offset, 0).getResizedRange(cards.length - 1, 0);
+    cells.load('formulas');
+    await context.sync();
+    const runs: { start: number; cards: OrgCard[] }[] = [];
+    cards.forEach((row, i) => {
+      const cell = row[0];
+      const formula = cells.formulas[i]?.[0];
+      if (!isOrgCard(cell) || (typeof formula === 'string' && formula.startsWith('='))) return;
+      const last = runs[runs.length - 1];
+      if (last && last.start + last.cards.length === i) last.cards.push(cell);
+      else runs.push({ start: i, cards: [cell] });
+    });
     for (const run of runs) {
       column.getCell(offset + run.start, 0).getResizedRange(run.cards.length - 1, 0).valuesAsJson = run.cards.map((card) => [orgEntity(card)]);
     }
     await context.sync();
+    return runs.reduce((sum, run) => sum + run.cards.length, 0);
   });
 }
 

@@ -38,9 +38,10 @@ export interface CardsHost {
   supported(): boolean;
   /**
    * Replaces the cells of `address`, from `offset` rows down, that have a card by it; the other cells
-   * (blank, not a domain, not in the index) are left as they are.
+   * (blank, not a domain, not in the index, or a formula) are left as they are. Resolves to how many
+   * cards were written.
    */
-  writeCards(address: string, offset: number, cards: CardTable): Promise<void>;
+  writeCards(address: string, offset: number, cards: CardTable): Promise<number>;
   /** Whether a formula asked for cards and got plain columns (this Excel has no data types), and news of it. */
   fellBack(): boolean;
   onFellBack(listener: () => void): () => void;

@@ -114,24 +114,30 @@ describe('organization cards (ExcelApi 1.16)', () => {
   const known = index.search({ filters: { organization_type: ['Company'] }, columns: ['domain', 'name'], size: 3 }).data;
 
   /** Convert domains to organizations, as the task pane does it: the selected column, its cards, written in place. */
-  async function convert(): Promise<string> {
+  async function convert(): Promise<{ address: string; written: number }> {
     const selection = await readSelectedColumn();
-    await writeCards(selection.address, 0, await functions.cardsStrict(selection.values.map((value) => [value])));
-    return selection.address;
+    const written = await writeCards(selection.address, 0, await functions.cardsStrict(selection.values.map((value) => [value])));
+    return { address: selection.address, written };
   }
 
-  test('Convert replaces each known domain by its card; blanks, text that is no domain and unknown domains stay as they were', async () => {
+  test('Convert replaces each known domain by its card; blanks, text that is no domain, unknown domains and formulas stay as they were', async () => {
     const [a, b, c] = known;
     const inputs = [`https://${a?.domain ?? ''}/`, '', 'not a domain', 'unknown-convert.example', b?.domain ?? '', c?.domain ?? ''];
     inputs.forEach((value, i) => (sheet.cell(1 + i, 1).value = value));
     sheet.cell(4, 1).formula = '="unknown-convert"&".example"';
+    // A formula that shows a known domain keeps its formula: a card would replace it.
+    sheet.cell(7, 1).formula = '=LOWER(Z1)';
     workbook.selection = sheet.area('B2:B7');
-    expect(await convert()).toBe('Sheet1!B2:B7');
-    const cells = [0, 1, 2, 3, 4, 5].map((i) => sheet.peek(1 + i, 1));
-    expect(cells.map((cell) => cell.json?.text)).toEqual([a?.name, undefined, undefined, undefined, b?.name, c?.name]);
-    // Cards read back as "#VALUE!" through values, as Excel documents it; the rest is untouched, formula included.
-    expect(cells.map((cell) => cell.value)).toEqual(['#VALUE!', '', 'not a domain', 'unknown-convert.example', '#VALUE!', '#VALUE!']);
+    expect(await convert()).toEqual({ address: 'Sheet1!B2:B7', written: 3 });
+    workbook.selection = sheet.area('B2:B8');
+    sheet.cell(7, 1).value = a?.domain ?? '';
+    expect(await convert()).toEqual({ address: 'Sheet1!B2:B8', written: 0 });
+    const cells = [0, 1, 2, 3, 4, 5, 6].map((i) => sheet.peek(1 + i, 1));
+    expect(cells.map((cell) => cell.json?.text)).toEqual([a?.name, undefined, undefined, undefined, b?.name, c?.name, undefined]);
+    // Cards read back as "#VALUE!" through values, as Excel documents it; the rest is untouched, formulas included.
+    expect(cells.map((cell) => cell.value)).toEqual(['#VALUE!', '', 'not a domain', 'unknown-convert.example', '#VALUE!', '#VALUE!', a?.domain]);
     expect(cells[3]?.formula).toBe('="unknown-convert"&".example"');
+    expect(cells[6]?.formula).toBe('=LOWER(Z1)');
     expect(cells[0]?.json).toMatchObject({ type: 'Entity', basicType: 'Error', properties: { domain: { basicValue: a?.domain }, name: { basicValue: a?.name } } });
   });
 

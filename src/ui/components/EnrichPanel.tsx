@@ -9,7 +9,6 @@ import { Button, Caption1, Field, ProgressBar } from '@fluentui/react-components
 import { useRef, useState } from 'react';
 import type { SelectableColumn } from '../../contract/common.js';
 import type { SheetFunctions } from '../../sheet/functions.js';
-import { isOrgCard } from '../../sheet/org-card.js';
 import type { Host } from '../host.js';
 import { Notice } from './Notice.js';
 import { ColumnPicker } from './ColumnPicker.js';
@@ -50,9 +49,7 @@ export function EnrichPanel({ host, functions }: { host: Host; functions: SheetF
         const chunk = selection.values.slice(start, start + step).map((value) => [value]);
         // The strict calls throw when the whole request fails (rate limit, network): the loop stops and says why.
         if (cards) {
-          const table = await functions.cardsStrict(chunk);
-          converted += table.filter((row) => isOrgCard(row[0])).length;
-          await cards.writeCards(selection.address, start, table);
+          converted += await cards.writeCards(selection.address, start, await functions.cardsStrict(chunk));
         } else {
           await host.writeBeside(selection.address, start, await functions.fetchStrict(chunk, columns.join(','), null));
         }
@@ -61,7 +58,7 @@ export function EnrichPanel({ host, functions }: { host: Host; functions: SheetF
       const rows = total.toLocaleString('en-US');
       if (cards) {
         const left = total - converted;
-        setNotice(`${converted.toLocaleString('en-US')} of ${rows} cells converted to organizations in ${selection.address}${left > 0 ? `; ${left.toLocaleString('en-US')} left as they were (blank, not a domain, or not in the index)` : ''}.`);
+        setNotice(`${converted.toLocaleString('en-US')} of ${rows} cells converted to organizations in ${selection.address}${left > 0 ? `; ${left.toLocaleString('en-US')} left as they were (blank, not a domain, not in the index, or a formula)` : ''}.`);
       } else if (mode === 'cards') {
         setNotice(`${NO_DATA_TYPES}: the columns were written beside ${selection.address} instead (${rows} rows).`);
       } else {

@@ -90,7 +90,7 @@ export async function writeCards(address: string, offset: number, cards: CardTab
     const runs: { start: number; cards: OrgCard[] }[] = [];
     cards.forEach((row, i) => {
       const cell = row[0];
-      const formula = cells.formulas[i]?.[0];
+      const formula: unknown = cells.formulas[i]?.[0];
       if (!isOrgCard(cell) || (typeof formula === 'string' && formula.startsWith('='))) return;
       const last = runs[runs.length - 1];
       if (last && last.start + last.cards.length === i) last.cards.push(cell);

@@ -11,13 +11,19 @@
 import type { CardField, OrgCard } from '../src/sheet/org-card.js';
 import type { SourceLinks } from '../src/sheet/source-links.js';
 
-/** The card's sections: a field without a value is left out of its section, and an empty section is left out. */
+/**
+ * The card's sections: a field without a value is left out of its section, and an empty section is
+ * left out; fields of no section (a column the formula named) go under "More".
+ */
 const SECTIONS: readonly { title: string; fields: readonly CardField[]; collapsed?: boolean }[] = [
   { title: 'Location', fields: ['country', 'state', 'municipality'] },
   { title: 'Organization', fields: ['organization_size', 'organization_type', 'nace_section', 'nace_code'] },
   { title: 'Register', fields: ['company_register_court', 'company_register_date', 'company_register_id'] },
   { title: 'Summary', fields: ['summary'], collapsed: true },
 ];
+/** Shown as the title and subtitle, not in a section. */
+const HEADLINE: ReadonlySet<string> = new Set(['name', 'domain']);
+const SECTIONED: ReadonlySet<string> = new Set([...SECTIONS.flatMap((section) => section.fields), ...HEADLINE]);
 
 /** Every card field is a string property; the domain carries its web address as the property's source link. */
 const text = (value: string): Excel.StringCellValue => ({ type: 'String', basicValue: value });
@@ -35,12 +41,15 @@ function properties(card: OrgCard): Record<string, Excel.EntityPropertyType> {
 
 export function orgEntity(card: OrgCard): Excel.EntityCellValue {
   const present = new Set(Object.keys(card.fields));
-  const sections: Excel.CardLayoutSection[] = SECTIONS.map((section) => ({
-    layout: 'List' as const,
-    title: section.title,
-    properties: section.fields.filter((field) => present.has(field)),
-    ...(section.collapsed ? { collapsible: true, collapsed: true } : {}),
-  })).filter((section) => section.properties.length > 0);
+  const more = [...present].filter((field) => !SECTIONED.has(field));
+  const sections: Excel.CardLayoutSection[] = [...SECTIONS, { title: 'More', fields: more as CardField[] }]
+    .map((section) => ({
+      layout: 'List' as const,
+      title: section.title,
+      properties: section.fields.filter((field) => present.has(field)),
+      ...(section.collapsed ? { collapsible: true, collapsed: true } : {}),
+    }))
+    .filter((section) => section.properties.length > 0);
   const name = card.fields.name;
   return {
     type: 'Entity',

@@ -53,14 +53,14 @@ export async function orgSearch(query: any[][], filters?: any[][], columns?: any
  * @customfunction ORGFETCH FETCH
  * @param domains A domain, URL or e-mail address, or a range of them (whole columns are batched: 5,000 per request).
  * @param [columns] Output columns: "name, country, nace_code" or a range of names. Default domain, name, country.
- * @param [options] "headers=1" puts a header row first (off by default so rows stay beside their inputs); "as=card" gives one organization card per domain (=A2.name reads a field; where cards cannot show, the columns as values).
+ * @param [options] "headers=1" puts a header row first (off by default so rows stay beside their inputs); "as=card" gives one organization card per domain, with the columns named or every card field (=A2.name reads a field; where cards cannot show, the columns as values).
  * @returns One row per input cell.
  */
 export async function orgFetch(domains: any[][], columns?: any[][], options?: any[][]): Promise<any[][]> {
   const runtime = addinRuntime();
   await runtime.ready;
   if (asksForCards(options ?? null)) {
-    if (entitiesSupported()) return toExcel(await runtime.functions.cards(domains, options ?? null));
+    if (entitiesSupported()) return toExcel(await runtime.functions.cards(domains, columns ?? null, options ?? null));
     runtime.noteCardsFellBack();
   }
   return toExcel(await runtime.functions.fetch(domains, columns ?? null, options ?? null));

@@ -217,7 +217,7 @@ export function searchCall(query: Argument, filters: Argument, columns: Argument
 }
 
 /** What a formula's columns argument may name: the interface's columns and OrgIndex's extensions. */
-const FORMULA_COLUMNS: readonly SelectableColumn[] = [...SELECTABLE_COLUMNS, ...EXTENSION_COLUMNS];
+export const FORMULA_COLUMNS: readonly SelectableColumn[] = [...SELECTABLE_COLUMNS, ...EXTENSION_COLUMNS];
 
 export const FETCH_OPTIONS: OptionSpec = { headers: { kind: 'bool' }, as: { kind: 'choice', values: ['values', 'card'] } };
 

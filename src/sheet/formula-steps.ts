@@ -11,12 +11,12 @@ import type { QnaResult } from '../contract/language.js';
 import { SEARCH_LIMITS, type SearchRequestInput, type SearchResponse } from '../contract/v2/search.js';
 import type { FilterValueWarning } from '../contract/v2/filters.js';
 import type { StatsResponse } from '../contract/v2/stats.js';
-import { parseOptions, type Argument } from './arguments.js';
+import { parseFieldList, parseOptions, type Argument } from './arguments.js';
 import { ArgumentError, errorCell, errorCellOf, isErrorCell, type CellValue, type ErrorCell, type Table } from './cells.js';
 import { fetchTable, planFetch } from './fetch-plan.js';
 import type { FetchedRows, Row } from './fetch-rows.js';
-import { ASK_OPTIONS, fetchCall, scalarText, searchCall, statsCall } from './formula-grammar.js';
-import { CARD_COLUMNS, cardOf, isOrgCard, type CardCell, type CardTable, type OrgCard } from './org-card.js';
+import { ASK_OPTIONS, fetchCall, FORMULA_COLUMNS, scalarText, searchCall, statsCall } from './formula-grammar.js';
+import { cardColumns, cardOf, isOrgCard, type CardCell, type CardTable, type OrgCard } from './org-card.js';
 import { sourceLinksOf, type SourceLinks } from './source-links.js';
 import { flattenMarkdown } from './markdown.js';
 import { searchTable, statsTable } from './tables.js';
@@ -220,14 +220,15 @@ export function* fetchSteps(domains: Argument, columns: Argument, options: Argum
 }
 
 /**
- * ORG.FETCH(domains, , "as=card") where the host shows cards → one organization card per input cell
- * (the columns argument is not used: a card carries every card field). "headers=1" puts the header
+ * ORG.FETCH(domains, [columns], "as=card") where the host shows cards → one organization card per input
+ * cell, carrying the columns named (every card column when none is). "headers=1" puts the header
  * "organization" first.
  */
-export function* cardSteps(domains: Argument, options: Argument, limits: StepLimits): SheetSteps<CardTable> {
-  const call = fetchCall(null, options);
-  const rows = yield* fetchedTable(domains, CARD_COLUMNS, limits);
-  const cards: CardTable = rows.map((row) => [cardOf(row)]);
+export function* cardSteps(domains: Argument, columns: Argument, options: Argument, limits: StepLimits): SheetSteps<CardTable> {
+  const call = fetchCall(columns, options);
+  const chosen = cardColumns(parseFieldList('columns', columns, FORMULA_COLUMNS, []));
+  const rows = yield* fetchedTable(domains, chosen, limits);
+  const cards: CardTable = rows.map((row) => [cardOf(row, chosen)]);
   const table: CardTable = call.headers ? [['organization' as CardCell], ...cards] : cards;
   return capAligned(table, call.headers ? 1 : 0, limits.maxPayloadBytes);
 }

@@ -125,14 +125,14 @@ export class SheetFunctions {
     return this.runSteps(fetchSteps(domains, columns, options, this.limits));
   }
 
-  /** ORG.FETCH(domains, , "as=card") on a host that shows cards → one organization card per input cell. */
-  cards(domains: Argument, options: Argument): Promise<CardTable> {
-    return this.runSteps(guarded(cardSteps(domains, options, this.limits), this.limits));
+  /** ORG.FETCH(domains, [columns], "as=card") on a host that shows cards → one organization card per input cell. */
+  cards(domains: Argument, columns: Argument, options: Argument): Promise<CardTable> {
+    return this.runSteps(guarded(cardSteps(domains, columns, options, this.limits), this.limits));
   }
 
-  /** Cards that throw when the whole call fails (the task pane's conversion stops on it). */
+  /** Cards of every card column that throw when the whole call fails (the task pane's conversion stops on it). */
   cardsStrict(domains: Argument): Promise<CardTable> {
-    return this.runSteps(cardSteps(domains, 'as=card', this.limits));
+    return this.runSteps(cardSteps(domains, null, 'as=card', this.limits));
   }
 
   /** ORG.STATS(group_by, [group_by_secondary], [filters], [options]) → value/count, crosstab or long table. */

@@ -5,7 +5,7 @@
  *
  * A card's field names are the ORG.FETCH column names (`name`, `organization_size`, …), so `=A2.name`
  * and `=ORG.FETCH(A2, "name")` say the same thing; `nace_section` is the one field no column has
- * (derived from the NACE code).
+ * (derived from the NACE code). A card carries CARD_COLUMNS, or the columns the formula names.
  */
 import type { SelectableColumn } from '../contract/common.js';
 import { NACE_SECTIONS, sectionOf } from '../contract/nace.js';
@@ -27,8 +27,7 @@ export const CARD_COLUMNS = [
   'summary',
 ] as const satisfies readonly SelectableColumn[];
 
-export type CardColumn = (typeof CARD_COLUMNS)[number];
-export type CardField = CardColumn | 'nace_section';
+export type CardField = SelectableColumn | 'nace_section';
 
 export interface OrgCard {
   readonly kind: 'organization';
@@ -45,16 +44,21 @@ export function isOrgCard(value: unknown): value is OrgCard {
   return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'organization';
 }
 
+/** The columns of a card: the domain first, then those chosen (every card column when none is). */
+export function cardColumns(chosen: readonly SelectableColumn[]): SelectableColumn[] {
+  return chosen.length === 0 ? [...CARD_COLUMNS] : [...new Set<SelectableColumn>(['domain', ...chosen])];
+}
+
 /**
- * The card of a fetched row, given as ORG.FETCH's cells in CARD_COLUMNS order; an error in the first
- * cell (the row of a bad or unknown domain) stays that error, a blank row stays blank.
+ * The card of a fetched row, given as ORG.FETCH's cells of `columns` (domain first); an error in the
+ * first cell (the row of a bad or unknown domain) stays that error, a blank row stays blank.
  */
-export function cardOf(row: readonly CellValue[]): CardCell {
+export function cardOf(row: readonly CellValue[], columns: readonly SelectableColumn[] = CARD_COLUMNS): CardCell {
   const first = row[0];
   if (isErrorCell(first)) return first;
   if (typeof first !== 'string' || first === '') return '';
   const fields: Partial<Record<CardField, string>> = {};
-  CARD_COLUMNS.forEach((column, i) => {
+  columns.forEach((column, i) => {
     const value = row[i];
     if (value !== null && value !== undefined && value !== '' && !isErrorCell(value)) fields[column] = String(value);
   });

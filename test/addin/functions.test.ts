@@ -171,7 +171,7 @@ describe('ORG.FETCH as=card: organization cards as Excel data types', () => {
 
   test('the payload cap counts a card at or above its JSON, and not far above (the sample’s cards, about 1.7 KB each)', async () => {
     const rows = (await server.client(KEYS.tier2).search({ filters: { country: ['Deutschland'] }, columns: ['domain'], size: 300 })).data;
-    const cards = await addinRuntime().functions.cards(rows.map((row) => [row.domain]), 'as=card');
+    const cards = await addinRuntime().functions.cards(rows.map((row) => [row.domain]), null, 'as=card');
     let json = 0;
     let counted = 0;
     for (const [card] of cards) {
@@ -183,6 +183,20 @@ describe('ORG.FETCH as=card: organization cards as Excel data types', () => {
     }
     expect(counted / json).toBeLessThan(1.15);
     expect(json / cards.length).toBeGreaterThan(1_200);
+  });
+
+  test('the columns argument chooses the card’s fields; those of no section go under "More"', async () => {
+    const [row] = (await server.client(KEYS.tier2).search({ filters: { country: ['Deutschland'] }, columns: ['domain', 'name', 'lat', 'summary_keywords', 'state'], size: 1 })).data;
+    if (!row) throw new Error('no row');
+    const [[card]] = (await orgFetch(cell(row.domain), cell('name, lat, summary_keywords, state'), cell('as=card'))) as [[Excel.EntityCellValue]];
+    expect(cellValueProblems(card, '1.16')).toEqual([]);
+    expect(Object.keys(card.properties ?? {}).sort()).toEqual(['domain', 'lat', 'name', 'state', 'summary_keywords']);
+    expect(card.properties?.lat).toMatchObject({ type: 'String', basicValue: String(row.lat) });
+    expect(card.properties?.summary_keywords).toMatchObject({ basicValue: (row.summary_keywords ?? []).join('; ') });
+    expect(card.layouts?.card?.sections).toEqual([
+      { layout: 'List', title: 'Location', properties: ['state'] },
+      { layout: 'List', title: 'More', properties: ['lat', 'summary_keywords'] },
+    ]);
   });
 
   test('headers=1 puts a header first; a bad option is #VALUE!', async () => {
@@ -394,7 +408,7 @@ describe('the payload cap', () => {
     expect(fetched.length).toBeLessThan(100);
     expect(fetched[fetched.length - 1]?.[0]).toMatchObject({ error: '#N/A', message: expect.stringMatching(/^Rows from here on \(\d+ of 100\) not shown: the result would pass Excel's payload limit/) as unknown });
     // Cards (about 1.7 KB each) are counted as Excel receives them: fewer fit than rows of two columns.
-    const cards = await functions.cards(domains, 'as=card');
+    const cards = await functions.cards(domains, null, 'as=card');
     expect(cards.length).toBeLessThan(fetched.length);
     expect(cards[cards.length - 1]?.[0]).toMatchObject({ error: '#N/A', message: expect.stringMatching(/^Rows from here on \(\d+ of 100\) not shown/) as unknown });
     // A whole-column argument ends at its last non-blank cell.

@@ -10,6 +10,7 @@
  */
 import type { CardField, OrgCard } from '../src/sheet/org-card.js';
 import type { SourceLinks } from '../src/sheet/source-links.js';
+import { hasExcelApi } from './requirements.js';
 
 /**
  * The card's sections: a field without a value is left out of its section, and an empty section is
@@ -87,5 +88,5 @@ export function sourcesEntity(sources: SourceLinks): Excel.EntityCellValue {
 
 /** Whether this Excel shows data types (ExcelApi 1.16: Windows 2208, Mac 16.64, the web; not Office 2019/2021). */
 export function entitiesSupported(): boolean {
-  return typeof Office !== 'undefined' && Office.context.requirements.isSetSupported('ExcelApi', '1.16');
+  return hasExcelApi('1.16', false);
 }

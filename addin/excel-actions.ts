@@ -6,6 +6,7 @@ import { isErrorCell, type CellValue, type Table } from '../src/sheet/cells.js';
 import { isOrgCard, type CardTable, type OrgCard } from '../src/sheet/org-card.js';
 import type { AddinRuntime } from './addin-runtime.js';
 import { entitiesSupported, orgEntity } from './entity.js';
+import { hasExcelApi } from './requirements.js';
 
 const written = (cell: CellValue): string | number | boolean => (isErrorCell(cell) ? `${cell.error} ${cell.message}` : (cell ?? ''));
 
@@ -113,7 +114,7 @@ export async function insertChart(table: Table, title: string): Promise<void> {
  * name through Bing, so it needs a connection, and it draws countries and states, not municipalities.
  */
 export async function insertMapChart(table: Table, title: string): Promise<void> {
-  if (typeof Office !== 'undefined' && !Office.context.requirements.isSetSupported('ExcelApi', '1.9')) {
+  if (!hasExcelApi('1.9', true)) {
     throw new Error('This Excel cannot draw map charts (they need Excel 2019, Microsoft 365 or Excel on the web): the map in this pane shows the counts instead');
   }
   await insertTableChart(table, title, Excel.ChartType.regionMap);

@@ -15,6 +15,7 @@ import { answerConflict, mergedConflict, ownedRangeName, readSavedQueryRows, ref
 import type { SavedQueriesHost } from '../src/ui/host.js';
 import { rectangle, writeValues } from './excel-actions.js';
 import type { AddinRuntime } from './addin-runtime.js';
+import { hasExcelApi } from './requirements.js';
 
 interface Row {
   stored: StoredQuery;
@@ -120,7 +121,7 @@ function newId(): string {
 }
 
 /** Merged areas can be read from ExcelApi 1.13; an older Excel skips that check (writing into them then fails the query). */
-const canReadMerges = (): boolean => typeof Office === 'undefined' || Office.context.requirements.isSetSupported('ExcelApi', '1.13');
+const canReadMerges = (): boolean => hasExcelApi('1.13', true);
 
 /** Each row's query's top-left cell now, from its defined name ([sheet, cell]), or null without one. */
 async function anchorsOf(context: Excel.RequestContext, rows: readonly Row[]): Promise<([string, string] | null)[]> {

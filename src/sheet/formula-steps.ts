@@ -15,7 +15,7 @@ import { parseFieldList, parseOptions, type Argument } from './arguments.js';
 import { ArgumentError, errorCell, errorCellOf, isErrorCell, type CellValue, type ErrorCell, type Table } from './cells.js';
 import { fetchTable, planFetch } from './fetch-plan.js';
 import type { FetchedRows, Row } from './fetch-rows.js';
-import { ASK_OPTIONS, fetchCall, FORMULA_COLUMNS, scalarText, searchCall, statsCall } from './formula-grammar.js';
+import { ASK_OPTIONS, FETCH_OPTIONS, fetchCall, FORMULA_COLUMNS, scalarText, searchCall, statsCall } from './formula-grammar.js';
 import { cardColumns, cardOf, isOrgCard, type CardCell, type CardTable, type OrgCard } from './org-card.js';
 import { sourceLinksOf, type SourceLinks } from './source-links.js';
 import { flattenMarkdown } from './markdown.js';
@@ -225,12 +225,12 @@ export function* fetchSteps(domains: Argument, columns: Argument, options: Argum
  * "organization" first.
  */
 export function* cardSteps(domains: Argument, columns: Argument, options: Argument, limits: StepLimits): SheetSteps<CardTable> {
-  const call = fetchCall(columns, options);
+  const headers = parseOptions('options', options, FETCH_OPTIONS).headers === true;
   const chosen = cardColumns(parseFieldList('columns', columns, FORMULA_COLUMNS, []));
   const rows = yield* fetchedTable(domains, chosen, limits);
   const cards: CardTable = rows.map((row) => [cardOf(row, chosen)]);
-  const table: CardTable = call.headers ? [['organization' as CardCell], ...cards] : cards;
-  return capAligned(table, call.headers ? 1 : 0, limits.maxPayloadBytes);
+  const table: CardTable = headers ? [['organization' as CardCell], ...cards] : cards;
+  return capAligned(table, headers ? 1 : 0, limits.maxPayloadBytes);
 }
 
 /** ORG.STATS(group_by, [group_by_secondary], [filters], [options]) → value/count, crosstab or long table. */

@@ -11,24 +11,26 @@ const cached = new Map<MapLevel, Map<string, Coordinates>>();
 function coordinatesAt(level: MapLevel): Map<string, Coordinates> {
   const known = cached.get(level);
   if (known) return known;
-  const sums = new Map<string, { lat: number; lon: number; weight: number; best: number }>();
-  for (const places of geography().places.values()) {
+  const places = [...geography().places.values()].flat().filter((place) => place[level] !== null && place.lat !== null && place.lon !== null);
+  const out = new Map<string, Coordinates>();
+  if (level === 'municipality') {
+    // Namesakes: the most populous one.
+    const biggest = new Map<string, number>();
     for (const place of places) {
-      const name = place[level];
-      if (name === null || place.lat === null || place.lon === null) continue;
-      const sum = sums.get(name) ?? { lat: 0, lon: 0, weight: 0, best: -1 };
-      if (level === 'municipality') {
-        // Namesakes: the most populous one.
-        if (place.population > sum.best) Object.assign(sum, { lat: place.lat, lon: place.lon, weight: 1, best: place.population });
-      } else {
-        sum.lat += place.lat * place.population;
-        sum.lon += place.lon * place.population;
-        sum.weight += place.population;
-      }
-      sums.set(name, sum);
+      const name = place.municipality ?? '';
+      if (place.population <= (biggest.get(name) ?? -1)) continue;
+      biggest.set(name, place.population);
+      out.set(name, [place.lat ?? 0, place.lon ?? 0]);
     }
+  } else {
+    const sums = new Map<string, [lat: number, lon: number, weight: number]>();
+    for (const place of places) {
+      const name = place[level] ?? '';
+      const sum = sums.get(name) ?? [0, 0, 0];
+      sums.set(name, [sum[0] + (place.lat ?? 0) * place.population, sum[1] + (place.lon ?? 0) * place.population, sum[2] + place.population]);
+    }
+    for (const [name, [lat, lon, weight]] of sums) out.set(name, [lat / weight, lon / weight]);
   }
-  const out = new Map<string, Coordinates>([...sums].map(([name, sum]) => [name, [sum.lat / sum.weight, sum.lon / sum.weight] as const]));
   cached.set(level, out);
   return out;
 }

@@ -109,8 +109,5 @@ export type OrganizationRecord = z.output<typeof OrganizationRecordSchema>;
 /** A row as written in a data file (optional keys may be absent). */
 export type OrganizationRecordInput = z.input<typeof OrganizationRecordSchema>;
 
-/** Columns the engine derives from others rather than reads: the register court is the newest registration's. */
-const DERIVED_COLUMNS: ReadonlySet<string> = new Set(['company_register_court']);
-
-/** Every key a data row may carry, in file order. */
-export const RECORD_KEYS = [...SELECTABLE_COLUMNS.filter((column) => !DERIVED_COLUMNS.has(column)), 'registrations', 'source', 'updated_at', 'text'] as const;
+/** Every key a data row may carry, in file order (the extension columns are derived, not read). */
+export const RECORD_KEYS = [...SELECTABLE_COLUMNS, 'registrations', 'source', 'updated_at', 'text'] as const;

@@ -252,7 +252,7 @@ export function parseQuery(index: LocalIndex, userQuery: string, today: string):
     until === null &&
     (/\b(?:new(?!\s+[A-Z])|newly (?:founded|registered)|recently (?:founded|registered)|founded recently|young)\b/.test(userQuery.replace(/^New\b/, 'new')) ||
       // Not inside a name: "Neu-Ulm".
-      /\b(?:neu|neue[nmrs]?|neugegrundete[nmrs]?|neu gegrundete[nmrs]?|junge[nmrs]?|kurzlich gegrundete[nmrs]?)(?![-\w])/.test(query))
+      /\b(?:neu|neue[nmrs]?|neugegrundete[nmrs]?|junge[nmrs]?|kurzlich gegrundete[nmrs]?)(?![-\w])/.test(query))
   ) {
     const date = new Date(`${today}T00:00:00Z`);
     date.setUTCFullYear(date.getUTCFullYear() - 1);

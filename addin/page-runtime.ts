@@ -34,7 +34,7 @@ export function addinRuntime(): AddinRuntime {
       const engine = await import(/* webpackChunkName: "engine" */ '../src/engine/local-index.js');
       return engine.createDefaultLocalIndex();
     },
-    loadPlaceCoordinates: async () => (await import(/* webpackChunkName: "engine" */ '../src/engine/dataset/place-coordinates.js')).placeCoordinates,
+    loadPlaceCoordinates: async () => (await import(/* webpackChunkName: "geography" */ '../src/engine/dataset/place-coordinates.js')).placeCoordinates,
     createClient: createRemoteClient,
   });
   return runtime;

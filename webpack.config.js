@@ -72,6 +72,8 @@ function excelAddin(mode) {
         cacheGroups: {
           vendor: { test: /node_modules/, name: 'vendor', chunks: 'initial', priority: 10 },
           common: { minChunks: 2, name: 'common', chunks: 'initial', enforce: true },
+          // The embedded geography, shared by the engine and the map of counts (which needs nothing else of the engine).
+          geography: { test: /geography\.json$/, name: 'geography-data', chunks: 'async', enforce: true },
         },
       },
     },

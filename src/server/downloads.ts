@@ -46,15 +46,25 @@ const SAFE_ID = /^[A-Za-z0-9._-]{1,100}$/;
 const FORMULA_START = /^[=+\-@\uFF1D\uFF0B\uFF0D\uFF20]/;
 /** What TSV readers and spreadsheets take as a field or row break (tab, line breaks of every kind). */
 const SEPARATORS = /[\t\n\v\f\r\u0085\u2028\u2029]+/g;
+/**
+ * Text a spreadsheet would turn into a number, date, time, percentage or truth value on opening, losing
+ * what the text says (`62.10` → 62.1, `01067` → 1067, 20 digits → 1.23E+19, `2019-05-27` → a date in the
+ * reader's format): digits with nothing but the characters numbers, dates and times are written with
+ * (any locale's), a number in scientific notation, or TRUE / FALSE.
+ */
+const READ_AS_VALUE = /^(?:[\s\d.,:/%()+-]*\d[\s\d.,:/%()+-]*|[+-]?\d+(?:[.,]\d+)?e[+-]?\d+|true|false)$/i;
 
 /**
  * A cell as TSV text that a spreadsheet shows as it is:
  *  - numbers and booleans (typed columns such as lat/lon) are written as they are: `-3.7` is a number, never a formula;
  *  - lists are joined with "; ", objects written as JSON;
- *  - text starting with = + - @ (or their full-width forms), with a tab or a carriage return, or with
- *    blanks before one of those, gets a leading apostrophe (OWASP's CSV-injection rule) so that Excel and
- *    LibreOffice read it as text;
  *  - tabs and line breaks become one space each run, so no value can add a column or a row;
+ *  - text gets a leading apostrophe when a spreadsheet would otherwise not show it as that text: text starting
+ *    with = + - @ (or their full-width forms), with a tab or a carriage return, or with blanks before one of
+ *    those (OWASP's CSV-injection rule); text a spreadsheet would read as a number or a date (READ_AS_VALUE);
+ *    and text that starts with an apostrophe itself, so that every text cell starting with one has exactly
+ *    one added, which a program reading the file removes. Excel and LibreOffice then keep the cell as text
+ *    (showing the apostrophe); no import option (quoted fields as text, column types) is needed;
  *  - text starting with a double quote is enclosed in double quotes (inner ones doubled): that is the only
  *    place where spreadsheets read a quote as quoting, and an unclosed one would swallow the rows after it.
  */
@@ -65,9 +75,9 @@ export function tsvCell(value: unknown): string {
   if (Array.isArray(value)) text = value.join('; ');
   else if (typeof value === 'string') text = value;
   else text = JSON.stringify(value);
-  const inert = text.startsWith('\t') || text.startsWith('\r') || FORMULA_START.test(text.trimStart());
+  const formula = text.startsWith('\t') || text.startsWith('\r') || FORMULA_START.test(text.trimStart());
   text = text.replace(SEPARATORS, ' ');
-  if (inert) return `'${text}`;
+  if (formula || text.startsWith("'") || READ_AS_VALUE.test(text)) return `'${text}`;
   return text.startsWith('"') ? `"${text.replaceAll('"', '""')}"` : text;
 }
 

@@ -30,9 +30,15 @@ const HOSTILE: OrganizationRecordInput[] = [
   { domain: 'fullwidth.example', name: '＝1+1', summary: 'A plain, harmless; description - with dashes', country: 'Deutschland' },
 ];
 
+/** Codes and classes a spreadsheet would read as numbers or dates, beside real numbers that must stay numbers. */
+const CODES: OrganizationRecordInput[] = [
+  { domain: 'codes.example', name: '1860', nace_code: '62.10', region_code: '083', district_code: '01067', municipality_code: '08315016', employee_class: '5-9', company_register_id: '12345678901234567890', company_register_date: '2019-05-27', lat: 51.05, lon: 13.74, new_register_entry: true, country: 'Deutschland' },
+  { domain: 'quoted.example', name: "'s-Hertogenbosch Bakery", nace_code: '01.10', employee_class: '250-499', revenue_class: '< 1 Mio. EUR', address: 'Hauptstraße 1, 01067 Dresden', lat: -3.5, lon: 0, country: 'Deutschland' },
+];
+
 let hostileIndex: LocalIndex | null = null;
 function index(): LocalIndex {
-  hostileIndex ??= createLocalIndex([...generateDataset({ count: 200, seed: 3, asOf: '2026-11-01' }), ...HOSTILE.map((row) => OrganizationRecordSchema.parse(row))]);
+  hostileIndex ??= createLocalIndex([...generateDataset({ count: 200, seed: 3, asOf: '2026-11-01' }), ...[...HOSTILE, ...CODES].map((row) => OrganizationRecordSchema.parse(row))]);
   return hostileIndex;
 }
 
@@ -119,6 +125,59 @@ describe('TSV cells a spreadsheet would evaluate are neutralised; no value break
     expect(tsvCell('Bäckerei Müller - Brot & mehr')).toBe('Bäckerei Müller - Brot & mehr');
     expect(tsvCell('"quoted" at the start')).toBe('"""quoted"" at the start"');
     expect(tsvCell('a "quoted" word')).toBe('a "quoted" word');
+  });
+});
+
+describe('TSV cells a spreadsheet would read as numbers or dates stay text; numbers stay numbers', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await start();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  const columns = ['name', 'nace_code', 'region_code', 'district_code', 'municipality_code', 'employee_class', 'revenue_class', 'company_register_id', 'company_register_date', 'address', 'lat', 'lon', 'new_register_entry'];
+
+  test('a served file marks codes, classes, long digit strings and dates as text and leaves lat / lon / booleans bare', async () => {
+    const domains = CODES.map((row) => row.domain);
+    const response = await download(server, { market_info: { market_id: 'm', market: domains }, columns, download_format: 'tsv' });
+    expect(response.status).toBe(200);
+    const text = await (await fetch((response.body as Answer).download_url)).text();
+    const parsed = Papa.parse<string[]>(text.replace(/\n$/, ''), { delimiter: '\t', quoteChar: '"' });
+    expect(parsed.errors).toEqual([]);
+    const byDomain = new Map(parsed.data.slice(1).map((row) => [row[0], row]));
+    expect(byDomain.get('codes.example')).toEqual(['codes.example', "'1860", "'62.10", "'083", "'01067", "'08315016", "'5-9", '', "'12345678901234567890", "'2019-05-27", '', '51.05', '13.74', 'true']);
+    expect(byDomain.get('quoted.example')).toEqual(['quoted.example', "''s-Hertogenbosch Bakery", "'01.10", '', '', '', "'250-499", '< 1 Mio. EUR', '', '', 'Hauptstraße 1, 01067 Dresden', '-3.5', '0', '']);
+
+    // A program reading the file removes one leading apostrophe from every text cell that has one, and gets
+    // exactly what /v1/fetch-market answers.
+    const answer = await raw(`${server.url}/v1/fetch-market`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEYS.tier2 }, body: JSON.stringify({ domains, columns }) });
+    expect(answer.status).toBe(200);
+    const rows = (answer.body as { data: Record<string, string | number | boolean | null>[] }).data;
+    expect(rows).toHaveLength(domains.length);
+    for (const row of rows) {
+      const cells = byDomain.get(row.domain as string)!;
+      const read = cells.map((cell) => (cell.startsWith("'") ? cell.slice(1) : cell));
+      expect(read).toEqual(['domain', ...columns].map((column) => (row[column] === null || row[column] === undefined ? '' : String(row[column]))));
+    }
+  });
+
+  test('the cell rule, value by value', () => {
+    // Read as numbers: trailing zeros, leading zeros, more than 15 digits, decimal commas, exponents, percentages.
+    for (const code of ['62.10', '01.10', '01067', '083', '12345678901234567890', '1234567890123456', '1,5', '1 234', '1e5', '2.5E-3', '50%', '(5)', '1860']) expect([code, tsvCell(code)]).toEqual([code, `'${code}`]);
+    // Read as dates, times or truth values.
+    for (const text of ['2019-05-27', '5-9', '10-19', '1/2', '3.10.2020', '12:30', 'TRUE', 'false']) expect([text, tsvCell(text)]).toEqual([text, `'${text}`]);
+    // Text that already starts with an apostrophe gets one more, so that the reader's rule is exact.
+    expect(tsvCell("'62.10")).toBe("''62.10");
+    expect(tsvCell("'t Hooft")).toBe("''t Hooft");
+    // Left alone: text with letters, timestamps spreadsheets keep as text, register numbers with a prefix.
+    for (const text of ['HRB 1234', 'FN 123456a', '3M Deutschland GmbH', '2024-03-15T12:02:59.838Z', '< 1 Mio. EUR', 'DE-BY', 'x', '', '   ']) expect([text, tsvCell(text)]).toEqual([text, text]);
+    // Typed numbers and booleans stay bare.
+    expect([tsvCell(62.1), tsvCell(-3.7), tsvCell(0), tsvCell(1234567890123456), tsvCell(false)]).toEqual(['62.1', '-3.7', '0', '1234567890123456', 'false']);
+    // Lists: the joined text decides (a spreadsheet reads "01067; 01069" as text); a list of one is its value.
+    expect(tsvCell(['01067', '01069'])).toBe('01067; 01069');
+    expect(tsvCell(['01067'])).toBe("'01067");
   });
 });
 

@@ -309,7 +309,9 @@ describe('v1 download: tsv, xlsx and parquet files behind signed links, read bac
     const lines = bytes.toString('utf8').replace(/\n$/, '').split('\n').map((line) => line.split('\t'));
     expect(lines[0]).toEqual(columns);
     const want = await expectedRows();
-    expect(lines.slice(1)).toEqual(want.map((row) => columns.map((c) => (row[c] === null || row[c] === undefined ? '' : String(asCell(row[c]))))));
+    // A reader removes the one apostrophe that marks a text cell (limits-and-safety.md, downloads).
+    const read = lines.slice(1).map((cells) => cells.map((cell) => (cell.startsWith("'") ? cell.slice(1) : cell)));
+    expect(read).toEqual(want.map((row) => columns.map((c) => (row[c] === null || row[c] === undefined ? '' : String(asCell(row[c]))))));
   });
 
   test('xlsx round-trips every column (read with exceljs)', async () => {

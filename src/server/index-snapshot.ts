@@ -6,23 +6,29 @@
  * its data came from, the shape of the parts with every typed array replaced by a reference) and one file
  * per typed array (`parts/<n>.bin`, its bytes in this machine's byte order — little-endian, as the manifest
  * records), each with its length and SHA-256 in the manifest. Reading checks the format and version
- * first, then every file's length and checksum as it reads it: a snapshot of another version, a missing,
- * truncated or altered file is refused with what to do, never served half-read.
+ * first, then the whole manifest against its schema (the parts' shape with the typed-array kind the engine
+ * reads at each place), then every file's place, length and checksum as it reads it, then that the parts
+ * fit together: a snapshot of another version, a missing, truncated, altered or retyped part is refused
+ * with the part named and what to do, never served half-read. A checksum only ties a file to its
+ * manifest; the checks after it are what keep a hand-edited manifest from reading files elsewhere or
+ * serving wrong answers.
  *
  * Written into a temporary directory beside DIR and renamed into place only when complete, so a build
  * that stops half-way leaves no snapshot behind.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { endianness } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
+import * as z from 'zod';
 import { flattenParts, partArray, restoreIndex, unflattenParts, type IndexParts, type PartArray, type PartArrayType } from '../engine/snapshot/index-parts.js';
+import { arrayRefs, checkIndexParts, ELEMENT_BYTES, INDEX_SHAPE, PART_ARRAY_TYPES, PartError } from '../engine/snapshot/parts-check.js';
 import type { ColumnStore } from '../engine/store/store.js';
 import type { ByteSource } from '../engine/store/utf8-column.js';
 
 export const SNAPSHOT_FORMAT = 'orgindex-index-snapshot';
 /** Bumped whenever the parts change shape or meaning: an older or newer snapshot is refused. */
-export const SNAPSHOT_VERSION = 5;
+export const SNAPSHOT_VERSION = 5 as const;
 
 /** Reads and writes in pieces below the 2 GiB a single read or write call may move. */
 const CHUNK = 1 << 30;
@@ -36,13 +42,13 @@ interface ManifestArray {
 
 export interface SnapshotManifest {
   format: typeof SNAPSHOT_FORMAT;
-  version: number;
+  version: typeof SNAPSHOT_VERSION;
   byteOrder: 'little-endian';
   createdAt: string;
   organizations: number;
   /** Where the data came from (the build's --data, or the sample / generated count). */
   source: string;
-  parts: unknown;
+  parts: z.output<typeof INDEX_SHAPE>;
   arrays: ManifestArray[];
 }
 
@@ -133,7 +139,7 @@ export class SnapshotWriter {
       createdAt: (this.options.now?.() ?? new Date()).toISOString(),
       organizations,
       source,
-      parts: this.shapes,
+      parts: this.shapes as SnapshotManifest['parts'],
       arrays: this.listed,
     };
     writeFileSync(join(this.temporary, 'manifest.json'), `${JSON.stringify(manifest)}\n`);
@@ -149,28 +155,94 @@ export class SnapshotWriter {
   }
 }
 
-/** The manifest of a snapshot directory, checked for format and version. */
+/** A manifest is a few kilobytes (one entry per typed array); a larger file is not one. */
+const MANIFEST_MAX_BYTES = 1 << 20;
+
+const MANIFEST = z.strictObject({
+  format: z.literal(SNAPSHOT_FORMAT),
+  version: z.literal(SNAPSHOT_VERSION),
+  byteOrder: z.literal('little-endian'),
+  createdAt: z.string().max(64),
+  organizations: z.int().min(0),
+  source: z.string().max(4_096),
+  parts: INDEX_SHAPE,
+  arrays: z
+    .array(
+      z.strictObject({
+        // Where the writer puts them: in parts/ of the snapshot, nowhere else.
+        file: z.string().regex(/^parts\/[0-9]{4,9}\.bin$/, 'is not a file of the snapshot\'s parts/ folder (parts/NNNN.bin)'),
+        type: z.enum(PART_ARRAY_TYPES),
+        bytes: z.int().min(0),
+        sha256: z.string().regex(/^[0-9a-f]{64}$/, 'is not a SHA-256 in hex'),
+      }),
+    )
+    .max(10_000),
+});
+
+/**
+ * Why a manifest value is refused, in zod's words: a typed array of the parts as `part P (file F)`, anything
+ * else by its place in the manifest.
+ */
+function issueText(issue: z.core.$ZodIssue, manifest: object): string {
+  const path = issue.path.map(String);
+  const last = path.at(-1);
+  if (path[0] === 'parts' && (last === 'type' || last === '$array')) {
+    let leaf: unknown = manifest;
+    for (const key of path.slice(0, -1)) leaf = leaf !== null && typeof leaf === 'object' ? (leaf as Record<string, unknown>)[key] : undefined;
+    const index = leaf !== null && typeof leaf === 'object' && '$array' in leaf ? leaf.$array : undefined;
+    const arrays = 'arrays' in manifest && Array.isArray(manifest.arrays) ? (manifest.arrays as unknown[]) : [];
+    const entry = typeof index === 'number' ? arrays[index] : undefined;
+    const file = entry !== null && typeof entry === 'object' && 'file' in entry && typeof entry.file === 'string' ? ` (file ${entry.file})` : '';
+    return `part ${path.slice(1, -1).join('.')}${file}: ${issue.message}`;
+  }
+  return `${path.length > 0 ? `${path.join('.')}: ` : ''}${issue.message}`;
+}
+
+/** The manifest of a snapshot directory, checked for format and version, then whole against its schema. */
 export function readManifest(dir: string): SnapshotManifest {
-  const path = join(resolve(dir), 'manifest.json');
+  const root = resolve(dir);
+  const path = join(root, 'manifest.json');
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    throw new SnapshotError(`${resolve(dir)} is not an index snapshot (no manifest.json): make one with orgindex index build --out ${dir}`);
+    const fd = openSync(path, 'r');
+    try {
+      const size = fstatSync(fd).size;
+      if (size > MANIFEST_MAX_BYTES) throw new SnapshotError(`${path} is damaged: ${size} bytes, a manifest has at most ${MANIFEST_MAX_BYTES}; rebuild the snapshot with orgindex index build`);
+      text = readFileSync(fd, 'utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    if (error instanceof SnapshotError) throw error;
+    throw new SnapshotError(`${root} is not an index snapshot (no manifest.json): make one with orgindex index build --out ${dir}`);
   }
-  let manifest: Partial<SnapshotManifest>;
+  let parsed: unknown;
   try {
-    manifest = JSON.parse(text) as Partial<SnapshotManifest>;
+    parsed = JSON.parse(text);
   } catch {
     throw new SnapshotError(`${path} is damaged (not JSON): rebuild the snapshot with orgindex index build`);
   }
-  if (manifest.format !== SNAPSHOT_FORMAT) throw new SnapshotError(`${resolve(dir)} is not an OrgIndex index snapshot`);
-  if (manifest.version !== SNAPSHOT_VERSION) {
-    throw new SnapshotError(`${resolve(dir)} is an index snapshot of format version ${String(manifest.version)}; this orgindex reads version ${SNAPSHOT_VERSION}: rebuild it with this orgindex (orgindex index build)`);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || !('format' in parsed) || parsed.format !== SNAPSHOT_FORMAT) {
+    throw new SnapshotError(`${root} is not an OrgIndex index snapshot (its manifest.json names no format ${SNAPSHOT_FORMAT})`);
   }
-  if (manifest.byteOrder !== 'little-endian' || endianness() !== 'LE') throw new SnapshotError('index snapshots are read on little-endian machines only');
-  if (!Array.isArray(manifest.arrays) || typeof manifest.organizations !== 'number') throw new SnapshotError(`${path} is damaged (fields missing): rebuild the snapshot`);
-  return manifest as SnapshotManifest;
+  const version = 'version' in parsed ? parsed.version : undefined;
+  if (typeof version !== 'number') {
+    throw new SnapshotError(`${path} is damaged: its format version is ${version === undefined ? 'missing' : `${JSON.stringify(version)}, not a number`}; rebuild the snapshot with orgindex index build`);
+  }
+  if (version !== SNAPSHOT_VERSION) {
+    throw new SnapshotError(`${root} is an index snapshot of format version ${version}; this orgindex reads version ${SNAPSHOT_VERSION}: rebuild it with this orgindex (orgindex index build)`);
+  }
+  if (!('byteOrder' in parsed) || parsed.byteOrder !== 'little-endian' || endianness() !== 'LE') throw new SnapshotError('index snapshots are read on little-endian machines only');
+  const checked = MANIFEST.safeParse(parsed);
+  if (!checked.success) {
+    const shown = checked.error.issues
+      .slice(0, 3)
+      .map((issue) => issueText(issue, parsed))
+      .join('; ');
+    const more = checked.error.issues.length > 3 ? ` (and ${checked.error.issues.length - 3} more)` : '';
+    throw new SnapshotError(`${path} is damaged: ${shown}${more}; rebuild the snapshot with orgindex index build`);
+  }
+  return checked.data;
 }
 
 /**
@@ -181,30 +253,60 @@ const ON_DISK = new Set(['store.text.summary.bytes']);
 /** The piece a part left on disk is read through for its checksum. */
 const ON_DISK_PIECE = 16 << 20;
 
+/** A part of a snapshot that cannot be served, named with its file. */
+const partRefused = (root: string, part: string, file: string | undefined, reason: string): SnapshotError =>
+  new SnapshotError(`index snapshot ${root}: part ${part}${file !== undefined ? ` (file ${file})` : ''}: ${reason}; rebuild it with orgindex index build`);
+
 /**
  * Reads a snapshot, every file checked against its length and checksum, and restores its index. The
  * summaries stay in their file and are read a row at a time when asked (the largest column, read only to
  * answer with it: 2.9 GB at 20,000,000), unless `inMemory`; the snapshot must not change while it is served.
+ *
+ * A part is read only from a regular file inside the snapshot directory (a symbolic link leading out of it
+ * is refused), only as the typed-array kind the engine reads there, and the parts are checked to fit
+ * together before anything is served from them.
  */
 export function readSnapshot(dir: string, options: { inMemory?: boolean } = {}): { store: ColumnStore; manifest: SnapshotManifest; bytes: number } {
   const root = resolve(dir);
   const manifest = readManifest(root);
-  const paths = arrayPaths(manifest.parts);
+  let refs: ReturnType<typeof arrayRefs>;
+  try {
+    refs = arrayRefs(manifest.parts);
+  } catch (error) {
+    if (error instanceof PartError) throw partRefused(root, error.part, undefined, error.reason);
+    throw error;
+  }
+  const fileOf = new Map<string, string>();
+  manifest.arrays.forEach((entry, index) => {
+    const ref = refs.get(index);
+    if (!ref) throw new SnapshotError(`index snapshot ${root} is damaged: ${entry.file} is listed, but no part refers to it; rebuild it with orgindex index build`);
+    fileOf.set(ref.part, entry.file);
+    if (entry.type !== ref.type) throw partRefused(root, ref.part, entry.file, `declared ${entry.type}, this orgindex reads ${ref.type}`);
+    const size = ELEMENT_BYTES[entry.type];
+    if (entry.bytes % size !== 0) throw partRefused(root, ref.part, entry.file, `${entry.bytes} bytes are not a whole number of ${entry.type} elements (${size} bytes each)`);
+  });
+  for (const [index, ref] of refs) if (index >= manifest.arrays.length) throw partRefused(root, ref.part, undefined, `refers to array ${index}, which the manifest does not list`);
+  const realRoot = realpathSync(root);
   const arrays: (PartArray | FileBytes)[] = [];
   let bytes = 0;
   manifest.arrays.forEach((entry, index) => {
-    const path = join(root, entry.file);
+    const part = refs.get(index)?.part ?? entry.file;
     let fd: number;
     try {
-      fd = openSync(path, 'r');
-    } catch {
-      throw new SnapshotError(`index snapshot ${root} is incomplete: ${entry.file} is missing; rebuild it with orgindex index build`);
+      const real = realpathSync(join(root, entry.file));
+      if (!real.startsWith(realRoot + sep)) throw partRefused(root, part, entry.file, 'its file leads out of the snapshot directory');
+      fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW);
+    } catch (error) {
+      if (error instanceof SnapshotError) throw error;
+      throw new SnapshotError(`index snapshot ${root} is incomplete: ${entry.file} (part ${part}) is missing; rebuild it with orgindex index build`);
     }
-    const onDisk = options.inMemory !== true && ON_DISK.has(paths.get(index) ?? '');
+    const onDisk = options.inMemory !== true && ON_DISK.has(part);
     let kept = false;
     try {
-      const size = fstatSync(fd).size;
-      if (size !== entry.bytes) throw new SnapshotError(`index snapshot ${root} is damaged: ${entry.file} has ${size} bytes, the manifest says ${entry.bytes}; rebuild it with orgindex index build`);
+      const stat = fstatSync(fd);
+      if (!stat.isFile()) throw partRefused(root, part, entry.file, 'not a regular file');
+      const { size } = stat;
+      if (size !== entry.bytes) throw partRefused(root, part, entry.file, `has ${size} bytes, the manifest says ${entry.bytes}`);
       // A buffer of its own for every array kept: aligned for its element type, and not in Node's shared
       // pool; a part left on disk is read through one small piece at a time for its checksum.
       const buffer = new ArrayBuffer(onDisk ? Math.min(size, ON_DISK_PIECE) : size);
@@ -214,13 +316,12 @@ export function readSnapshot(dir: string, options: { inMemory?: boolean } = {}):
       for (let at = 0; at < size; ) {
         const into = onDisk ? 0 : at;
         const read = readSync(fd, view, into, Math.min(piece, size - at), at);
-        if (read === 0) throw new SnapshotError(`index snapshot ${root} is damaged: ${entry.file} ends early; rebuild it`);
+        if (read === 0) throw partRefused(root, part, entry.file, 'ends early');
         hash.update(view.subarray(into, into + read));
         at += read;
       }
-      if (hash.digest('hex') !== entry.sha256) throw new SnapshotError(`index snapshot ${root} is damaged: ${entry.file} does not match its checksum; rebuild it with orgindex index build`);
+      if (hash.digest('hex') !== entry.sha256) throw partRefused(root, part, entry.file, 'does not match its checksum');
       if (onDisk) {
-        if (entry.type !== 'Uint8Array') throw new SnapshotError(`index snapshot ${root} is damaged: ${entry.file} is not bytes; rebuild it`);
         // The file stays open for the rows read later.
         arrays.push(new FileBytes(fd, size));
         kept = true;
@@ -232,34 +333,18 @@ export function readSnapshot(dir: string, options: { inMemory?: boolean } = {}):
       if (!kept) closeSync(fd);
     }
   });
-  const parts = unflattenParts(manifest.parts, (index) => {
-    const array = arrays[index] as PartArray | undefined;
-    if (!array) throw new SnapshotError(`index snapshot ${root} is damaged: the manifest refers to a part it does not list; rebuild it`);
-    return array;
-  }) as IndexParts;
+  // Every reference is checked above: each names a listed array of its own.
+  const parts = unflattenParts(manifest.parts, (index) => arrays[index] as PartArray) as IndexParts;
   let store: ColumnStore;
   try {
+    checkIndexParts(parts);
     store = restoreIndex(parts);
   } catch (error) {
+    if (error instanceof PartError) throw partRefused(root, error.part, fileOf.get(error.part), error.reason);
     throw new SnapshotError(`index snapshot ${root} cannot be loaded: ${(error as Error).message}; rebuild it with this orgindex`);
   }
   if (store.size !== manifest.organizations) throw new SnapshotError(`index snapshot ${root} is damaged: it holds ${store.size} organizations, the manifest says ${manifest.organizations}`);
   return { store, manifest, bytes };
-}
-
-/** The path in the parts ("store.text.summary.bytes") of each array, by its number. */
-function arrayPaths(shape: unknown): Map<number, string> {
-  const paths = new Map<number, string>();
-  const walk = (node: unknown, path: string): void => {
-    if (node === null || typeof node !== 'object') return;
-    if ('$array' in node && typeof node.$array === 'number') {
-      paths.set(node.$array, path);
-      return;
-    }
-    for (const [key, value] of Object.entries(node)) walk(value, path === '' ? key : `${path}.${key}`);
-  };
-  walk(shape, '');
-  return paths;
 }
 
 /** Bytes of a snapshot file read a range at a time (ByteSource); the file is closed when they are let go. */

@@ -2,12 +2,14 @@
  * Index snapshots: an index written and read back answers every kind of query exactly as the index it was
  * built from (keyword, semantic, hybrid, filters, stats, fetch, locations), without its index text or any
  * rebuild; a snapshot of another version, or with a file missing, cut short or altered, is refused with
- * what to do.
+ * what to do — and so is a manifest edited by hand with its checksums made to match (a file outside the
+ * snapshot, a part of another kind, parts that do not fit together), each refusal naming the part.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { createLocalIndex, generateDataset, LocalIndex } from '../../src/engine/index.js';
 import { serve } from '../../src/cli/serve.js';
 import { indexParts } from '../../src/engine/snapshot/index-parts.js';
@@ -92,13 +94,13 @@ describe('a snapshot that cannot be trusted is refused, with what to do', () => 
     const bytes = readFileSync(file);
     bytes[0] = (bytes[0] ?? 0) ^ 0xff;
     writeFileSync(file, bytes);
-    expect(() => readSnapshot(altered)).toThrow(/is damaged: parts\/0003\.bin does not match its checksum; rebuild it/);
+    expect(() => readSnapshot(altered)).toThrow(`index snapshot ${altered}: part store.domainSlots (file parts/0003.bin): does not match its checksum; rebuild it with orgindex index build`);
     const cut = copy();
     truncateSync(join(cut, readManifest(cut).arrays[5]!.file), 3);
-    expect(() => readSnapshot(cut)).toThrow(/is damaged: parts\/0005\.bin has 3 bytes, the manifest says/);
+    expect(() => readSnapshot(cut)).toThrow(/: part store\.domainRank \(file parts\/0005\.bin\): has 3 bytes, the manifest says 8000;/);
     const missing = copy();
     rmSync(join(missing, readManifest(missing).arrays[0]!.file));
-    expect(() => readSnapshot(missing)).toThrow(/is incomplete: parts\/0000\.bin is missing/);
+    expect(() => readSnapshot(missing)).toThrow(`index snapshot ${missing} is incomplete: parts/0000.bin (part store.domains.offsets) is missing; rebuild it with orgindex index build`);
     expect(() => readSnapshot(scratch())).toThrow(/is not an index snapshot \(no manifest\.json\)/);
   });
 
@@ -107,6 +109,123 @@ describe('a snapshot that cannot be trusted is refused, with what to do', () => 
     expect(() => writeSnapshot(to, indexParts(original.store), 'again')).toThrow(`${to} exists: give another --out, or --replace to replace it`);
     writeSnapshot(to, indexParts(original.store), 'again', { replace: true });
     expect(readManifest(to).source).toBe('again');
+  });
+});
+
+/**
+ * A manifest edited by hand, its checksums and byte counts made to match: a checksum ties a file to its
+ * manifest and no more, so each of these would be served (or crash) if the manifest were trusted.
+ */
+describe('a hand-edited manifest with matching checksums is refused, naming the part', () => {
+  interface Entry {
+    file: string;
+    type: string;
+    bytes: number;
+    sha256: string;
+  }
+  interface Manifest {
+    version: unknown;
+    parts: Record<string, unknown>;
+    arrays: Entry[];
+  }
+  const copy = (): string => {
+    const to = join(scratch(), 'edited');
+    writeSnapshot(to, indexParts(original.store), 'edited');
+    return to;
+  };
+  const manifestOf = (to: string): Manifest => JSON.parse(readFileSync(join(to, 'manifest.json'), 'utf8')) as Manifest;
+  const save = (to: string, manifest: unknown): void => {
+    writeFileSync(join(to, 'manifest.json'), JSON.stringify(manifest));
+  };
+  /** The list entry and the shape's reference of a part, by its path ("vectors.component"). */
+  const partOf = (manifest: Manifest, path: string): { ref: { $array: number; type: string }; entry: Entry } => {
+    const ref = path.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], manifest.parts) as { $array: number; type: string };
+    return { ref, entry: manifest.arrays[ref.$array]! };
+  };
+  /** Gives a part new bytes, with the length and checksum in the manifest to match. */
+  const rewrite = (to: string, manifest: Manifest, path: string, bytes: Uint8Array): void => {
+    const { entry } = partOf(manifest, path);
+    writeFileSync(join(to, entry.file), bytes);
+    entry.bytes = bytes.length;
+    entry.sha256 = createHash('sha256').update(bytes).digest('hex');
+  };
+
+  test('a part file outside the snapshot directory: a path out of it, or a symbolic link leading out', () => {
+    const to = copy();
+    const manifest = manifestOf(to);
+    // A file elsewhere, of the part's kind and size, its checksum in the manifest.
+    const elsewhere = join(scratch(), 'elsewhere.bin');
+    copyFileSync(join(to, manifest.arrays[3]!.file), elsewhere);
+    manifest.arrays[3]!.file = relative(to, elsewhere);
+    save(to, manifest);
+    expect(manifest.arrays[3]!.file).toMatch(/^\.\.\//);
+    expect(() => readSnapshot(to)).toThrow(`${join(to, 'manifest.json')} is damaged: arrays.3.file: is not a file of the snapshot's parts/ folder (parts/NNNN.bin); rebuild the snapshot with orgindex index build`);
+
+    // The same bytes outside, linked from inside: every checksum holds, the place does not.
+    const linked = copy();
+    const file = join(linked, readManifest(linked).arrays[3]!.file);
+    const away = join(scratch(), 'away.bin');
+    copyFileSync(file, away);
+    rmSync(file);
+    symlinkSync(away, file);
+    expect(() => readSnapshot(linked)).toThrow(`index snapshot ${linked}: part store.domainSlots (file parts/0003.bin): its file leads out of the snapshot directory; rebuild it with orgindex index build`);
+  });
+
+  test('a part retyped: in the shape and the list alike, or in the list only', () => {
+    const to = copy();
+    const manifest = manifestOf(to);
+    const { ref, entry } = partOf(manifest, 'vectors.component');
+    ref.type = entry.type = 'Uint8Array';
+    save(to, manifest);
+    expect(() => readSnapshot(to)).toThrow(`part vectors.component (file ${entry.file}): declared Uint8Array, this orgindex reads Float32Array`);
+
+    const listed = copy();
+    const other = manifestOf(listed);
+    const lat = partOf(other, 'store.lat').entry;
+    lat.type = 'Uint8Array';
+    save(listed, other);
+    expect(() => readSnapshot(listed)).toThrow(`index snapshot ${listed}: part store.lat (file ${lat.file}): declared Uint8Array, this orgindex reads Float64Array; rebuild it with orgindex index build`);
+  });
+
+  test('parts that do not fit together: every domain emptied, offsets read as another kind', () => {
+    const to = copy();
+    const manifest = manifestOf(to);
+    rewrite(to, manifest, 'store.domains.offsets', new Uint8Array(4 * 2_001));
+    rewrite(to, manifest, 'store.domains.bytes', new Uint8Array(0));
+    save(to, manifest);
+    expect(() => readSnapshot(to)).toThrow(`index snapshot ${to}: part store.domains.offsets (file ${partOf(manifest, 'store.domains.offsets').entry.file}): row 0 is empty; rebuild it with orgindex index build`);
+
+    // Float64 offsets are the engine's for columns past 4 GiB: over a small column they read as zeros.
+    const retyped = copy();
+    const other = manifestOf(retyped);
+    const name = partOf(other, 'store.text.name.offsets');
+    rewrite(retyped, other, 'store.text.name.offsets', readFileSync(join(retyped, name.entry.file)).subarray(0, 8 * 1_000));
+    name.ref.type = name.entry.type = 'Float64Array';
+    save(retyped, other);
+    expect(() => readSnapshot(retyped)).toThrow(`part store.text.name.offsets (file ${name.entry.file}): declared Float64Array, this orgindex reads Uint32Array for`);
+  });
+
+  test('a byte count that is no whole number of elements', () => {
+    const to = copy();
+    const manifest = manifestOf(to);
+    const { entry } = partOf(manifest, 'store.byDomain');
+    rewrite(to, manifest, 'store.byDomain', readFileSync(join(to, entry.file)).subarray(0, 7));
+    save(to, manifest);
+    expect(() => readSnapshot(to)).toThrow(`index snapshot ${to}: part store.byDomain (file ${entry.file}): 7 bytes are not a whole number of Uint32Array elements (4 bytes each); rebuild it with orgindex index build`);
+  });
+
+  test('odd manifests: the version as a string, null, a deep nesting, an oversized file', () => {
+    const to = copy();
+    const manifest = manifestOf(to);
+    save(to, { ...manifest, version: String(SNAPSHOT_VERSION) });
+    expect(() => readSnapshot(to)).toThrow(`${join(to, 'manifest.json')} is damaged: its format version is "${SNAPSHOT_VERSION}", not a number; rebuild the snapshot with orgindex index build`);
+    save(to, null);
+    expect(() => readSnapshot(to)).toThrow(`${to} is not an OrgIndex index snapshot (its manifest.json names no format orgindex-index-snapshot)`);
+    const deep = `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`;
+    writeFileSync(join(to, 'manifest.json'), JSON.stringify({ ...manifest, parts: { ...manifest.parts, store: 0 } }).replace('"store":0', `"store":${deep}`));
+    expect(() => readSnapshot(to)).toThrow(/manifest\.json is damaged: parts\.store\.size: Invalid input: expected number, received undefined; .*rebuild the snapshot/);
+    writeFileSync(join(to, 'manifest.json'), JSON.stringify({ ...manifest, source: 'x'.repeat(2 << 20) }));
+    expect(() => readSnapshot(to)).toThrow(/manifest\.json is damaged: \d+ bytes, a manifest has at most 1048576/);
   });
 });
 
@@ -143,7 +262,7 @@ describe('orgindex index build, orgindex serve --index', () => {
     rmSync(join(out, readManifest(out).arrays[2]!.file));
     const refused = spawnSync(process.execPath, [bin, 'serve', '--port', '0', '--index', out, '--state-dir', join(state, 'refused')], { encoding: 'utf8' });
     expect(refused.status).toBe(1);
-    expect(refused.stderr).toContain(`orgindex: index snapshot ${out} is incomplete: parts/0002.bin is missing; rebuild it with orgindex index build`);
+    expect(refused.stderr).toContain(`orgindex: index snapshot ${out} is incomplete: parts/0002.bin (part vectors.scan.axis) is missing; rebuild it with orgindex index build`);
     const both = spawnSync(process.execPath, [bin, 'serve', '--index', out, '--count', '5'], { encoding: 'utf8' });
     expect([both.status, both.stderr]).toEqual([2, 'give one of --index, --data and --count\n']);
   }, 60_000);

@@ -55,7 +55,7 @@ const CATEGORICAL_READERS: Record<CategoricalKey, (record: OrganizationRecord) =
 };
 
 /** Free-text columns, one string (or null) per row. */
-const TEXT_COLUMNS = ['name', 'summary', 'address', 'company_register_id'] as const;
+export const TEXT_COLUMNS = ['name', 'summary', 'address', 'company_register_id'] as const;
 type TextKey = (typeof TEXT_COLUMNS)[number];
 
 /** Compressed rows: the values of row i are values[offsets[i] … offsets[i + 1]). */

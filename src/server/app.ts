@@ -17,7 +17,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { LanguageProvider } from '../engine/language/provider.js';
 import { Admission, RATE_LIMIT_HEADERS, type EngineState } from './admission.js';
 import type { BearerVerifier } from './bearer.js';
-import type { DownloadLimits, DownloadStore } from './downloads.js';
+import { connectionOrigin, publicBaseUrl, type DownloadLimits, type DownloadStore } from './downloads.js';
 import type { PitStore } from '../engine/legacy/legacy-service.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { clientErrorHandler, frameworkErrors, registerJsonParser, requestIdGenerator } from './http-edge.js';
@@ -128,7 +128,9 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   await app.register(v1Routes, { admission, downloads, now, pits: options.pitStore });
   await app.register(fileRoutes, { downloads });
   await app.register(languageRoutes, { admission, provider: options.language ?? siteReadingProvider(engine, now, options) });
-  app.get('/openapi.json', () => openApiDocument());
+  // The document names the server as download links do: the public URL, else the address the connection reached.
+  const publicUrl = options.publicUrl === undefined ? null : publicBaseUrl(options.publicUrl);
+  app.get('/openapi.json', (request) => openApiDocument({ serverUrl: publicUrl ?? (connectionOrigin(request.protocol, request.socket.localAddress, request.socket.localPort) || '/') }));
   return app;
 }
 

@@ -65,13 +65,17 @@ function parameters(defs: Definitions, name: string, schema: z.ZodType, where: '
   return Object.entries(properties).map(([name, property]) => ({ name, in: where, required: where === 'path' || required.has(name), schema: property }));
 }
 
+/** Node's HTTP parser answers these before any route runs (http-edge.ts), so every operation may give them. */
+const MALFORMED = 'malformed request (a URL with characters that must be percent-encoded, say)';
+const HEADERS_TOO_LARGE = { '431': errorResponse('Request headers (or the query string) are too large') };
+
 /** The answers other than 200 a route may give: v2's statuses, v1's (400 / 403) and the language interface's (400 / 401 / 403). */
 function errorResponses(id: string, endpoint: Endpoint): JsonSchema {
   const open = id === 'v2.health';
   const body = endpoint.input === 'body';
   if (endpoint.api === 'v1' || endpoint.api === 'language') {
     return {
-      '400': errorResponse(body ? 'Invalid parameters, or a body that is not valid JSON' : 'Invalid parameters'),
+      '400': errorResponse(`${body ? 'Invalid parameters, a body that is not valid JSON' : 'Invalid parameters'}, or a ${MALFORMED}`),
       ...(endpoint.api === 'language' ? { '401': errorResponse('Missing or invalid bearer token') } : {}),
       '403': errorResponse(endpoint.api === 'v1' ? 'Missing or invalid API key or token' : 'The token\'s groups do not give access'),
       ...(body ? { '413': errorResponse('The body is too large'), '415': errorResponse('The body is not UTF-8 JSON') } : {}),
@@ -79,12 +83,13 @@ function errorResponses(id: string, endpoint: Endpoint): JsonSchema {
       '500': errorResponse('Unexpected server error'),
       ...(id === 'v1.search' ? { '503': { ...errorResponse('Every point-in-time context the service keeps is live; Retry-After says when one expires'), headers: { 'Retry-After': { schema: { type: 'integer' } } } } } : {}),
       ...(id === 'v1.download' ? { '503': { ...errorResponse('The download store is full (files or bytes); Retry-After says when a file expires'), headers: { 'Retry-After': { schema: { type: 'integer' } } } } } : {}),
+      ...HEADERS_TOO_LARGE,
     };
   }
   return {
+    '400': errorResponse(body ? `The body is not valid JSON or nested too deeply, or a ${MALFORMED}` : `A ${MALFORMED}`),
     ...(body
       ? {
-          '400': errorResponse('The body is not valid JSON, or nested too deeply'),
           '413': errorResponse('The body is too large'),
           '415': errorResponse('The body is not UTF-8 JSON'),
         }
@@ -96,6 +101,7 @@ function errorResponses(id: string, endpoint: Endpoint): JsonSchema {
     ...(open ? {} : { '429': { ...errorResponse('Rate limit or monthly quota exceeded; Retry-After says when to retry'), headers: { 'Retry-After': { schema: { type: 'integer' } } } } }),
     '500': errorResponse('Unexpected server error'),
     ...(open ? {} : { '503': errorResponse('The index is not loaded') }),
+    ...HEADERS_TOO_LARGE,
   };
 }
 
@@ -131,8 +137,24 @@ function operation(defs: Definitions, id: string, endpoint: Endpoint): JsonSchem
   return op;
 }
 
+export interface OpenApiOptions {
+  /** The interfaces described (default all three). */
+  apis?: readonly ApiName[];
+  /**
+   * Where clients reach the server, without a trailing slash (the server passes its public URL, else the
+   * origin the request's connection reached); default "/", the document's own origin.
+   */
+  serverUrl?: string;
+}
+
+/**
+ * The terms of use of the service: OrgIndex is not released under a public licence, so its document names
+ * none ("LicenseRef-" marks a licence that is not on the SPDX list).
+ */
+export const API_LICENSE = { name: 'Proprietary: all rights reserved', identifier: 'LicenseRef-OrgIndex-Proprietary' } as const;
+
 /** The document for the interfaces this server serves: v2, the legacy v1 and language processing. */
-export function openApiDocument(apis: readonly ApiName[] = ['v2', 'v1', 'language']): JsonSchema {
+export function openApiDocument({ apis = ['v2', 'v1', 'language'], serverUrl = '/' }: OpenApiOptions = {}): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   const defs = new Definitions();
   for (const [id, endpoint] of Object.entries(ENDPOINTS) as [string, Endpoint][]) {
@@ -147,7 +169,9 @@ export function openApiDocument(apis: readonly ApiName[] = ['v2', 'v1', 'languag
       title: 'OrgIndex',
       version: '2.0.0',
       description: 'Search, fetch and count organizations identified by their web domain: the v2 interface, the legacy v1 search interface and the language-processing interface, served by OrgIndex.',
+      license: API_LICENSE,
     },
+    servers: [{ url: serverUrl, description: 'This OrgIndex server' }],
     paths,
     components: {
       securitySchemes: {

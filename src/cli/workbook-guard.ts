@@ -9,6 +9,7 @@
  * it could misread (comments, CDATA, a document type in xl/workbook.xml) is refused, never guessed at.
  */
 import JSZip from 'jszip';
+import { zipProblem } from './workbook-zip.js';
 
 export class RefreshUsageError extends Error {}
 
@@ -283,11 +284,15 @@ export interface PreparedWorkbook {
 }
 
 /**
- * Refuses a workbook the rewrite would damage (parts exceljs drops, legacy sheet passwords, sheet-scoped
- * names) or that exceljs would expand past the bounds above; else the bytes exceljs is to read and the
- * defined names taken out of them. `command` is the one a refusal names.
+ * Refuses a workbook that unpacks past the bounds of workbook-zip.ts, that the rewrite would damage (parts
+ * exceljs drops, legacy sheet passwords, sheet-scoped names) or that exceljs would expand past the bounds
+ * above; else the bytes exceljs is to read and the defined names taken out of them. `command` is the one
+ * a refusal names.
  */
 export async function prepareWorkbook(bytes: Buffer, file: string, command = 'orgindex refresh'): Promise<PreparedWorkbook> {
+  // Before JSZip inflates anything.
+  const unpacking = zipProblem(bytes, command);
+  if (unpacking !== null) throw refusal(`${file} ${unpacking}`);
   const zip = await JSZip.loadAsync(bytes);
   const files = Object.values(zip.files).filter((entry) => !entry.dir);
   const found = new Map<string, string>();

@@ -125,6 +125,11 @@ export class LocalIndex {
     return this.shared.locations;
   }
 
+  /** Builds the location index now (a server's warm-up) instead of in the first location request. */
+  warmLocations(): void {
+    this.locations();
+  }
+
   locationSearch(query: RequestInput<'v2.locationSearch'>): LocationListResponse {
     return this.locations().search(checked('v2.locationSearch', query));
   }

@@ -171,6 +171,12 @@ interface QueryForm {
 }
 
 export class LocationIndex {
+  private static builds = 0;
+  /** How many location indexes this process has built (a server builds its own while warming up). */
+  static get built(): number {
+    return LocationIndex.builds;
+  }
+
   private readonly items: LocationItem[];
   private readonly byId = new Map<string, number>();
   /** rank[item] = position in the global order (doc_count desc, name asc, id asc). */
@@ -208,6 +214,7 @@ export class LocationIndex {
   private touchedItemCount = 0;
 
   constructor(items: readonly LocationItem[]) {
+    LocationIndex.builds++;
     const n = items.length;
     this.items = items.slice();
     items.forEach((item, i) => {

@@ -5,7 +5,7 @@
  * ORG.FETCH chunks handed over together (UrlFetchApp.fetchAll), Refresh by generation.
  */
 import { RateLimitError } from '../../src/contract/errors.js';
-import { createLocalIndex, generateDataset } from '../../src/engine/index.js';
+import { createLocalIndex, generateDataset, warmRelevance } from '../../src/engine/index.js';
 import { localBackend, localSyncBackend } from '../../src/sheet/backend.js';
 import { ResultCache } from '../../src/sheet/cache.js';
 import { SheetFunctions } from '../../src/sheet/functions.js';
@@ -13,7 +13,13 @@ import { SyncResultCache } from '../../src/sheet/sync-cache.js';
 import { StandInCache } from '../support/cache-service-stand-in.js';
 import { SyncSheetFunctions, type FetchMany } from '../../src/sheet/sync-functions.js';
 
-const index = createLocalIndex(generateDataset({ count: 12_000, seed: 5, asOf: '2026-11-01' }));
+// 3,000 organizations hold the 500 companies the tests below ask for; every thousand more costs about a
+// second of building (the keyword index and the vectors), none of it tested here.
+const index = createLocalIndex(generateDataset({ count: 3_000, seed: 5, asOf: '2026-11-01' }));
+// Built once before the tests (scored searches would build them in the first one).
+beforeAll(() => {
+  warmRelevance(index.store);
+}, 60_000);
 
 function syncFunctions(options: { fetchMany?: FetchMany; store?: StandInCache } = {}) {
   const store = options.store ?? new StandInCache();
@@ -43,7 +49,7 @@ test('the same arguments give the same tables as the async driver (search, fetch
     const run = (target: SyncSheetFunctions | SheetFunctions) => (target[name as 'search'] as (...a: unknown[]) => unknown).apply(target, args);
     expect(run(functions)).toEqual(await run(excel));
   }
-});
+}, 30_000);
 
 test('ORGFETCH(…, "as=card") in Sheets (no data types) gives the columns asked for as values, the register court among them', () => {
   const { functions } = syncFunctions();
@@ -106,4 +112,4 @@ test('ORG.FETCH over 10,000 cells hands 2 chunks over together; a failed chunk m
   expect(table).toHaveLength(10_000);
   expect(table.slice(0, 500).every((row) => typeof row[0] === 'string')).toBe(true);
   expect(table[9_999]?.[0]).toMatchObject({ error: '#N/A', message: expect.stringMatching(/^Rate limit reached/) as unknown });
-});
+}, 30_000);

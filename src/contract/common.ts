@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { normalizeDomain } from './domain.js';
 import { TEXT_LIMITS } from './limits.js';
-import { addIssue, documentedAs, integer } from './validation.js';
+import { addIssue, documentedAs, field, integer } from './validation.js';
 
 /** A domain, URL or e-mail address, normalised to the index key (see domain.ts). */
 export const DomainSchema = z.string().max(TEXT_LIMITS.domainLength, { abort: true }).transform((raw, ctx) => {
@@ -126,7 +126,8 @@ export const ColumnsSchema = z
   .transform((columns): SelectableColumn[] => {
     const chosen = columns ?? DEFAULT_COLUMNS;
     return [...new Set<SelectableColumn>(['domain', ...chosen])];
-  });
+  })
+  .meta(field('Columns', `The columns each row has, e.g. name, nace_code, municipality (domain always comes first); default: ${DEFAULT_COLUMNS.join(', ')}`));
 
 /**
  * A `search_after` cursor: opaque JSON values copied unchanged from the previous response. Request and
@@ -172,6 +173,14 @@ export type MapLevel = (typeof MAP_LEVELS)[number];
 
 /** Latitude and longitude in degrees. */
 export type Coordinates = readonly [number, number];
+
+/** Fields several v2 answers share, named and explained once. */
+export const ANSWER_FIELDS = {
+  elapsed_ms: field('Time (ms)', 'How long the service took, in milliseconds'),
+  explain_plan: field('Explanation', 'How the request ran, step by step (only when Explain was set)'),
+  filters_applied: field('Filters applied', 'The filters as the service applied them, values in its spelling (Germany → Deutschland)'),
+  warnings: field('Warnings', 'Filter values that match no organization, each with the closest values OrgIndex knows; absent when there are none'),
+};
 
 /** Integer with inclusive bounds and a default, as the spec's tables write them. */
 export function boundedInt(min: number, max: number, fallback: number) {

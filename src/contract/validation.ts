@@ -321,6 +321,15 @@ export function documentedAs<S extends z.ZodType>(schema: S, jsonSchema: Record<
   return schema.meta({ openapi: jsonSchema });
 }
 
+/**
+ * How a field is named and explained to people, as zod metadata (`.meta(field(…))`): generated documents
+ * carry it as the JSON Schema title and description, and the Power Automate connector shows them as the
+ * field's label and help in the flow designer. Plain words, with an example where one helps.
+ */
+export function field(title: string, description: string): { title: string; description: string } {
+  return { title, description };
+}
+
 /** The 422 body FastAPI sends for a request body that is not JSON at all. */
 export function jsonDecodeError(position: number, reason: string): ValidationErrorBody {
   return { detail: [{ loc: ['body', position], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error: reason } }] };

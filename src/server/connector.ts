@@ -3,6 +3,9 @@
  * an OpenAPI 2.0 definition generated from the same endpoint table and zod schemas as /openapi.json, so
  * a flow and the server cannot disagree, plus apiProperties.json (the API key as a secure string).
  *
+ * Every field's label (`x-ms-summary`) and help (`description`) in the flow designer are the title and
+ * description the contract gives it (`field()` in src/contract), so /openapi.json shows the same words.
+ *
  * Power Automate's rules shape it: OpenAPI 2.0 only; unique, readable operationIds with summaries and
  * descriptions; no oneOf / anyOf (unions are flattened to their richest member, the others named in the
  * description — similar_to's "domain or object" becomes the object); `null` alternatives become
@@ -32,18 +35,6 @@ const OPERATIONS: { id: keyof typeof ENDPOINTS; operationId: string; summary: st
 const DYNAMIC_FILTERS = ['country', 'state', 'region', 'district', 'municipality', 'organization_type', 'organization_size', 'source', 'nace_code', 'company_register_court', 'summary_keywords'];
 
 const UNSUPPORTED_KEYWORDS = ['$schema', '$id', 'propertyNames', 'patternProperties', 'if', 'then', 'else', 'not', 'examples', 'contentEncoding', 'contentMediaType', 'dependentRequired', 'unevaluatedProperties', '$comment', 'id'];
-
-const titleOf = (name: string): string => name.replace(/_/g, ' ').replace(/^./, (first) => first.toUpperCase());
-
-/** What query and path parameters mean, where the contract's schema says nothing. */
-const PARAMETER_HELP: Record<string, string> = {
-  q: 'Part of a location name, e.g. "Mün" or "Bayern"',
-  offset: 'How many locations to skip (paging)',
-  location_type: 'Only locations of this type',
-  parent_id: 'Only the children of this location (an id from another location answer)',
-  location_id: 'The location id, e.g. DE-BY',
-  limit: 'How many locations at most',
-};
 
 /** Lowers one JSON Schema (draft-7, from zod) to OpenAPI 2.0's schema object, hoisting definitions. */
 class Lowering {
@@ -151,15 +142,13 @@ class Lowering {
   }
 }
 
-/** Display names, advanced fields and dropdowns on a request body's top-level properties. */
+/** Advanced fields and dropdowns on a request body's top-level properties. */
 function decorate(body: Schema, important: readonly string[]): Schema {
   const properties = (body.properties ?? {}) as Record<string, Schema>;
   for (const [name, property] of Object.entries(properties)) {
-    property['x-ms-summary'] = titleOf(name);
     property['x-ms-visibility'] = important.includes(name) ? 'important' : 'advanced';
     if (name === 'filters' && property.properties) {
       for (const [filter, values] of Object.entries(property.properties as Record<string, Schema>)) {
-        values['x-ms-summary'] = titleOf(filter);
         if (DYNAMIC_FILTERS.includes(filter) && values.type === 'array' && values.items) {
           (values.items as Schema)['x-ms-dynamic-values'] = { operationId: 'GetFilterOptions', 'value-collection': `options/${filter}`, 'value-path': 'value', 'value-title': 'value' };
         }
@@ -169,15 +158,29 @@ function decorate(body: Schema, important: readonly string[]): Schema {
   return body;
 }
 
+/** The contract's title of every schema becomes its label in the flow designer (Swagger 2.0 has `title`, Power Automate shows `x-ms-summary`). */
+function labelled(value: unknown): void {
+  if (Array.isArray(value)) value.forEach(labelled);
+  else if (value && typeof value === 'object') {
+    const schema = value as Schema;
+    if (typeof schema.title === 'string') {
+      schema['x-ms-summary'] = schema.title;
+      delete schema.title;
+    }
+    Object.values(schema).forEach(labelled);
+  }
+}
+
 function parametersOf(lowering: Lowering, endpoint: Endpoint, name: string, important: readonly string[]): Schema[] {
   if (endpoint.input === 'body') {
-    return [{ name: 'body', in: 'body', required: true, 'x-ms-summary': 'Request', schema: decorate(lowering.schemaOf(endpoint.request, 'input', `${name}Request`), important) }];
+    const schema = decorate(lowering.schemaOf(endpoint.request, 'input', `${name}Request`), important);
+    return [{ name: 'body', in: 'body', required: true, 'x-ms-summary': 'Request', description: schema.description, schema }];
   }
   if (endpoint.input !== 'query' && endpoint.input !== 'path') return [];
   const object = lowering.schemaOf(endpoint.request, 'input', `${name}Parameters`);
   const required = new Set((object.required ?? []) as string[]);
   return Object.entries((object.properties ?? {}) as Record<string, Schema>).map(([parameter, schema]) => {
-    const { description, default: fallback, ...rest } = schema;
+    const { description, title, default: fallback, ...rest } = schema;
     const type = rest.type === 'object' || rest.type === undefined ? 'string' : rest.type;
     return {
       name: parameter,
@@ -190,20 +193,66 @@ function parametersOf(lowering: Lowering, endpoint: Endpoint, name: string, impo
       ...(typeof rest.minimum === 'number' ? { minimum: rest.minimum } : {}),
       ...(typeof rest.maximum === 'number' ? { maximum: rest.maximum } : {}),
       ...(fallback !== undefined && fallback !== null ? { default: fallback } : {}),
-      description: typeof description === 'string' ? description : (PARAMETER_HELP[parameter] ?? titleOf(parameter)),
-      'x-ms-summary': parameter === 'q' ? 'Location name' : titleOf(parameter),
+      description,
+      'x-ms-summary': title,
       'x-ms-visibility': important.includes(parameter) || endpoint.input === 'path' ? 'important' : 'advanced',
     };
   });
 }
 
+/** The categories Power Automate lists connectors under (a connector names one or two). */
+export const CONNECTOR_CATEGORIES = [
+  'AI', 'Business Management', 'Business Intelligence', 'Collaboration', 'Commerce', 'Communication', 'Content and Files', 'Finance', 'Data',
+  'Human Resources', 'Internet of Things', 'IT Operations', 'Lifestyle and Entertainment', 'Marketing', 'Productivity', 'Sales and CRM', 'Security',
+  'Social Media', 'Website',
+] as const;
+
+export const DEFAULT_CONNECTOR_HOST = 'api.orgindex.example';
+export const DEFAULT_CONNECTOR_CATEGORIES: readonly string[] = ['Data', 'Sales and CRM'];
+
 export interface ConnectorOptions {
   /** Where the service is reached (host[:port]); the connector's users change it in the wizard when self-hosting. */
   host?: string;
+  /** The service's website, shown on the connector's page (default https://<host>). */
+  website?: string;
+  /** The service's privacy policy (default: the website). */
+  privacyPolicy?: string;
+  /** One or two of CONNECTOR_CATEGORIES (default Data, Sales and CRM). */
+  categories?: readonly string[];
+}
+
+/** An absolute http(s) address, or an error naming the setting. */
+function webAddress(setting: string, text: string): string {
+  let url: URL | null = null;
+  try {
+    url = new URL(text);
+  } catch {
+    // reported below
+  }
+  if (!url || !/^https?:$/.test(url.protocol)) throw new Error(`The connector's ${setting} must be an http(s) address such as https://orgindex.example.com; got "${text}"`);
+  return text;
+}
+
+/** x-ms-connector-metadata: what the connector's page in Power Automate shows beside its actions. */
+function connectorMetadata(host: string, options: ConnectorOptions): Schema[] {
+  const website = webAddress('website', options.website ?? `https://${host}`);
+  const privacyPolicy = webAddress('privacy policy', options.privacyPolicy ?? website);
+  const categories = options.categories ?? DEFAULT_CONNECTOR_CATEGORIES;
+  const unknown = categories.filter((category) => !(CONNECTOR_CATEGORIES as readonly string[]).includes(category));
+  if (categories.length < 1 || categories.length > 2 || unknown.length > 0) {
+    throw new Error(`The connector needs one or two categories of: ${CONNECTOR_CATEGORIES.join(', ')}; got ${categories.length === 0 ? 'none' : categories.map((category) => `"${category}"`).join(', ')}`);
+  }
+  return [
+    { propertyName: 'Website', propertyValue: website },
+    { propertyName: 'Privacy policy', propertyValue: privacyPolicy },
+    { propertyName: 'Categories', propertyValue: categories.join(';') },
+  ];
 }
 
 /** apiDefinition.swagger.json. */
 export function connectorDefinition(options: ConnectorOptions = {}): Schema {
+  const host = options.host ?? DEFAULT_CONNECTOR_HOST;
+  const metadata = connectorMetadata(host, options);
   const lowering = new Lowering();
   const paths: Record<string, Record<string, Schema>> = {};
   for (const { id, operationId, summary, description, important } of OPERATIONS) {
@@ -221,18 +270,22 @@ export function connectorDefinition(options: ConnectorOptions = {}): Schema {
       },
     };
   }
+  const definitions = lowering.referenced(paths);
+  labelled(paths);
+  labelled(definitions);
   return {
     swagger: '2.0',
     info: { title: 'OrgIndex', version: '2.0.0', description: 'Search, enrich and count organizations identified by their web domain.', contact: { name: 'OrgIndex' } },
-    host: options.host ?? 'api.orgindex.example',
+    host,
     basePath: '/v2',
     schemes: ['https'],
     consumes: ['application/json'],
     produces: ['application/json'],
     paths,
-    definitions: lowering.referenced(paths),
+    definitions,
     securityDefinitions: { api_key: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
     security: [{ api_key: [] }],
+    'x-ms-connector-metadata': metadata,
   };
 }
 

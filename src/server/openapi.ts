@@ -10,12 +10,16 @@ import { ValidationErrorBodySchema } from '../contract/validation.js';
 
 type JsonSchema = Record<string, unknown>;
 
-/** Where the contract says how a schema is to be documented (`documentedAs`), that replaces zod's rendering. */
+/**
+ * Where the contract says how a schema is to be documented (`documentedAs`), that replaces zod's rendering;
+ * the field's title and description (its `.meta`) stay.
+ */
 export function documented(ctx: { zodSchema: unknown; jsonSchema: JsonSchema }): void {
-  const meta = z.globalRegistry.get(ctx.zodSchema as z.ZodType) as { openapi?: JsonSchema } | undefined;
+  const meta = z.globalRegistry.get(ctx.zodSchema as z.ZodType) as { openapi?: JsonSchema; title?: string; description?: string } | undefined;
   if (!meta?.openapi) return;
   for (const key of Object.keys(ctx.jsonSchema)) Reflect.deleteProperty(ctx.jsonSchema, key);
-  Object.assign(ctx.jsonSchema, meta.openapi);
+  const { title, description } = meta;
+  Object.assign(ctx.jsonSchema, meta.openapi, title === undefined ? {} : { title }, description === undefined ? {} : { description });
 }
 
 /**

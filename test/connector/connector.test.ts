@@ -3,12 +3,12 @@
  * by @apidevtools/swagger-parser (the Swagger 2.0 JSON Schema and every $ref), then Power Automate's own
  * rules, which a generic validator does not know, checked one by one. The build script is run too.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { connectorDefinition, connectorProperties } from '../../src/server/connector.js';
+import { CONNECTOR_CATEGORIES, connectorDefinition, connectorProperties } from '../../src/server/connector.js';
 import { ENDPOINTS } from '../../src/contract/endpoints.js';
 import { TEXT_LIMITS } from '../../src/contract/limits.js';
 
@@ -57,7 +57,7 @@ test('no oneOf / anyOf / allOf or other keywords OpenAPI 2.0 lacks; unions flatt
   const body = ((definition.paths['/search']?.post?.parameters as Json[])[0]?.schema as Json).properties as Record<string, Json>;
   const similar = body.similar_to as Json;
   expect(similar.type).toBe('array');
-  expect(((similar.items as Json).properties as Json).domain).toEqual({ type: 'string', maxLength: TEXT_LIMITS.domainLength });
+  expect(((similar.items as Json).properties as Json).domain).toMatchObject({ type: 'string', maxLength: TEXT_LIMITS.domainLength });
   // The description does not promise what the connector cannot send.
   expect(String((similar.items as Json).description)).toContain('The service also takes a string here; this connector sends the object form.');
   // A cursor (any JSON value) passes through untyped, so a search_after from one answer can be sent back.
@@ -81,17 +81,108 @@ test('dropdowns from /filters/options, advanced fields hidden, the API key a sec
   expect(properties.properties.connectionParameters).toEqual({ api_key: expect.objectContaining({ type: 'securestring' }) as unknown });
 });
 
+/** Every parameter, and every property of every schema (recursively, definitions too), with where it is. */
+function* fields(document: Json): Generator<[string, Json]> {
+  for (const { path, method, operation } of operations) {
+    for (const parameter of operation.parameters as Json[]) yield [`${method} ${path} parameter ${String(parameter.name)}`, parameter];
+  }
+  for (const [where, schema] of walk(document, '$')) {
+    const properties = schema.properties;
+    // A schema's properties (an object named "properties" inside a properties map is a field, not a schema).
+    if (properties && typeof properties === 'object' && !Array.isArray(properties) && !where.endsWith('.properties')) {
+      for (const [name, property] of Object.entries(properties as Record<string, Json>)) yield [`${where}.properties.${name}`, property];
+    }
+  }
+}
+
+test('every parameter and every schema property has a label (x-ms-summary) and help (description) for the flow designer', () => {
+  const seen = [...fields(definition)];
+  // The three body requests and their answers, the location parameters: well over a hundred fields.
+  expect(seen.length).toBeGreaterThan(150);
+  const lacking = seen.filter(([, field]) => !(typeof field.description === 'string' && field.description.trim().length > 0 && typeof field['x-ms-summary'] === 'string' && field['x-ms-summary'].trim().length > 0)).map(([where]) => where);
+  expect(lacking).toEqual([]);
+  for (const [where, field] of seen) {
+    const label = field['x-ms-summary'] as string;
+    const help = field.description as string;
+    // A label is a few words, not a sentence or a field name; the help says more than the label.
+    expect([where, label.length <= 30 && !label.includes('_') && !label.endsWith('.')]).toEqual([where, true]);
+    expect([where, help.length > label.length && help !== label]).toEqual([where, true]);
+    // Swagger 2.0 parameters have no title; schemas carry the label only once.
+    expect([where, 'title' in field]).toEqual([where, false]);
+  }
+  // The body parameters of the three POST actions are explained too.
+  for (const path of ['/search', '/fetch', '/stats']) {
+    const body = (definition.paths[path]?.post?.parameters as Json[])[0]!;
+    expect([path, body.in, String(body.description).length > 20]).toEqual([path, 'body', true]);
+  }
+});
+
+test('the words come from the contract: /openapi.json shows the same title and description', async () => {
+  const { openApiDocument } = await import('../../src/server/openapi.js');
+  const openapi = openApiDocument() as { paths: Record<string, Record<string, { requestBody: { content: Record<string, { schema: Json }> } }>> };
+  const filters = (openapi.paths['/v2/search']!.post!.requestBody.content['application/json']!.schema.properties as Record<string, Json>).filters!;
+  // OpenAPI 3.1 writes "filters or null" as a union: the object member holds the filters.
+  const country = ((filters.anyOf as Json[]).find((member) => member.properties)!.properties as Record<string, Json>).country!;
+  expect([filters.title, country.title]).toEqual(['Filters', 'Country']);
+  const connectorCountry = (((definition.paths['/search']?.post?.parameters as Json[])[0]!.schema as Json).properties as Record<string, Json>).filters!.properties as Record<string, Json>;
+  expect([country.title, country.description]).toEqual([connectorCountry.country!['x-ms-summary'], connectorCountry.country!.description]);
+});
+
+test('connector metadata: website, privacy policy and categories, with defaults and set at build', () => {
+  expect(definition['x-ms-connector-metadata']).toEqual([
+    { propertyName: 'Website', propertyValue: 'https://api.orgindex.example' },
+    { propertyName: 'Privacy policy', propertyValue: 'https://api.orgindex.example' },
+    { propertyName: 'Categories', propertyValue: 'Data;Sales and CRM' },
+  ]);
+  const configured = connectorDefinition({ host: 'orgindex.example.com', website: 'https://www.example.com/orgindex', privacyPolicy: 'https://www.example.com/privacy', categories: ['Business Intelligence'] });
+  expect(configured['x-ms-connector-metadata']).toEqual([
+    { propertyName: 'Website', propertyValue: 'https://www.example.com/orgindex' },
+    { propertyName: 'Privacy policy', propertyValue: 'https://www.example.com/privacy' },
+    { propertyName: 'Categories', propertyValue: 'Business Intelligence' },
+  ]);
+  // The host alone moves the defaults with it.
+  expect((connectorDefinition({ host: 'orgindex.example.com' })['x-ms-connector-metadata'] as Json[])[0]).toEqual({ propertyName: 'Website', propertyValue: 'https://orgindex.example.com' });
+  // Power Automate's list of categories, at most two; web addresses only.
+  expect(() => connectorDefinition({ categories: ['Data', 'AI', 'Finance'] })).toThrow(/one or two categories of: AI, Business Management/);
+  expect(() => connectorDefinition({ categories: ['Databases'] })).toThrow(/got "Databases"/);
+  expect(() => connectorDefinition({ categories: [] })).toThrow(/got none/);
+  expect(() => connectorDefinition({ privacyPolicy: 'ftp://example.com/privacy' })).toThrow(/privacy policy must be an http\(s\) address/);
+  expect(() => connectorDefinition({ website: 'orgindex' })).toThrow(/website must be an http\(s\) address/);
+  expect(CONNECTOR_CATEGORIES).toContain('Sales and CRM');
+});
+
 test('the build writes dist/connector-style files: definition, properties, icon, README with the paconn and pac commands', () => {
   const out = mkdtempSync(join(tmpdir(), 'orgindex-connector-'));
   try {
-    execFileSync(process.execPath, ['scripts/connector/build.mjs', '--out', out], { env: { ...process.env, CONNECTOR_HOST: 'orgindex.test:8443' }, stdio: 'pipe' });
+    const settings = { CONNECTOR_HOST: 'orgindex.test:8443', CONNECTOR_WEBSITE: 'https://orgindex.test/about', CONNECTOR_PRIVACY_POLICY: 'https://orgindex.test/privacy', CONNECTOR_CATEGORIES: 'Data; Business Intelligence' };
+    execFileSync(process.execPath, ['scripts/connector/build.mjs', '--out', out], { env: { ...process.env, ...settings }, stdio: 'pipe' });
     expect(readdirSync(out).sort()).toEqual(['README.md', 'apiDefinition.swagger.json', 'apiProperties.json', 'icon.png']);
-    expect((JSON.parse(readFileSync(join(out, 'apiDefinition.swagger.json'), 'utf8')) as Json).host).toBe('orgindex.test:8443');
+    const written = JSON.parse(readFileSync(join(out, 'apiDefinition.swagger.json'), 'utf8')) as Json;
+    expect(written.host).toBe('orgindex.test:8443');
+    expect(written['x-ms-connector-metadata']).toEqual([
+      { propertyName: 'Website', propertyValue: 'https://orgindex.test/about' },
+      { propertyName: 'Privacy policy', propertyValue: 'https://orgindex.test/privacy' },
+      { propertyName: 'Categories', propertyValue: 'Data;Business Intelligence' },
+    ]);
     const readme = readFileSync(join(out, 'README.md'), 'utf8');
     expect(readme).toContain('paconn create --api-def apiDefinition.swagger.json --api-prop apiProperties.json --icon icon.png');
     expect(readme).toContain('pac connector create');
     expect(readFileSync(join(out, 'icon.png')).subarray(1, 4).toString()).toBe('PNG');
   } finally {
     rmSync(out, { recursive: true, force: true });
+  }
+});
+
+test('the build refuses a category Power Automate does not have, saying which settings there are, and writes nothing', () => {
+  const out = join(mkdtempSync(join(tmpdir(), 'orgindex-connector-')), 'connector');
+  try {
+    const run = spawnSync(process.execPath, ['scripts/connector/build.mjs', '--out', out], { env: { ...process.env, CONNECTOR_CATEGORIES: 'Data;Spreadsheets' }, encoding: 'utf8' });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('connector not written: The connector needs one or two categories of: AI,');
+    expect(run.stderr).toContain('got "Data", "Spreadsheets" (CONNECTOR_WEBSITE, CONNECTOR_PRIVACY_POLICY, CONNECTOR_CATEGORIES)');
+    expect(run.stderr).not.toMatch(/\bat \S+ \(/);
+    expect(existsSync(out)).toBe(false);
+  } finally {
+    rmSync(dirname(out), { recursive: true, force: true });
   }
 });

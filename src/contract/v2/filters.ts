@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { DateSchema } from '../common.js';
 import { boundedString, KeywordTermListSchema, TEXT_LIMITS } from '../limits.js';
 import { normalizeNaceCode } from '../nace.js';
-import { addIssue, quoteAlternatives, WHEN_FIELDS_VALID } from '../validation.js';
+import { addIssue, field, quoteAlternatives, WHEN_FIELDS_VALID } from '../validation.js';
 
 const TermListSchema = KeywordTermListSchema.nullable().optional();
 
@@ -25,7 +25,11 @@ export function mustNotRuleViolation(kw: {
  * treated as not supplied (null), so an empty form field in a sheet does not turn a search into BM25.
  */
 export const KeywordsSchema = z
-  .strictObject({ must_all: TermListSchema, must_any: TermListSchema, must_not: TermListSchema })
+  .strictObject({
+    must_all: TermListSchema.meta(field('All of', 'Words or phrases that must all appear, e.g. bakery, organic')),
+    must_any: TermListSchema.meta(field('Any of', 'Words or phrases of which at least one must appear, e.g. bakery, patisserie')),
+    must_not: TermListSchema.meta(field('None of', 'Words or phrases that must not appear, e.g. wholesale (needs All of or Any of)')),
+  })
   .superRefine((kw, ctx) => {
     const violation = mustNotRuleViolation(kw);
     if (violation) addIssue(ctx, violation.message, violation.path, { ctx: { rule: violation.rule } });
@@ -108,20 +112,20 @@ const SourceListSchema = z
 const StringListSchema = z.array(boundedString(TEXT_LIMITS.filterValueLength)).max(TEXT_LIMITS.filterValues).nullable().optional();
 
 const filterShape = {
-  country: StringListSchema,
-  state: StringListSchema,
-  region: StringListSchema,
-  district: StringListSchema,
-  municipality: StringListSchema,
-  organization_type: canonicalChoiceList(ORGANIZATION_TYPES),
-  organization_size: canonicalChoiceList(ORGANIZATION_SIZES),
-  nace_code: NaceListSchema,
-  source: SourceListSchema,
-  company_register_court: StringListSchema,
-  register_date_from: DateSchema.nullable().optional(),
-  register_date_to: DateSchema.nullable().optional(),
-  summary_keywords: StringListSchema,
-  text_keywords: KeywordsSchema.nullable().optional(),
+  country: StringListSchema.meta(field('Country', 'Only organizations in these countries, e.g. Deutschland (Germany and DE work too)')),
+  state: StringListSchema.meta(field('State', 'Only organizations in these states, e.g. Bayern (Bavaria and DE-BY work too)')),
+  region: StringListSchema.meta(field('Region', 'Only organizations in these regions (in Germany the Regierungsbezirke), e.g. Oberbayern')),
+  district: StringListSchema.meta(field('District', 'Only organizations in these districts, e.g. Landkreis Starnberg')),
+  municipality: StringListSchema.meta(field('Municipality', 'Only organizations in these towns or cities, e.g. München (Munich works too)')),
+  organization_type: canonicalChoiceList(ORGANIZATION_TYPES).meta(field('Organization type', `Only organizations of these types: ${ORGANIZATION_TYPES.join(', ')}`)),
+  organization_size: canonicalChoiceList(ORGANIZATION_SIZES).meta(field('Size', `Only organizations of these sizes: ${ORGANIZATION_SIZES.join(', ')} (micro, small … work too)`)),
+  nace_code: NaceListSchema.meta(field('Industry code', 'Only organizations in these industries, as a NACE section letter or code, e.g. J, 62 or 62.10; a code includes the codes under it')),
+  source: SourceListSchema.meta(field('Source', 'Only records from these sources: register, cache, request, or a dated snapshot such as dataset_03_2025')),
+  company_register_court: StringListSchema.meta(field('Register court', 'Only organizations registered at these courts, e.g. Amtsgericht München')),
+  register_date_from: DateSchema.nullable().optional().meta(field('Registered from', 'Only organizations with a register entry on or after this date, YYYY-MM-DD, e.g. 2020-01-01')),
+  register_date_to: DateSchema.nullable().optional().meta(field('Registered until', 'Only organizations with a register entry on or before this date, YYYY-MM-DD, e.g. 2024-12-31')),
+  summary_keywords: StringListSchema.meta(field('Tags', 'Only organizations with one of these tags, e.g. solar installation')),
+  text_keywords: KeywordsSchema.nullable().optional().meta(field('Text contains', 'Words or phrases the text of an organization must or must not contain; narrows the results without changing their order')),
 };
 
 export type FilterKey = keyof typeof filterShape;
@@ -167,11 +171,10 @@ function compactFilters(raw: Record<string, unknown>): Filters {
  * `filters_applied` echoes the index's spelling.
  */
 export const FilterValueWarningSchema = z.object({
-  /** Where the value was sent: `filters.country`. */
-  field: z.string(),
-  value: z.string(),
-  message: z.string(),
-  closest: z.array(z.string()),
+  field: z.string().meta(field('Filter', 'Where the value was sent, e.g. filters.country')),
+  value: z.string().meta(field('Value', 'The value as it was sent, e.g. Germny')),
+  message: z.string().meta(field('Message', 'What is wrong, in words')),
+  closest: z.array(z.string()).meta(field('Closest values', 'The values OrgIndex knows that come closest, e.g. Deutschland')),
 });
 export type FilterValueWarning = z.infer<typeof FilterValueWarningSchema>;
 
@@ -200,6 +203,6 @@ const TextKeywordsNotInStats = z
 
 /** /stats filters: the same keys except text_keywords, which stats cannot evaluate. */
 export const StatsFiltersSchema = z
-  .strictObject({ ...filterShape, text_keywords: TextKeywordsNotInStats })
+  .strictObject({ ...filterShape, text_keywords: TextKeywordsNotInStats.meta(field('Text contains', 'Not available when counting: leave it empty')) })
   .superRefine(refineDateOrder, WHEN_FIELDS_VALID)
   .transform((f) => compactFilters(f));

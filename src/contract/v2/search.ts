@@ -1,8 +1,8 @@
 /** v2 POST /search: request (with rules 1–3), mode inference (rule 4) and response. */
 import * as z from 'zod';
-import { boundedInt, boundedNumber, ColumnsSchema, CursorSchema, CursorValueSchema, DomainSchema } from '../common.js';
+import { ANSWER_FIELDS, boundedInt, boundedNumber, ColumnsSchema, CursorSchema, CursorValueSchema, DomainSchema } from '../common.js';
 import { boundedString, KeywordTermSchema, TEXT_LIMITS } from '../limits.js';
-import { addIssue, documentedAs, WHEN_FIELDS_VALID, type LocSegment } from '../validation.js';
+import { addIssue, documentedAs, field, WHEN_FIELDS_VALID, type LocSegment } from '../validation.js';
 import { FiltersSchema, FilterValueWarningSchema, hasKeywordTerms, KeywordsSchema, type Filters, type Keywords } from './filters.js';
 import { OrganizationRowSchema } from './rows.js';
 
@@ -55,11 +55,15 @@ const ConceptTermsSchema = z.array(KeywordTermSchema).max(SEARCH_LIMITS.conceptT
 
 const SimilarToObjectSchema = z
   .strictObject({
-    domain: DomainSchema,
-    boost: ConceptTermsSchema,
-    penalize: ConceptTermsSchema,
-    repel_domains: z.array(DomainSchema).max(SEARCH_LIMITS.conceptTerms).default([]),
-    weight: WeightSchema.optional(),
+    domain: DomainSchema.meta(field('Domain', 'A known organization to find similar ones to, by its web domain, e.g. acme-solar.de')),
+    boost: ConceptTermsSchema.meta(field('Boost words', `Up to ${SEARCH_LIMITS.conceptTerms} words that pull the results towards them, e.g. heat pumps`)),
+    penalize: ConceptTermsSchema.meta(field('Penalize words', `Up to ${SEARCH_LIMITS.conceptTerms} words that push the results away from them, e.g. wholesale`)),
+    repel_domains: z
+      .array(DomainSchema)
+      .max(SEARCH_LIMITS.conceptTerms)
+      .default([])
+      .meta(field('Unlike domains', `Up to ${SEARCH_LIMITS.conceptTerms} web domains of organizations the results should not resemble`)),
+    weight: WeightSchema.optional().meta(field('Weight', 'How much this entry counts: weak, normal (the default) or strong')),
   })
   .superRefine((entry, ctx) => {
     const i = entry.repel_domains.indexOf(entry.domain);
@@ -77,7 +81,7 @@ const SimilarToEntrySchema = z.union([DomainSchema, SimilarToObjectSchema], {
   typeof entry === 'string'
     ? { domain: entry, boost: [], penalize: [], repel_domains: [], weight: SIMILARITY_WEIGHTS.normal }
     : entry,
-);
+).meta({ description: 'A known organization to find similar ones to, with optional words and domains that steer the results' });
 
 /** A trimmed description (at most TEXT_LIMITS.describeLength characters); blank means "not supplied". */
 export const DescribeSchema = z
@@ -146,31 +150,49 @@ export const SearchRequestSchema = z
       .max(SEARCH_LIMITS.similarToEntries)
       .nullable()
       .optional()
-      .transform((list) => (list && list.length > 0 ? list : null)),
-    describe: DescribeSchema,
-    keywords: KeywordsSchema.nullable().optional().transform((k) => k ?? null),
-    filters: FiltersSchema.nullable().optional().transform((f) => f ?? null),
-    excludes: z.array(DomainSchema).max(TEXT_LIMITS.excludes).default([]).transform((list) => [...new Set(list)]),
+      .transform((list) => (list && list.length > 0 ? list : null))
+      .meta(field('Similar to', `Up to ${SEARCH_LIMITS.similarToEntries} known organizations (web domains) to find similar ones to; cannot be combined with Description`)),
+    describe: DescribeSchema.meta(field('Description', 'What the organizations you look for do, in plain words, e.g. "installers of solar panels for homes"; cannot be combined with Similar to')),
+    keywords: KeywordsSchema.nullable()
+      .optional()
+      .transform((k) => k ?? null)
+      .meta(field('Keywords', 'Words or phrases to look for in names, descriptions and tags; the results are ranked by them')),
+    filters: FiltersSchema.nullable()
+      .optional()
+      .transform((f) => f ?? null)
+      .meta(field('Filters', 'Which organizations qualify: place, type, size, industry, source, register data; the values of one filter are alternatives, and every filter given must hold')),
+    excludes: z
+      .array(DomainSchema)
+      .max(TEXT_LIMITS.excludes)
+      .default([])
+      .transform((list) => [...new Set(list)])
+      .meta(field('Exclude domains', 'Web domains to leave out of the results, e.g. organizations you already have')),
     columns: ColumnsSchema,
-    size: boundedInt(SEARCH_LIMITS.sizeMin, SEARCH_LIMITS.sizeMax, SEARCH_LIMITS.sizeDefault),
+    size: boundedInt(SEARCH_LIMITS.sizeMin, SEARCH_LIMITS.sizeMax, SEARCH_LIMITS.sizeDefault).meta(
+      field('Number of results', `How many organizations to return, ${SEARCH_LIMITS.sizeMin} to ${SEARCH_LIMITS.sizeMax} (default ${SEARCH_LIMITS.sizeDefault}); use Continue after for more`),
+    ),
     min_score: z
       .number()
       .min(0)
       .max(1)
       .nullable()
       .optional()
-      .transform((v) => v ?? SEARCH_LIMITS.minScoreDefault),
-    search_balance: boundedNumber(0, 1, SEARCH_LIMITS.searchBalanceDefault),
-    search_after: CursorSchema.transform((c) => c ?? null),
-    explain: z.boolean().default(false),
-    dedup: z.boolean().default(false),
+      .transform((v) => v ?? SEARCH_LIMITS.minScoreDefault)
+      .meta(field('Minimum score', `With Description or Similar to: how close, from 0 to 1, a result must be (default ${SEARCH_LIMITS.minScoreDefault})`)),
+    search_balance: boundedNumber(0, 1, SEARCH_LIMITS.searchBalanceDefault).meta(
+      field('Balance', `With Keywords and Description or Similar to: 0 ranks by the keywords only, 1 by meaning only (default ${SEARCH_LIMITS.searchBalanceDefault})`),
+    ),
+    search_after: CursorSchema.transform((c) => c ?? null).meta(field('Continue after', 'For the next page: the Continue after value (search_after) of the previous answer, unchanged')),
+    explain: z.boolean().default(false).meta(field('Explain', 'Add to the answer how the search ran, step by step (Explanation)')),
+    dedup: z.boolean().default(false).meta(field('One per name', 'Keep only the best-ranked organization of each name, e.g. one of several sites of one company')),
   })
   .superRefine(
     (req, ctx) => {
       for (const v of searchRuleViolations(req)) addIssue(ctx, v.message, v.path, { ctx: { rule: v.rule } });
     },
     WHEN_FIELDS_VALID,
-  );
+  )
+  .meta({ description: 'What to look for (at least one of Filters, Keywords, Description and Similar to), how many results and which columns' });
 
 /** What a caller may send (defaults optional). */
 export type SearchRequestInput = z.input<typeof SearchRequestSchema>;
@@ -178,18 +200,18 @@ export type SearchRequestInput = z.input<typeof SearchRequestSchema>;
 export type SearchRequest = z.output<typeof SearchRequestSchema>;
 
 export const SearchMetadataSchema = z.looseObject({
-  total_hits: z.int().nonnegative().nullable(),
-  returned: z.int().nonnegative(),
-  mode: z.enum(SEARCH_MODES),
-  elapsed_ms: z.number().nonnegative(),
-  search_after: z.array(CursorValueSchema).nullable(),
-  filters_applied: z.record(z.string(), z.unknown()).nullable(),
-  explain_plan: z.array(z.string()).nullable(),
-  warnings: z.array(FilterValueWarningSchema).optional(),
+  total_hits: z.int().nonnegative().nullable().meta(field('Total matches', 'How many organizations match in all')),
+  returned: z.int().nonnegative().meta(field('Returned', 'How many organizations this answer holds')),
+  mode: z.enum(SEARCH_MODES).meta(field('Search mode', 'How the search ran, which follows from the inputs: filter, fulltext (keywords), semantic (description), vector_similarity (similar to) or hybrid')),
+  elapsed_ms: z.number().nonnegative().meta(ANSWER_FIELDS.elapsed_ms),
+  search_after: z.array(CursorValueSchema).nullable().meta(field('Continue after', 'Send this back as Continue after (search_after) for the next page; empty when there is none')),
+  filters_applied: z.record(z.string(), z.unknown()).nullable().meta(ANSWER_FIELDS.filters_applied),
+  explain_plan: z.array(z.string()).nullable().meta(ANSWER_FIELDS.explain_plan),
+  warnings: z.array(FilterValueWarningSchema).optional().meta(ANSWER_FIELDS.warnings),
 });
 
 export const SearchResponseSchema = z.looseObject({
-  data: z.array(OrganizationRowSchema),
-  metadata: SearchMetadataSchema,
+  data: z.array(OrganizationRowSchema).meta(field('Organizations', 'The organizations found, best match first (by domain when only filters were given)')),
+  metadata: SearchMetadataSchema.meta(field('Details', 'About the answer: counts, search mode and how to get the next page')),
 });
 export type SearchResponse = z.infer<typeof SearchResponseSchema>;

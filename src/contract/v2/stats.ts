@@ -1,7 +1,7 @@
 /** v2 POST /stats: COUNT buckets over a filtered population, grouped by up to two dimensions. */
 import * as z from 'zod';
-import { boundedInt, DateSchema } from '../common.js';
-import { addIssue, WHEN_FIELDS_VALID } from '../validation.js';
+import { ANSWER_FIELDS, boundedInt, DateSchema } from '../common.js';
+import { addIssue, field, WHEN_FIELDS_VALID } from '../validation.js';
 import { FilterValueWarningSchema, StatsFiltersSchema } from './filters.js';
 
 /** Allowed group_by / group_by_secondary values, by family (spec table). */
@@ -32,9 +32,13 @@ export const STATS_LIMITS = { limitMin: 1, limitMax: 500, limitDefault: 100 } as
 
 const DateRangeSchema = z
   .strictObject({
-    field: z.enum(DATE_RANGE_FIELDS).nullable().optional(),
-    from_date: DateSchema.nullable().optional(),
-    to_date: DateSchema.nullable().optional(),
+    field: z
+      .enum(DATE_RANGE_FIELDS)
+      .nullable()
+      .optional()
+      .meta(field('Date column', `The date the range applies to: ${DATE_RANGE_FIELDS.join(', ')} (default: the date column grouped by, else company_register_date)`)),
+    from_date: DateSchema.nullable().optional().meta(field('From', 'First day of the range, YYYY-MM-DD, e.g. 2020-01-01')),
+    to_date: DateSchema.nullable().optional().meta(field('To', 'Last day of the range, YYYY-MM-DD, e.g. 2024-12-31')),
   })
   .superRefine((range, ctx) => {
     if (range.from_date && range.to_date && range.from_date > range.to_date) {
@@ -50,13 +54,21 @@ const GroupBySchema = z.enum(STATS_GROUP_BY).nullable().optional().transform((g)
  */
 export const StatsRequestSchema = z
   .strictObject({
-    group_by: GroupBySchema,
-    group_by_secondary: GroupBySchema,
-    date_trunc: z.enum(DATE_TRUNC_UNITS).default('month'),
-    filters: StatsFiltersSchema.nullable().optional().transform((f) => f ?? null),
-    date_range: DateRangeSchema.nullable().optional(),
-    limit: boundedInt(STATS_LIMITS.limitMin, STATS_LIMITS.limitMax, STATS_LIMITS.limitDefault),
-    explain: z.boolean().default(false),
+    group_by: GroupBySchema.meta(field('Group by', 'Count by this column, e.g. country, organization_size, nace_code or company_register_date; empty: one total')),
+    group_by_secondary: GroupBySchema.meta(field('Then group by', 'A second column to count by within each group, e.g. organization_type (needs Group by)')),
+    date_trunc: z
+      .enum(DATE_TRUNC_UNITS)
+      .default('month')
+      .meta(field('Date unit', 'When counting by a date column: one group per year, month (the default) or week')),
+    filters: StatsFiltersSchema.nullable()
+      .optional()
+      .transform((f) => f ?? null)
+      .meta(field('Filters', 'Which organizations to count: place, type, size, industry, source, register data; the values of one filter are alternatives, and every filter given must hold')),
+    date_range: DateRangeSchema.nullable().optional().meta(field('Date range', 'Count only within these dates')),
+    limit: boundedInt(STATS_LIMITS.limitMin, STATS_LIMITS.limitMax, STATS_LIMITS.limitDefault).meta(
+      field('Number of groups', `At most this many groups, ${STATS_LIMITS.limitMin} to ${STATS_LIMITS.limitMax} (default ${STATS_LIMITS.limitDefault}), largest first`),
+    ),
+    explain: z.boolean().default(false).meta(field('Explain', 'Add to the answer how the count ran, step by step (admin keys only)')),
   })
   .superRefine((req, ctx) => {
     if (req.group_by_secondary !== null && req.group_by === null) {
@@ -78,7 +90,8 @@ export const StatsRequestSchema = z
           }
         : null;
     return { ...rest, date_range: range };
-  });
+  })
+  .meta({ description: 'What to count by, and which organizations to count' });
 
 export interface DateRange {
   field: DateRangeField;
@@ -95,23 +108,26 @@ export function isDateGrouping(column: StatsGroupBy | null): boolean {
 }
 
 /** A bucket: the grouping value(s) under the grouping column names, and `count`. */
-export const StatsBucketSchema = z.object({ count: z.int().nonnegative() }).catchall(
-  z.union([z.string(), z.number(), z.boolean(), z.null()]),
-);
+export const StatsBucketSchema = z
+  .object({ count: z.int().nonnegative().meta(field('Count', 'How many organizations are in the group')) })
+  .catchall(z.union([z.string(), z.number(), z.boolean(), z.null()]))
+  .meta({ description: 'One group: its value under the name of each column grouped by (country: Deutschland), and its count' });
 
 export const StatsResponseSchema = z.looseObject({
-  data: z.array(StatsBucketSchema),
-  elapsed_ms: z.number().nonnegative(),
-  metadata: z.looseObject({
-    group_by: z.string().nullable(),
-    group_by_secondary: z.string().nullable(),
-    date_trunc: z.string().nullable(),
-    filters_applied: z.record(z.string(), z.unknown()).nullable(),
-    date_range_applied: z.record(z.string(), z.unknown()).nullable(),
-    total_buckets: z.int().nonnegative(),
-    elapsed_ms: z.number().nonnegative(),
-    explain_plan: z.array(z.string()).nullable(),
-    warnings: z.array(FilterValueWarningSchema).optional(),
-  }),
+  data: z.array(StatsBucketSchema).meta(field('Groups', 'The groups with their counts, largest first (in date order when counting by a date)')),
+  elapsed_ms: z.number().nonnegative().meta(ANSWER_FIELDS.elapsed_ms),
+  metadata: z
+    .looseObject({
+      group_by: z.string().nullable().meta(field('Grouped by', 'The column counted by')),
+      group_by_secondary: z.string().nullable().meta(field('Then grouped by', 'The second column counted by')),
+      date_trunc: z.string().nullable().meta(field('Date unit', 'year, month or week when a date column was counted by')),
+      filters_applied: z.record(z.string(), z.unknown()).nullable().meta(ANSWER_FIELDS.filters_applied),
+      date_range_applied: z.record(z.string(), z.unknown()).nullable().meta(field('Date range applied', 'The date range as the service applied it: column, from and to')),
+      total_buckets: z.int().nonnegative().meta(field('Number of groups', 'How many groups this answer holds')),
+      elapsed_ms: z.number().nonnegative().meta(ANSWER_FIELDS.elapsed_ms),
+      explain_plan: z.array(z.string()).nullable().meta(ANSWER_FIELDS.explain_plan),
+      warnings: z.array(FilterValueWarningSchema).optional().meta(ANSWER_FIELDS.warnings),
+    })
+    .meta(field('Details', 'About the answer: what was counted by, the filters and date range applied')),
 });
 export type StatsResponse = z.infer<typeof StatsResponseSchema>;

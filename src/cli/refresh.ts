@@ -8,8 +8,9 @@
  * written back as they were. Per query, as the Sheets refresher does: the same table as the functions;
  * the cells a query owns are a defined name `ORGINDEX_<id>`, which Excel moves with inserted rows and
  * renamed sheets; a query fails — and nothing of it changes — rather than overwrite a cell it does not
- * own, write into merged cells or outside Excel's grid, or run on another service than the one it was
- * saved against. The workbook is opened and written back atomically by workbook-store.ts.
+ * own, write into merged cells, outside Excel's grid or on the hidden store itself, or run on another
+ * service than the one it was saved against. The workbook is opened and written back atomically by
+ * workbook-store.ts.
  */
 import type ExcelJS from 'exceljs';
 import { createRemoteClient } from '../client/transports/ky.js';
@@ -21,7 +22,7 @@ import { isErrorCell, type CellValue } from '../sheet/cells.js';
 import { clientOptionsOf, DEFAULT_CONNECTION } from '../sheet/connection.js';
 import { SheetFunctions } from '../sheet/functions.js';
 import { columnNumber } from '../sheet/a1.js';
-import { answerConflict, mergedConflict, ownedRangeName, refreshMessageOf, SAVED_QUERY_SHEET, serviceOf, targetOf } from '../sheet/saved-query.js';
+import { answerConflict, mergedConflict, ownedRangeName, ownSheetConflict, refreshMessageOf, SAVED_QUERY_SHEET, serviceOf, targetOf } from '../sheet/saved-query.js';
 import { sameService, serviceMismatch } from './services.js';
 import { GRID, LIMITS, printable, RefreshUsageError, type DefinedNames } from './workbook-guard.js';
 import { addressOf, areaOf, claim, openWorkbook, readQueries, saveWorkbook, writeQueries, type StoreEntry } from './workbook-store.js';
@@ -133,6 +134,9 @@ export async function refreshWorkbook(file: string, options: RefreshOptions = {}
     }
     try {
       if (!sameService(query.service, service)) throw new Error(serviceMismatch(query.service, service));
+      // Where its defined name (else its saved sheet) points, checked before the service is asked.
+      const own = ownSheetConflict(query.id, areaOf(names.text(ownedRangeName(query.id)))?.sheet ?? query.sheet);
+      if (own !== null) throw new Error(own);
       const refreshed = writeQuery(workbook, names, query, await functions.savedQuery(query), now().toISOString());
       outcomes.push({ id: query.id, target: printable(targetOf(refreshed)), ok: true, message: `ok (${String(refreshed.extent?.rows ?? 0)} × ${String(refreshed.extent?.columns ?? 0)})` });
       after.push({ ...entry, stored: { ...entry.stored, query: refreshed } });

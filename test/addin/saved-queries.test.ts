@@ -118,3 +118,33 @@ test('a new insert where a query used to be (it moved with inserted rows) is a n
   expect(stored(workbook)).toHaveLength(3);
   expect(stored(workbook).every((entry) => entry.query?.status === 'ok')).toBe(true);
 });
+
+test('a query pointing into the store (its defined name, or its saved sheet in any case) fails, naming it, and writes nothing there; the others refresh', async () => {
+  const { workbook, leads, saved } = setup();
+  workbook.selection = leads.area('B3');
+  const named = await saved.insert(searchRequest(2), OUTPUT);
+  workbook.selection = workbook.sheet('Notes').area('A1');
+  const moved = await saved.insert(searchRequest(2), OUTPUT);
+  workbook.selection = workbook.sheet('Notes').area('D4');
+  await saved.insert(searchRequest(2), OUTPUT);
+  const store = workbook.sheet('_orgindex');
+  // The first one's defined name now covers cells of the store; the second one is saved on it, without a name.
+  const nameOf = (id: string) => [...workbook.definedNames.keys()].find((key) => key === `ORGINDEX_${id.replace(/[^A-Za-z0-9]/g, '_')}`) ?? '';
+  workbook.definedNames.set(nameOf(named.id), store.area('H1:I3'));
+  workbook.definedNames.delete(nameOf(moved.id));
+  const row = stored(workbook).findIndex((entry) => entry.id === moved.id) + 1;
+  store.cell(row, 4).value = String(store.cell(row, 4).value).replace('"sheet":"Notes","cell":"A1"', '"sheet":"_ORGINDEX","cell":"A10"');
+
+  const report = await refreshSavedQueries(addinRuntime());
+  const refusal = (id: string) => `The saved query "${id}" would write on the sheet "_orgindex", which keeps the saved queries themselves: nothing was written there; remove the saved query and insert it again on another sheet`;
+  expect(report.refreshed).toBe(1);
+  expect(report.failed).toEqual([
+    { id: named.id, target: "'Leads'!B3", message: refusal(named.id) },
+    { id: moved.id, target: "'_ORGINDEX'!A10", message: refusal(moved.id) },
+  ]);
+  // The store: its header and three rows, nothing beside or below them.
+  expect(store.usedValues()).toHaveLength(4);
+  expect(store.valuesAt('H1:I3')).toEqual([['', ''], ['', ''], ['', '']]);
+  expect(store.valuesAt('A10')).toEqual([['']]);
+  expect(stored(workbook).map((entry) => entry.query?.status?.slice(0, 15))).toEqual(['The saved query', 'The saved query', 'ok']);
+});

@@ -1,7 +1,7 @@
 /**
  * `orgindex refresh` on small workbooks that describe enormous areas: a defined name, merged cells, a data
  * validation or a column definition over the whole grid, rows numbered past it, and saved queries anchored
- * at its edge or beyond. The real CLI runs in its own process with a small heap and a time limit, so a
+ * at its edge or beyond, or on the hidden store itself. The real CLI runs in its own process with a small heap and a time limit, so a
  * refresh that expands such an area cell by cell fails here instead of stalling the test run. Every
  * query runs on the embedded sample: no server is needed.
  */
@@ -166,4 +166,30 @@ test('a query whose anchor or answer would leave the grid fails before any cell 
     ['last-rows', null],
     ['fits', { rows: expect.any(Number) as number, columns: 2 }],
   ]);
+}, 90_000);
+
+test('a query pointing into the hidden store (its saved sheet, or its defined name in any case) fails, naming it; nothing is written there; the others refresh', async () => {
+  const file = join(dir, 'store.xlsx');
+  await makeWorkbook(
+    file,
+    [savedQuery('in-store', '_orgindex', 'A10'), savedQuery('named-into-store', 'Counts', 'D2', { extent: { rows: 3, columns: 2 }, last_refreshed: '2025-01-01T00:00:00.000Z', status: 'ok' }), savedQuery('counts', 'Counts', 'A1')],
+    [withNames('<definedName name="ORGINDEX_named_into_store">_ORGINDEX!$H$1:$I$3</definedName>')],
+  );
+  const result = run(file);
+  expect({ code: result.code, signal: result.signal }).toEqual({ code: 1, signal: null });
+  const lines = result.stdout.split('\n').filter(Boolean);
+  expect(lines.slice(0, 2)).toEqual([
+    `FAILED  '_orgindex'!A10  The saved query "in-store" would write on the sheet "_orgindex", which keeps the saved queries themselves: nothing was written there; remove the saved query and insert it again on another sheet`,
+    `FAILED  'Counts'!D2  The saved query "named-into-store" would write on the sheet "_orgindex", which keeps the saved queries themselves: nothing was written there; remove the saved query and insert it again on another sheet`,
+  ]);
+  expect(lines[2]).toMatch(/^ok {6}'Counts'!A1 {2}\(\d+ × 2\)$/);
+
+  // The store holds its header and the three queries' rows, nothing else; the name is as it was.
+  expect(rowNumbers(await partOf(file, STORE))).toEqual([1, 2, 3, 4]);
+  expect((await storedQueries(file)).map((entry) => [entry.id, entry.query?.status?.slice(0, 35)])).toEqual([
+    ['in-store', 'The saved query "in-store" would wr'],
+    ['named-into-store', 'The saved query "named-into-store" '],
+    ['counts', 'ok'],
+  ]);
+  expect(await partOf(file, 'xl/workbook.xml')).toContain('<definedName name="ORGINDEX_named_into_store">_ORGINDEX!$H$1:$I$3</definedName>');
 }, 90_000);

@@ -5,7 +5,7 @@
  */
 import { ValidationError } from '../contract/errors.js';
 import { ENDPOINTS, type EndpointId, type RequestInput, type RequestOutput } from '../contract/endpoints.js';
-import { FiltersSchema, type FilterValueWarning, type Filters } from '../contract/v2/filters.js';
+import type { FilterValueWarning, Filters } from '../contract/v2/filters.js';
 import type { FetchResponse } from '../contract/v2/fetch.js';
 import type { LocationItem, LocationListResponse } from '../contract/v2/locations.js';
 import type { SearchRequest, SearchResponse } from '../contract/v2/search.js';
@@ -18,6 +18,7 @@ import { parseQuery, WORKFLOW_STEPS } from './language/query-parser.js';
 import type { OrganizationRecord } from './dataset/record.js';
 import { LocationIndex } from './locations/location-index.js';
 import { fetchRows } from './query/fetch.js';
+import { checkVisibility } from './query/filter-rules.js';
 import { filterMask } from './query/filters.js';
 import { resolveFilterSpellings } from './query/filter-values.js';
 import { locationItems } from './query/location-items.js';
@@ -39,8 +40,8 @@ export interface LocalIndexOptions {
  * as the index spells its values ("Germany" → Deutschland).
  */
 function normalizedVisibility(store: ColumnStore, visibility: Filters): Filters {
-  const result = validate(FiltersSchema, visibility);
-  if (!result.ok) throw new ValidationError(result.error.detail.map((item) => ({ ...item, loc: ['visibility', ...item.loc.slice(1)] })), 422);
+  const result = checkVisibility(visibility);
+  if (!result.ok) throw new ValidationError(result.error.detail, 422);
   return resolveFilterSpellings({ store, visible: null, now: () => 0 }, result.value).filters ?? {};
 }
 

@@ -9,6 +9,7 @@ import { ValidationError } from '../../contract/errors.js';
 import type { ValidationErrorItem } from '../../contract/validation.js';
 import type { Keywords } from '../../contract/v2/filters.js';
 import { ColumnStore } from '../store/store.js';
+import { keywordsWithoutWord } from '../query/filter-rules.js';
 import { applyComponentRemovalRows, removePrincipalComponent, sifGloveEmbedder, type Embedder } from './embedder.js';
 import { indexTextOf, TextIndex, TextIndexBuilder, type TextIndexOptions } from './text-index.js';
 import { axisUnits, codeRows, roundedPeak, scanRecordBytes, type ScanRecords } from './vector-scan.js';
@@ -265,10 +266,7 @@ export function keywordQuery(keywords: Keywords): { must_all: string[]; must_any
  * filter that filters nothing).
  */
 export function searchableTextIndex(store: ColumnStore, keywords: Keywords, loc: (string | number)[]): TextIndex {
-  const index = textIndexOf(store);
-  if (index.positiveClauseCount(keywordQuery(keywords)) === 0) {
-    const reason = 'must_all and must_any hold no searchable word (letters or digits)';
-    throw unprocessable([{ type: 'value_error', loc, msg: `Value error, ${reason}`, input: keywords, ctx: { error: reason } }]);
-  }
-  return index;
+  const problem = keywordsWithoutWord(keywords, loc);
+  if (problem) throw unprocessable([problem]);
+  return textIndexOf(store);
 }

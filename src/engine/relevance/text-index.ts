@@ -72,7 +72,7 @@ import { Utf8Column, type TextValues } from '../store/utf8-column.js';
 import { advance, PackedIds, type PackedIdsParts } from './packed-ids.js';
 import { TopK } from './top-k.js';
 import { TermDictionary, type TermDictionaryParts } from './term-dictionary.js';
-import { analyzeQuery, ASCII_WORD, END, stemMinimalEnglish, WordScanner } from './tokenize.js';
+import { analyzeQuery, ASCII_WORD, END, stemMinimalEnglish, textsWithWords, WordScanner } from './tokenize.js';
 
 /** The keywords of a search: each string is a word, a compound or a phrase. */
 export interface KeywordQuery {
@@ -781,16 +781,7 @@ export class TextIndex {
    * clause and every doc matches with score 0 (the caller may prefer to treat it as "no keywords").
    */
   positiveClauseCount(query: KeywordQuery): number {
-    // Whether a string has a word is known at its first word: no need to compile it.
-    const scanner = new WordScanner();
-    let count = 0;
-    for (const list of [query.must_all, query.must_any]) {
-      for (const text of list ?? []) {
-        scanner.reset(text);
-        if (scanner.next() !== END) count++;
-      }
-    }
-    return count;
+    return textsWithWords([...(query.must_all ?? []), ...(query.must_any ?? [])]);
   }
 
   /** How a doc's score comes about: every positive clause in every field, with BM25's inputs. */

@@ -399,6 +399,18 @@ export class WordScanner {
   }
 }
 
+/** How many of the texts hold a word: a text without one ("!!!") analyses to nothing. */
+export function textsWithWords(texts: readonly string[]): number {
+  // Whether a text has a word is known at its first word.
+  const scanner = new WordScanner();
+  let count = 0;
+  for (const text of texts) {
+    scanner.reset(text);
+    if (scanner.next() !== END) count++;
+  }
+  return count;
+}
+
 /** Split a text into words and report them to the visitor, in order (see `WordScanner`). */
 export function tokenize(text: string, visitor: TokenVisitor): void {
   const scanner = new WordScanner();

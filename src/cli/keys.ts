@@ -4,10 +4,9 @@
  * keys file (`--keys FILE`). A new key is printed once, on stdout; only its SHA-256 is stored.
  */
 import type { Command } from 'commander';
-import { FiltersSchema } from '../contract/v2/filters.js';
-import { validate } from '../contract/validation.js';
 import { Database } from '../server/database/database.js';
-import { DatabaseKeyStore, FileKeyStore, type KeyListing, type KeyStore, type Visibility } from '../server/key-store.js';
+import { DatabaseKeyStore, FileKeyStore, InvalidKeyRecord, type KeyListing, type KeyStore, type Visibility } from '../server/key-store.js';
+import { checkKeyVisibility } from '../server/keys.js';
 import { TierSchema, type Tier } from '../server/limits.js';
 import { table, type CliIo } from './cli-io.js';
 import { printable } from './workbook-guard.js';
@@ -45,8 +44,9 @@ function visibilityOf(text: string): Visibility {
   } catch (error) {
     throw new KeysUsageError(`--visibility takes v2 filters as JSON, e.g. '{"country":["Deutschland"]}': ${(error as Error).message}`);
   }
-  const checked = validate(FiltersSchema, data);
-  if (!checked.ok) throw new KeysUsageError(`--visibility: ${checked.error.detail.map((item) => `${item.loc.slice(1).join('.') || '(filters)'}: ${item.msg}`).join('; ')}`);
+  // Checked as servers check it; the store checks the whole record again before it writes.
+  const checked = checkKeyVisibility(data);
+  if (!checked.ok) throw new KeysUsageError(`--visibility: ${checked.problems.join('; ')}`);
   return data as Visibility;
 }
 
@@ -62,7 +62,7 @@ export function addKeyCommands(program: Command, io: CliIo, setExitCode: (code: 
       await work(opened.store);
     } catch (error) {
       io.stderr(`orgindex keys ${name}: ${(error as Error).message}\n`);
-      setExitCode(error instanceof KeysUsageError ? 2 : 1);
+      setExitCode(error instanceof KeysUsageError || error instanceof InvalidKeyRecord ? 2 : 1);
     } finally {
       await close();
     }
@@ -106,6 +106,9 @@ export function addKeyCommands(program: Command, io: CliIo, setExitCode: (code: 
           return;
         }
         io.stdout(table([['ID', 'NAME', 'TIER', 'ADMIN', 'VISIBILITY', 'CREATED'], ...listings.map(row)]));
+        for (const listing of listings) {
+          if (listing.problem !== null) io.stderr(`key ${listing.id} is disabled (servers answer 403), its record is invalid: ${printable(listing.problem)}; revoke it and create another\n`);
+        }
       }),
     );
   where(keys.command('revoke'))

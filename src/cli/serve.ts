@@ -327,7 +327,8 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     onListening?.(close);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     print(`OrgIndex v2 ready at ${address}/v2 — ${index.store.size.toLocaleString('en')} organizations, started in ${seconds} s (legacy v1 and language routes under ${address}/v1)`);
-    print(`  keys: ${source}${developmentKey ? `\n  development key (tier_2): ${developmentKey}` : ` (${keys.size} key(s))`}`);
+    const disabled = keys.disabled().length;
+    print(`  keys: ${source}${developmentKey ? `\n  development key (tier_2): ${developmentKey}` : ` (${keys.size} key(s))`}${disabled > 0 ? `; ${disabled} disabled, their records invalid (the log's warnings say why)` : ''}`);
     print(`  OpenAPI: ${address}/openapi.json; state directory (${shared ? 'keys, quotas, PITs and download files are in the database' : 'quota journal, download files'}, locked by ${options.lockedByPrimary ? 'the supervising process' : 'this process'}): ${stateDir}`);
     // Ready for every route now; the keyword index and the vectors (about 1 s at 50,000) are built next, so
     // that the first scored search does not pay for them (one arriving meanwhile waits for them).

@@ -1,6 +1,7 @@
 /**
  * Who may run a request, decided before any work, in one place:
- *   - the API key (401); for v1 without a key and for the language routes, a verified bearer token (401/403);
+ *   - the API key (401; 403 for a key whose record is invalid, keys.ts); for v1 without a key and for the
+ *     language routes, a verified bearer token (401/403);
  *   - the token bucket of the key's tier, or tier_2's for a bearer user (429);
  *   - the key's monthly quotas (429). An admitted request holds its place in them until it is counted or
  *     answered otherwise, and /search and /fetch hold the rows they may return, so concurrent requests
@@ -138,7 +139,6 @@ export class Admission {
   private readonly languageGroups: readonly string[] | undefined;
   private readonly views = new Map<string, LocalIndex>();
 
-  /** Throws when the engine refuses a key's visibility: a bad keys file stops the start, not a request. */
   constructor(options: AdmissionOptions) {
     this.engine = options.engine;
     this.keys = options.keys;
@@ -146,47 +146,51 @@ export class Admission {
     this.now = options.now;
     this.bearer = options.bearer;
     this.languageGroups = options.languageGroups;
-    this.checkVisibilities(this.keys);
+    this.buildViews(this.keys);
+  }
+
+  /** The keys in use. */
+  get keyRing(): KeyRing {
+    return this.keys;
   }
 
   /**
    * Takes the keys as they are now (servers on a database read them again every few seconds): new keys
-   * work, revoked ones are refused, tiers and visibilities apply to the next request. Throws, keeping the
-   * keys it had, when the engine refuses a visibility.
+   * work, revoked ones are refused, tiers and visibilities apply to the next request.
    */
   replaceKeys(keys: KeyRing): void {
     // Views of keys gone or whose visibility changed are dropped first (they are only caches).
     const now = new Map(keys.entries().map((key) => [key.id, JSON.stringify(key.visibility)]));
     for (const key of this.keys.entries()) if (now.get(key.id) !== JSON.stringify(key.visibility)) this.views.delete(key.id);
-    this.checkVisibilities(keys);
+    this.buildViews(keys);
     this.keys = keys;
   }
 
-  /** Builds each scoped key's view of the engine, so that a bad visibility stops a start or a reload, not a request. */
-  private checkVisibilities(keys: KeyRing): void {
-    for (const key of keys.entries()) {
-      if (!key.visibility || !this.engine.index) continue;
-      try {
-        this.viewOf(key, this.engine.index);
-      } catch (error) {
-        if (!(error instanceof ValidationError)) throw error;
-        throw new Error(`keys file: the visibility of key ${key.name ?? key.id} is invalid: ${error.detail.map((item) => `${item.loc.slice(1).join('.')}: ${item.msg}`).join('; ')}`);
-      }
-    }
+  /**
+   * Builds each scoped key's view of the engine when the keys are read rather than on a key's first
+   * request. Visibilities were checked as the keys were read (keys.ts): a key with an invalid one is
+   * disabled there, never here.
+   */
+  private buildViews(keys: KeyRing): void {
+    const index = this.engine.index;
+    if (!index) return;
+    for (const key of keys.entries()) if (key.visibility) this.viewOf(key, index);
   }
 
-  /** Whether the text is one of the keys (a request id must never be one: ids are logged). */
+  /** Whether the text is one of the keys, disabled ones too (a request id must never be one: ids are logged). */
   isKey(text: string): boolean {
-    return this.keys.lookup(text) !== null;
+    return this.keys.lookup(text) !== null || this.keys.lookupDisabled(text) !== null;
   }
 
-  /** The key an `x-api-key` header presents, or a 401. */
+  /** The key an `x-api-key` header presents, or a 401 (no key, or a wrong one), or a 403 (a disabled key). */
   key(presented: string | string[] | undefined): ApiKey {
     const text = Array.isArray(presented) ? presented[0] : presented;
     if (!text) throw missingKey();
     const key = this.keys.lookup(text);
-    if (!key) throw new HttpProblem(401, 'Invalid API key');
-    return key;
+    if (key) return key;
+    const disabled = this.keys.lookupDisabled(text);
+    if (disabled) throw new HttpProblem(403, `This API key (id ${disabled.id}) is disabled: its record on the server is invalid. Ask the operator of this service to correct it; the server log says what is wrong`);
+    throw new HttpProblem(401, 'Invalid API key');
   }
 
   /** The engine as a key sees it (null: unscoped, for bearer users), or a 503 while no index is loaded. */

@@ -21,7 +21,7 @@ import { connectionOrigin, publicBaseUrl, type DownloadLimits, type DownloadStor
 import type { PitStore } from '../engine/legacy/legacy-service.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { clientErrorHandler, frameworkErrors, registerJsonParser, requestIdGenerator } from './http-edge.js';
-import type { KeyRing } from './keys.js';
+import { logKeyChanges, type KeyRing } from './keys.js';
 import { openApiDocument } from './openapi.js';
 import type { QuotaLedger } from './quota-ledger.js';
 import { LocalQuotaState, type QuotaState } from './quota-state.js';
@@ -110,6 +110,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     // An OPTIONS request without an Origin is not a preflight: let it reach the JSON 404 instead of a text error.
     strictPreflight: false,
   });
+  logKeyChanges(app.log, null, options.keys);
   if (options.keyRefresh) refreshKeys(app, admission, options.keyRefresh);
   app.decorateRequest('apiKey', null);
   app.decorateRequest('reservation', null);
@@ -142,7 +143,9 @@ function refreshKeys(app: FastifyInstance, admission: Admission, { load, everyMs
     reading = true;
     load()
       .then((keys) => {
+        const before = admission.keyRing;
         admission.replaceKeys(keys);
+        logKeyChanges(app.log, before, keys);
       })
       .catch((error: unknown) => {
         app.log.warn({ err: error }, 'reading the keys again failed; the keys read before stay in use');

@@ -4,12 +4,12 @@
  * its SHA-256 is stored. Keys are named by their id (16 hex digits, what logs show) or their name.
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { generateKey, keyIdOf, KeyRing, sha256, type KeysFile } from './keys.js';
+import { generateKey, keyIdOf, keyRecordProblems, KeyRing, sha256, type KeyEntry, type KeysFile } from './keys.js';
 import type { Tier } from './limits.js';
 import type { Database } from './database/database.js';
 
 /** A key's visibility: v2 filters, as a keys file spells them. */
-export type Visibility = NonNullable<KeysFile['keys'][number]['visibility']>;
+export type Visibility = NonNullable<KeyEntry['visibility']>;
 
 export interface KeyListing {
   id: string;
@@ -19,6 +19,8 @@ export interface KeyListing {
   visibility: Visibility | null;
   /** ISO times; null where the store keeps none (a keys file). */
   createdAt: string | null;
+  /** What is wrong with the record (servers refuse the key until it is corrected); null when it is valid. */
+  problem: string | null;
 }
 
 export interface NewKey {
@@ -30,6 +32,21 @@ export interface NewKey {
 
 /** A key store's refusal the operator can act on (unknown or ambiguous key, a name taken). */
 export class KeyStoreError extends Error {}
+
+/** A write refused because the key's record would be invalid (servers could not serve the key). */
+export class InvalidKeyRecord extends KeyStoreError {}
+
+/** The record as it would be written, or an InvalidKeyRecord naming each field and its problem. */
+function checkedRecord<Entry extends KeyEntry>(record: Entry, which: string): Entry {
+  const problems = keyRecordProblems(record);
+  if (problems.length > 0) throw new InvalidKeyRecord(`${which} would be invalid: ${problems.join('; ')}`);
+  return record;
+}
+
+const problemOf = (record: unknown): string | null => {
+  const problems = keyRecordProblems(record);
+  return problems.length > 0 ? problems.join('; ') : null;
+};
 
 export interface KeyStore {
   /** Adds a key; returns it (the only time it is seen) and its listing. */
@@ -58,12 +75,14 @@ function pick(listings: readonly KeyListing[], ref: string): KeyListing {
   throw new KeyStoreError(`no key has the id or name ${JSON.stringify(ref)} (orgindex keys list shows them)`);
 }
 
-type FileEntry = KeysFile['keys'][number];
+type FileEntry = KeyEntry;
 
 function listingOfEntry(entry: FileEntry): KeyListing {
   const hash = entry.key_sha256 ?? sha256(entry.key ?? '');
-  return { id: keyIdOf(hash), name: entry.name ?? null, tier: entry.tier, admin: entry.admin ?? false, visibility: entry.visibility ?? null, createdAt: null };
+  return { id: keyIdOf(hash), name: entry.name ?? null, tier: entry.tier, admin: entry.admin ?? false, visibility: entry.visibility ?? null, createdAt: null, problem: problemOf(entry) };
 }
+
+const keyLabel = (listing: KeyListing): string => `the record of key ${listing.id}${listing.name !== null ? ` (${JSON.stringify(listing.name)})` : ''}`;
 
 /** Keys in a JSON keys file (written whole, through a temporary file, readable by its owner only). */
 export class FileKeyStore implements KeyStore {
@@ -82,7 +101,7 @@ export class FileKeyStore implements KeyStore {
 
   private write(file: KeysFile): void {
     // Checked as serve will read it (an empty list is allowed here: the last key may be revoked).
-    if (file.keys.length > 0) new KeyRing(file);
+    if (file.keys.length > 0) new KeyRing(file, `keys file ${this.path}`);
     const temporary = `${this.path}.${String(process.pid)}.tmp`;
     writeFileSync(temporary, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
     renameSync(temporary, this.path);
@@ -96,13 +115,16 @@ export class FileKeyStore implements KeyStore {
       throw new KeyStoreError(`a key named ${JSON.stringify(entry.name)} exists already`);
     }
     const key = generateKey();
-    const added: FileEntry = {
-      key_sha256: sha256(key),
-      tier: entry.tier,
-      admin: entry.admin ?? false,
-      ...(entry.name !== undefined ? { name: entry.name } : {}),
-      ...(entry.visibility ? { visibility: entry.visibility } : {}),
-    };
+    const added = checkedRecord<FileEntry>(
+      {
+        key_sha256: sha256(key),
+        tier: entry.tier,
+        admin: entry.admin ?? false,
+        ...(entry.name !== undefined ? { name: entry.name } : {}),
+        ...(entry.visibility ? { visibility: entry.visibility } : {}),
+      },
+      'the new key\'s record',
+    );
     this.write({ ...file, keys: [...file.keys, added] });
     return { key, listing: listingOfEntry(added) };
   }
@@ -124,7 +146,8 @@ export class FileKeyStore implements KeyStore {
   async setTier(ref: string, tier: Tier): Promise<KeyListing> {
     const file = this.read();
     const listing = pick(file.keys.map(listingOfEntry), ref);
-    this.write({ ...file, keys: file.keys.map((entry) => (listingOfEntry(entry).id === listing.id ? { ...entry, tier } : entry)) });
+    const keys = file.keys.map((entry) => (listingOfEntry(entry).id === listing.id ? checkedRecord({ ...entry, tier }, keyLabel(listing)) : entry));
+    this.write({ ...file, keys });
     return { ...listing, tier };
   }
 
@@ -145,6 +168,15 @@ interface KeyRow {
   created_at: Date;
 }
 
+/** A row as the record servers read. */
+const recordOfRow = (row: Pick<KeyRow, 'key_sha256' | 'tier' | 'admin' | 'visibility' | 'name'>): KeyEntry => ({
+  key_sha256: row.key_sha256,
+  tier: row.tier,
+  admin: row.admin,
+  visibility: row.visibility,
+  ...(row.name !== null ? { name: row.name } : {}),
+});
+
 const listingOfRow = (row: KeyRow): KeyListing => ({
   id: row.id,
   name: row.name,
@@ -152,6 +184,7 @@ const listingOfRow = (row: KeyRow): KeyListing => ({
   admin: row.admin,
   visibility: row.visibility,
   createdAt: row.created_at.toISOString(),
+  problem: problemOf(recordOfRow(row)),
 });
 
 const LIVE_KEYS = 'SELECT id, key_sha256, name, tier, admin, visibility, created_at FROM api_keys WHERE revoked_at IS NULL ORDER BY created_at, id';
@@ -165,8 +198,7 @@ export class DatabaseKeyStore implements KeyStore {
   async create(entry: NewKey): Promise<{ key: string; listing: KeyListing }> {
     const key = generateKey();
     const hash = sha256(key);
-    // Checked as serve will read it (tier, visibility).
-    new KeyRing({ keys: [{ key_sha256: hash, tier: entry.tier, admin: entry.admin ?? false, visibility: entry.visibility ?? null }] });
+    checkedRecord(recordOfRow({ key_sha256: hash, tier: entry.tier, admin: entry.admin ?? false, visibility: entry.visibility ?? null, name: entry.name ?? null }), 'the new key\'s record');
     try {
       const [row] = await this.database.query<KeyRow>(
         `INSERT INTO api_keys (id, key_sha256, name, tier, admin, visibility) VALUES ($1, $2, $3, $4, $5, $6)
@@ -185,8 +217,12 @@ export class DatabaseKeyStore implements KeyStore {
     return (await this.database.query<KeyRow>(LIVE_KEYS)).map(listingOfRow);
   }
 
-  private async update(ref: string, change: string, values: unknown[]): Promise<KeyListing> {
-    const listing = pick(await this.list(), ref);
+  /** Changes a live key's row; `changed`, when given, is the record the change makes, checked before it is written. */
+  private async update(ref: string, change: string, values: unknown[], changed?: (row: KeyRow) => KeyEntry): Promise<KeyListing> {
+    const rows = await this.database.query<KeyRow>(LIVE_KEYS);
+    const listing = pick(rows.map(listingOfRow), ref);
+    const current = rows.find((candidate) => candidate.id === listing.id);
+    if (changed && current) checkedRecord(changed(current), keyLabel(listing));
     const [row] = await this.database.query<KeyRow>(
       `UPDATE api_keys SET ${change} WHERE id = $1 AND revoked_at IS NULL RETURNING id, key_sha256, name, tier, admin, visibility, created_at`,
       [listing.id, ...values],
@@ -200,7 +236,7 @@ export class DatabaseKeyStore implements KeyStore {
   }
 
   setTier(ref: string, tier: Tier): Promise<KeyListing> {
-    return this.update(ref, 'tier = $2', [tier]);
+    return this.update(ref, 'tier = $2', [tier], (row) => ({ ...recordOfRow(row), tier }));
   }
 
   async keyRing({ allowEmpty = false }: { allowEmpty?: boolean } = {}): Promise<KeyRing> {
@@ -208,9 +244,6 @@ export class DatabaseKeyStore implements KeyStore {
     if (rows.length === 0 && allowEmpty) return KeyRing.empty();
     if (rows.length === 0) throw new KeyStoreError('the database holds no live key: orgindex keys create --database <url> --tier tier_2 makes one');
     const limits = await this.database.query<{ tier: Tier; limits: Record<string, number> }>('SELECT tier, limits FROM tier_limits');
-    return new KeyRing({
-      keys: rows.map((row) => ({ key_sha256: row.key_sha256, tier: row.tier, admin: row.admin, visibility: row.visibility, ...(row.name !== null ? { name: row.name } : {}) })),
-      tiers: Object.fromEntries(limits.map((row) => [row.tier, row.limits])),
-    });
+    return new KeyRing({ keys: rows.map(recordOfRow), tiers: Object.fromEntries(limits.map((row) => [row.tier, row.limits])) }, 'the database');
   }
 }

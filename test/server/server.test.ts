@@ -507,13 +507,23 @@ describe('hardening: limits that must hold at the edges', () => {
     }
   });
 
-  test('a visibility that restricts nothing is refused when the keys are loaded, never a key that sees everything', async () => {
-    await expect(startTestServer({ keys: { keys: [{ key: KEYS.scoped, tier: 'tier_2', visibility: { country: [] } }] } })).rejects.toThrow(
-      /keys\.0\.visibility restricts nothing/,
-    );
-    await expect(startTestServer({ keys: { keys: [{ key: KEYS.scoped, tier: 'tier_2', visibility: { text_keywords: { must_all: ['!!!'] } } }] } })).rejects.toThrow(
-      /visibility of key .* is invalid: filters\.text_keywords: Value error, must_all and must_any hold no searchable word/,
-    );
+  test('a visibility that restricts nothing or holds no word disables its key (403), never a key that sees everything', async () => {
+    const own = await startTestServer({
+      keys: {
+        keys: [
+          { key: KEYS.scoped, tier: 'tier_2', visibility: { country: [] } },
+          { key: KEYS.tier1, tier: 'tier_2', visibility: { text_keywords: { must_all: ['!!!'] } } },
+          { key: KEYS.tier2, tier: 'tier_2' },
+        ],
+      },
+    });
+    try {
+      const body = '{"filters": {"country": ["Deutschland"]}, "size": 1}';
+      for (const key of [KEYS.scoped, KEYS.tier1]) expect((await post(own.url, body, { 'x-api-key': key })).body).toEqual({ detail: expect.stringMatching(/^This API key \(id [0-9a-f]{16}\) is disabled/) });
+      expect((await post(own.url, body)).status).toBe(200);
+    } finally {
+      await own.close();
+    }
   });
 
   test('text_keywords without a searchable word is a 422, not a filter that filters nothing', async () => {

@@ -11,7 +11,7 @@ import type { RefreshReport, SavedQuery, SavedQueryOutput, SavedQueryRequest } f
 import { SavedQuerySchema } from '../src/contract/saved-query.js';
 import { ResultCache } from '../src/sheet/cache.js';
 import { SheetFunctions } from '../src/sheet/functions.js';
-import { answerConflict, mergedConflict, ownedRangeName, ownSheetConflict, readSavedQueryRows, refreshMessageOf, SAVED_QUERY_HEADER, SAVED_QUERY_SHEET, savedQueryRow, serviceName, serviceOf, summaryOf, targetOf, zodMessage, type StoredQuery } from '../src/sheet/saved-query.js';
+import { answerConflict, mergedConflict, ownedRangeName, storeSheetConflict, readSavedQueryRows, refreshMessageOf, SAVED_QUERY_HEADER, SAVED_QUERY_SHEET, savedQueryRow, serviceName, serviceOf, summaryOf, targetOf, zodMessage, type StoredQuery } from '../src/sheet/saved-query.js';
 import type { SavedQueriesHost } from '../src/ui/host.js';
 import { rectangle, writeValues } from './excel-actions.js';
 import type { AddinRuntime } from './addin-runtime.js';
@@ -70,7 +70,7 @@ async function refreshOne(context: Excel.RequestContext, runtime: AddinRuntime, 
   await context.sync();
   if (owned.isNullObject && byName.isNullObject) throw new Error(`The sheet "${query.sheet}" no longer exists: remove the saved query and insert it again`);
   // Checked before the service is asked: the store is rewritten after the refresh, wiping an answer there.
-  const own = ownSheetConflict(query.id, owned.isNullObject ? query.sheet : split(owned.address)[0]);
+  const own = storeSheetConflict(query.id, owned.isNullObject ? query.sheet : split(owned.address)[0]);
   if (own !== null) throw new Error(own);
   const anchor = owned.isNullObject ? byName.getRange(query.cell) : owned.getCell(0, 0);
   anchor.load('address');

@@ -22,7 +22,7 @@ import { isErrorCell, type CellValue } from '../sheet/cells.js';
 import { clientOptionsOf, DEFAULT_CONNECTION } from '../sheet/connection.js';
 import { SheetFunctions } from '../sheet/functions.js';
 import { columnNumber } from '../sheet/a1.js';
-import { answerConflict, mergedConflict, ownedRangeName, ownSheetConflict, refreshMessageOf, SAVED_QUERY_SHEET, serviceOf, targetOf } from '../sheet/saved-query.js';
+import { answerConflict, mergedConflict, ownedRangeName, storeSheetConflict, refreshMessageOf, SAVED_QUERY_SHEET, serviceOf, targetOf } from '../sheet/saved-query.js';
 import { sameService, serviceMismatch } from './services.js';
 import { GRID, LIMITS, printable, RefreshUsageError, type DefinedNames } from './workbook-guard.js';
 import { addressOf, areaOf, claim, openWorkbook, readQueries, saveWorkbook, writeQueries, type StoreEntry } from './workbook-store.js';
@@ -135,7 +135,7 @@ export async function refreshWorkbook(file: string, options: RefreshOptions = {}
     try {
       if (!sameService(query.service, service)) throw new Error(serviceMismatch(query.service, service));
       // Where its defined name (else its saved sheet) points, checked before the service is asked.
-      const own = ownSheetConflict(query.id, areaOf(names.text(ownedRangeName(query.id)))?.sheet ?? query.sheet);
+      const own = storeSheetConflict(query.id, areaOf(names.text(ownedRangeName(query.id)))?.sheet ?? query.sheet);
       if (own !== null) throw new Error(own);
       const refreshed = writeQuery(workbook, names, query, await functions.savedQuery(query), now().toISOString());
       outcomes.push({ id: query.id, target: printable(targetOf(refreshed)), ok: true, message: `ok (${String(refreshed.extent?.rows ?? 0)} × ${String(refreshed.extent?.columns ?? 0)})` });

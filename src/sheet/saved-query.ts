@@ -153,17 +153,14 @@ export function savedQueryRow(saved: SavedQuery): string[] {
   return [query.id, targetOf(query), query.last_refreshed ?? '', query.status ?? '', ...parts];
 }
 
-/** The sheets a workbook's refresher keeps for itself, each with what it keeps. */
-export const STORE_SHEETS: Readonly<Record<string, string>> = { [SAVED_QUERY_SHEET]: 'the saved queries themselves' };
-
 /**
- * Why a saved query may not write on `sheet`: one its refresher keeps for itself (`own`: the store of
- * saved queries, a log), whose rows the refresh rewrites — an answer there would overwrite the store, or
- * be wiped by it while reported as refreshed. Excel and Sheets compare sheet names ignoring case.
+ * Why a saved query may not write on `sheet`: the store of saved queries, whose rows the refresh rewrites —
+ * an answer there would overwrite the store, or be wiped by it while reported as refreshed. Excel compares
+ * sheet names ignoring case.
  */
-export function ownSheetConflict(id: string, sheet: string, own: Readonly<Record<string, string>> = STORE_SHEETS): string | null {
-  const name = Object.keys(own).find((each) => each.toLowerCase() === sheet.toLowerCase());
-  return name === undefined ? null : `The saved query "${id}" would write on the sheet "${name}", which keeps ${own[name] ?? ''}: nothing was written there; remove the saved query and insert it again on another sheet`;
+export function storeSheetConflict(id: string, sheet: string): string | null {
+  if (sheet.toLowerCase() !== SAVED_QUERY_SHEET) return null;
+  return `The saved query "${id}" would write on the sheet "${SAVED_QUERY_SHEET}", which keeps the saved queries themselves: nothing was written there; remove the saved query and insert it again on another sheet`;
 }
 
 /** The stored queries of the hidden worksheet's rows (the header and empty rows skipped). */

@@ -332,6 +332,12 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
       } catch (error) {
         io.stderr(`${(error as Error).message}\n`);
         setExitCode(error instanceof ServeUsageError ? 2 : 1);
+        // A worker that cannot start exits (its channel to the primary would keep it alive, serving nothing),
+        // so that the primary sees it and starts another after its back-off.
+        if (cluster.isWorker) {
+          cluster.worker?.disconnect();
+          setTimeout(() => process.exit(1), 2_000).unref();
+        }
       }
     });
 

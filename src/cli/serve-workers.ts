@@ -5,9 +5,12 @@
  *
  * This process (the primary) serves nothing itself: it holds the state directory's lock, checks the
  * database once, starts the workers, prints what the first of them says, and replaces a worker that
- * stops unasked (unless workers keep stopping: then it stops everything). Stopping the primary (a signal,
- * `--exit-with-stdin`) stops the workers, each closing its connections first; a worker whose primary is
- * gone (kill -9) stops by itself.
+ * stops unasked. A replacement that cannot start (the database is down, say: a worker exits when its
+ * start fails) is tried again after a back-off that doubles up to RESTART_DELAY_MAX_MS; while other
+ * workers serve, it is tried for as long as it takes. When no worker is left and RESTART_ATTEMPTS starts
+ * in a row have failed, the primary stops with exit code 1, so that its own supervisor (systemd, a
+ * container runtime) sees it. Stopping the primary (a signal, `--exit-with-stdin`) stops the workers,
+ * each closing its connections first; a worker whose primary is gone (kill -9) stops by itself.
  */
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
@@ -19,9 +22,14 @@ import { lockForServe, ServeError, ServeUsageError, type ServeOptions } from './
 /** More would only add copies of the index (each worker holds one). */
 export const MAX_WORKERS = 64;
 
-/** A worker that stops this many times within RESTART_WINDOW_MS is not started again. */
-const MAX_RESTARTS = 5;
-const RESTART_WINDOW_MS = 60_000;
+/** The wait before the first new start after a failed one; doubled after each further failure, up to the maximum. */
+export const RESTART_DELAY_MS = 1_000;
+export const RESTART_DELAY_MAX_MS = 30_000;
+/** With no worker left, this many failed starts in a row stop the primary (exit 1). */
+export const RESTART_ATTEMPTS = 5;
+
+/** The wait before a start after `failures` failed starts in a row (none after a worker that had started). */
+export const restartDelay = (failures: number): number => (failures === 0 ? 0 : Math.min(RESTART_DELAY_MAX_MS, RESTART_DELAY_MS * 2 ** (failures - 1)));
 /** How long a worker may take to close its connections when asked to stop; then it is killed. */
 const STOP_GRACE_MS = 10_000;
 
@@ -79,7 +87,10 @@ export async function superviseWorkers(options: ServeOptions, workers: number, p
   }
 
   const live = new Set<Worker>();
-  const restarts: number[] = [];
+  /** Workers that have said they are ready (a worker that exits before is a failed start). */
+  const serving = new WeakSet<Worker>();
+  let failedStarts = 0;
+  const restartTimers = new Set<ReturnType<typeof setTimeout>>();
   let speaker: Worker | null = null;
   let closing: Promise<void> | null = null;
   let url = '';
@@ -87,6 +98,7 @@ export async function superviseWorkers(options: ServeOptions, workers: number, p
 
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      for (const timer of restartTimers) clearTimeout(timer);
       await Promise.all([...live].map((worker) => stopWorker(worker)));
       lock.release();
       process.removeListener('exit', releaseOnExit);
@@ -106,6 +118,8 @@ export async function superviseWorkers(options: ServeOptions, workers: number, p
         if (message.orgindex === 'line') {
           if (worker === speaker) print(message.text);
         } else if (message.orgindex === 'ready') {
+          serving.add(worker);
+          failedStarts = 0;
           url = message.address;
           if (started) print(`  worker pid ${worker.process.pid} ready`);
           else if (++ready === workers) {
@@ -127,16 +141,20 @@ export async function superviseWorkers(options: ServeOptions, workers: number, p
           void close().then(() => { rejectStarted(new ServeError(`orgindex serve: a worker ${how} while starting; its error is above`)); });
           return;
         }
-        const now = Date.now();
-        restarts.push(now);
-        while (restarts.length > 0 && (restarts[0] ?? now) < now - RESTART_WINDOW_MS) restarts.shift();
-        if (restarts.length > MAX_RESTARTS) {
-          print(`orgindex serve: workers stopped ${restarts.length} times within a minute; stopping`);
+        if (!serving.has(worker)) failedStarts++;
+        // Starts still waiting for their turn do not count as workers: they would fail as the others did.
+        if (live.size === 0 && failedStarts >= RESTART_ATTEMPTS) {
+          print(`orgindex serve: no worker is left and ${String(failedStarts)} starts in a row failed (their errors are above); stopping`);
           void close().then(() => process.exit(1));
           return;
         }
-        print(`orgindex serve: worker pid ${worker.process.pid} ${how}; starting another`);
-        fork();
+        const delay = restartDelay(failedStarts);
+        print(`orgindex serve: worker pid ${String(worker.process.pid)} ${how}${serving.has(worker) ? '' : ' before it could serve'}; starting another${delay > 0 ? ` in ${String(delay / 1000)} s` : ''}`);
+        const timer = setTimeout(() => {
+          restartTimers.delete(timer);
+          if (!closing) fork();
+        }, delay);
+        restartTimers.add(timer);
       });
     };
     for (let i = 0; i < workers; i++) fork();

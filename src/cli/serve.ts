@@ -273,7 +273,8 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     const developmentDefaults = !shared && options.keys === undefined && options.jwtSecret === undefined && options.jwks === undefined;
     const jwtSecret = developmentDefaults ? (developmentSecret(stateDir, true) ?? undefined) : options.jwtSecret;
     const { index, snapshot } = await loadIndex(options);
-    const quota = shared ? { state: new PgQuotaState(shared) } : { ledger: await QuotaLedger.open(stateDir, { durability: options.durability ?? 'fsync' }) };
+    const sharedState = shared ? new PgQuotaState(shared) : null;
+    const quota = sharedState ? { state: sharedState } : { ledger: await QuotaLedger.open(stateDir, { durability: options.durability ?? 'fsync' }) };
     const openedLedger = quota.ledger ?? null;
     ledger = openedLedger;
     const corsOrigins = options.corsOrigins?.includes('*') ? true : options.corsOrigins;
@@ -315,6 +316,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
         try {
           await app.close();
           await openedLedger?.close();
+          sharedState?.close();
           await shared?.close();
         } finally {
           lock.release();

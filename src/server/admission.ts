@@ -20,7 +20,8 @@ import type { BearerUser, BearerVerifier } from './bearer.js';
 import type { ApiKey, KeyRing } from './keys.js';
 import { DEFAULT_TIER_LIMITS, quotaMonth, quotaRemaining, quotaReset, quotaRetryAfterSeconds, quotaStanding, type QuotaStanding, type QuotaUse, type TierLimits } from './limits.js';
 import { HttpProblem, retryAfter } from './problem.js';
-import type { Hold, MonthUsage, QuotaState, Usage } from './quota-state.js';
+import { isUnavailability } from './database/database.js';
+import { LocalBuckets, type Hold, type MonthUsage, type QuotaState, type Usage } from './quota-state.js';
 
 /** The engine, or why there is none (health reports it; other routes answer 503). */
 export interface EngineState {
@@ -138,6 +139,8 @@ export class Admission {
   private readonly bearer: BearerVerifier | null;
   private readonly languageGroups: readonly string[] | undefined;
   private readonly views = new Map<string, LocalIndex>();
+  /** Bearer users' buckets in this process, for while the shared state cannot answer. */
+  private readonly fallbackBuckets = new LocalBuckets();
 
   constructor(options: AdmissionOptions) {
     this.engine = options.engine;
@@ -346,13 +349,21 @@ export class Admission {
    * Bearer (dashboard) users have no quota, but they share tier_2's rate so that one token cannot
    * monopolise the server (each user by `sub`).
    */
-  private throttle(user: BearerUser): Promise<void> {
-    return this.takeToken(`user:${user.sub}`, DEFAULT_TIER_LIMITS.tier_2, 'a signed-in user may send', this.now());
+  private async throttle(user: BearerUser): Promise<void> {
+    const slot = `user:${user.sub}`;
+    try {
+      await this.takeToken(slot, DEFAULT_TIER_LIMITS.tier_2, 'a signed-in user may send', this.now());
+    } catch (error) {
+      if (!isUnavailability(error)) throw error;
+      // Without quotas, a user's rate needs no shared database: while it cannot answer, this process's
+      // own bucket holds the rate, and the language routes keep working.
+      await this.takeToken(slot, DEFAULT_TIER_LIMITS.tier_2, 'a signed-in user may send', this.now(), this.fallbackBuckets);
+    }
   }
 
   /** One token from the caller's bucket (created on first use), or a 429 saying the rate and when to retry. */
-  private async takeToken(slot: string, limits: TierLimits, who: string, at: number): Promise<void> {
-    const taken = await this.state.takeToken(slot, limits.ratePerSecond, limits.burst, at);
+  private async takeToken(slot: string, limits: TierLimits, who: string, at: number, buckets: Pick<QuotaState, 'takeToken'> = this.state): Promise<void> {
+    const taken = await buckets.takeToken(slot, limits.ratePerSecond, limits.burst, at);
     if (!taken.ok) {
       throw tooManyRequests(`Rate limit exceeded: ${who} ${limits.ratePerSecond} requests per second (bursts of ${limits.burst}); retry in ${plural(taken.retryAfterSeconds, 'second')}`, taken.retryAfterSeconds);
     }

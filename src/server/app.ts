@@ -20,7 +20,7 @@ import type { BearerVerifier } from './bearer.js';
 import { connectionOrigin, publicBaseUrl, type DownloadLimits, type DownloadStore } from './downloads.js';
 import type { PitStore } from '../engine/legacy/legacy-service.js';
 import { errorHandler, notFound } from './error-handler.js';
-import { clientErrorHandler, frameworkErrors, registerJsonParser, requestIdGenerator } from './http-edge.js';
+import { clientErrorHandler, frameworkErrors, refuseNulInUrl, registerJsonParser, requestIdGenerator } from './http-edge.js';
 import { logKeyChanges, type KeyRing } from './keys.js';
 import { openApiDocument } from './openapi.js';
 import type { QuotaLedger } from './quota-ledger.js';
@@ -101,6 +101,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   // What every route shares is set on the root before the route plugins: each plugin's context copies it.
   // Bodies are JSON only (anything else is a 415), UTF-8, of bounded depth.
   registerJsonParser(app);
+  refuseNulInUrl(app);
   await app.register(cors, {
     origin: options.corsOrigins ?? DEFAULT_CORS_ORIGINS,
     methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
@@ -119,7 +120,14 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   app.addHook('onSend', async (request, reply, payload) => {
     admission.release(request.reservation); // errors answered without a count give their place back
     reply.header('x-request-id', request.id);
-    if (request.apiKey) reply.headers(await admission.rateLimitHeaders(request.apiKey, request.usageAfterCount));
+    if (request.apiKey) {
+      // The headers are a courtesy: an answer (a 503 for a database that cannot answer, say) is sent without them rather than lost.
+      try {
+        reply.headers(await admission.rateLimitHeaders(request.apiKey, request.usageAfterCount));
+      } catch (error) {
+        request.log.warn({ err: error, key: request.apiKey.id }, 'X-RateLimit-* headers left out: the usage could not be read');
+      }
+    }
     return payload;
   });
   app.setErrorHandler(errorHandler());

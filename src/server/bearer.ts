@@ -11,6 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import { nulRefusal } from './problem.js';
 
 export interface BearerUser {
   sub: string;
@@ -56,6 +57,7 @@ function userOf(payload: JWTPayload): BearerUser {
   if (typeof payload.sub !== 'string' || payload.sub === '') throw new BearerError('the token has no sub claim');
   if (typeof username !== 'string' || username === '') throw new BearerError('the token has neither an idp:username nor a username claim');
   if (!Array.isArray(groups) || !groups.every((group) => typeof group === 'string')) throw new BearerError('the token has no idp:groups claim (an array of group names)');
+  if ([payload.sub, username, ...groups].some((claim) => claim.includes('\0'))) throw nulRefusal("The token's sub, username or groups");
   return { sub: payload.sub, username, groups: groups };
 }
 

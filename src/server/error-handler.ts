@@ -2,7 +2,8 @@
  * Every error becomes JSON `{"detail": …}`: 422 for a contract violation (the FastAPI layout), an
  * HttpProblem's status and headers, 503 with Retry-After when every PIT of the service is live, Fastify's
  * own client errors (400 bad JSON, 413 body too large, 415 not JSON) as they are, 404 for an unknown
- * route; anything unexpected is a 500 with a fixed message (the cause goes to the log, not the client).
+ * route, 503 with Retry-After while the shared database cannot answer; anything unexpected is a 500 with
+ * a fixed message. The cause of a 503 or 500 goes to the log, never to the client.
  *
  * v1 and the language routes set a variant in their plugins (a plugin's error handler covers its own
  * routes only): their specs make bad parameters a 400 with a message, and a missing or invalid credential
@@ -12,7 +13,14 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ValidationError } from '../contract/errors.js';
 import { legacyMessage, PitCapacityError } from '../engine/legacy/legacy-service.js';
 import { BearerError } from './bearer.js';
+import { isUnavailability } from './database/database.js';
 import { HttpProblem, retryAfter } from './problem.js';
+
+/** How soon a caller refused for a database that cannot answer may try again (it usually returns within seconds). */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+/** The answer while the shared database cannot answer: no address, no library's words. */
+export const DATABASE_UNAVAILABLE_DETAIL = `Service temporarily unavailable: its database cannot be reached; retry in ${String(DATABASE_RETRY_AFTER_SECONDS)} seconds`;
 
 export interface InterfaceErrorRules {
   /** What a missing or invalid credential answers: 401 on the language routes, 403 on v1. */
@@ -34,6 +42,10 @@ export function errorHandler(rules: InterfaceErrorRules | null = null): ErrorHan
     if (error instanceof HttpProblem) return reply.code(error.status).headers(error.headers).send({ detail: error.detail });
     // Every PIT the service keeps is live: a capacity limit of the service, not the caller's fault.
     if (error instanceof PitCapacityError) return reply.code(503).headers(retryAfter(error.retryAfterSeconds)).send({ detail: error.message });
+    if (isUnavailability(error)) {
+      request.log.warn({ err: error, key: request.apiKey?.id }, 'the database cannot answer: 503');
+      return reply.code(503).headers(retryAfter(DATABASE_RETRY_AFTER_SECONDS)).send({ detail: DATABASE_UNAVAILABLE_DETAIL });
+    }
     if ('code' in error && error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
       const type = request.headers['content-type'] ?? 'none';
       return reply.code(415).send({ detail: `Unsupported media type (${type}): send the body as JSON with content-type application/json` });

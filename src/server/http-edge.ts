@@ -1,10 +1,11 @@
 /**
- * What reaches the server before any route: request ids, the JSON body parser, and the errors Fastify or
- * Node raise before a handler runs. Every one of them answers JSON `{"detail": …}`, like the routes.
+ * What reaches the server before any route: request ids, the JSON body parser, NUL characters refused,
+ * and the errors Fastify or Node raise before a handler runs. Every one of them answers JSON `{"detail": …}`, like the routes.
  */
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { holdsNul, nulRefusal } from './problem.js';
 
 /** Deeper JSON is refused: no request needs it, and echoing it back in a 422 could overflow the stack. */
 export const MAX_JSON_DEPTH = 64;
@@ -75,7 +76,19 @@ export function registerJsonParser(app: FastifyInstance): void {
       done(new ClientError(400, `Body is nested more than ${MAX_JSON_DEPTH} levels deep`));
       return;
     }
+    // Walked only when the text could hold one (an escape or the raw byte).
+    if ((text.includes('\\u0000') || text.includes('\0')) && holdsNul(parsed)) {
+      done(nulRefusal('The body'));
+      return;
+    }
     done(null, parsed);
+  });
+}
+
+/** A request whose URL holds a NUL (`%00`, in the path or the query) is refused before any route or key is looked at. */
+export function refuseNulInUrl(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, _reply, done) => {
+    done(/%00|\0/i.test(request.url) ? nulRefusal('The URL') : undefined);
   });
 }
 

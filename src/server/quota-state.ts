@@ -58,13 +58,9 @@ function add(into: Usage, delta: Usage, sign: 1 | -1 = 1): void {
   into.results += sign * delta.results;
 }
 
-/** One process's state: buckets and holds in memory (a restart refills buckets and drops holds), counts in the journal. */
-export class LocalQuotaState implements QuotaState {
+/** Token buckets in this process's memory (a restart refills them). */
+export class LocalBuckets implements Pick<QuotaState, 'takeToken'> {
   private readonly buckets = new Map<string, TokenBucket>();
-  /** month + key id → what its requests in flight hold. */
-  private readonly held = new Map<string, Usage>();
-
-  constructor(private readonly ledger: QuotaLedger) {}
 
   takeToken(slot: string, ratePerSecond: number, burst: number, at: number): Promise<TokenTaken> {
     let bucket = this.buckets.get(slot);
@@ -73,6 +69,19 @@ export class LocalQuotaState implements QuotaState {
       this.buckets.set(slot, bucket);
     }
     return Promise.resolve(bucket.take(at));
+  }
+}
+
+/** One process's state: buckets and holds in memory (a restart refills buckets and drops holds), counts in the journal. */
+export class LocalQuotaState implements QuotaState {
+  private readonly buckets = new LocalBuckets();
+  /** month + key id → what its requests in flight hold. */
+  private readonly held = new Map<string, Usage>();
+
+  constructor(private readonly ledger: QuotaLedger) {}
+
+  takeToken(slot: string, ratePerSecond: number, burst: number, at: number): Promise<TokenTaken> {
+    return this.buckets.takeToken(slot, ratePerSecond, burst, at);
   }
 
   // Decided and applied in one synchronous step (a refusal thrown by `decide` rejects the promise).

@@ -50,7 +50,7 @@ describe('migrations', () => {
 
 test('an unreachable database: a clear error naming it, never its password', async () => {
   const url = 'postgres://someone:s3cret-pw@127.0.0.1:1/nothing';
-  const failure = Database.open(url, { connectTimeoutMs: 2_000 });
+  const failure = Database.open(url, { timeouts: { connectMs: 2_000 } });
   await expect(failure).rejects.toBeInstanceOf(DatabaseUnavailable);
   await expect(failure).rejects.toThrow('cannot reach the database at postgres://someone:***@127.0.0.1:1/nothing');
   await expect(Database.open('mysql://x')).rejects.toThrow('--database takes a postgres:// URL');

@@ -122,14 +122,19 @@ describe('two servers, one database', () => {
 
 test('/v2/health says the database cannot be reached once it is gone', async () => {
   const own = await startPostgres();
-  const database = await own.createDatabase('health');
-  createKey(database, 'tier_2');
-  const { url } = await serveOn(database);
-  expect(await (await fetch(`${url}/v2/health`)).json()).toEqual({ healthy: true });
-  await own.stop();
-  const health = (await (await fetch(`${url}/v2/health`)).json()) as { healthy: boolean; error: string };
-  expect(health.healthy).toBe(false);
-  expect(health.error).toMatch(/^the database cannot be reached: /);
+  try {
+    const database = await own.createDatabase('health');
+    createKey(database, 'tier_2');
+    const { url } = await serveOn(database);
+    expect(await (await fetch(`${url}/v2/health`)).json()).toEqual({ healthy: true, database: 'reachable' });
+    await own.stop();
+    const health = (await (await fetch(`${url}/v2/health`)).json()) as { healthy: boolean; error: string };
+    expect(health).toMatchObject({ healthy: false, database: 'unreachable' });
+    expect(health.error).toMatch(/^the database cannot be reached \(no connection\): requests with an API key answer 503 until it returns/);
+    expect(health.error).not.toMatch(/127\.0\.0\.1|ECONN/);
+  } finally {
+    await own.stop();
+  }
 }, 120_000);
 
 /** A POST on a connection of its own (so that the cluster hands each to a worker in turn). */

@@ -3,6 +3,9 @@
 // free loopback port, a random password. It prints {"port", "password"} once the cluster accepts
 // connections, creates the databases named on its standard input ("create NAME" → "created NAME"), and
 // stops the cluster and deletes its files when its standard input closes, however the parent ended.
+// Faults on request, for tests of what depends on the database: "down" (a fast shutdown, data kept) →
+// "down", "up" (started again on the same port) → "up", "freeze" (every process of the cluster
+// SIGSTOPped: connections stay open and nothing answers, as in a network partition) → "frozen", "thaw" → "thawed".
 //
 // PostgreSQL refuses to run as root. As root (CI containers) the cluster runs as the `postgres` system user
 // (created when missing), from a copy of the binaries in a directory that user can reach: a checkout in a
@@ -77,32 +80,74 @@ const init = spawnSync(join(bin, 'initdb'), [`--pgdata=${data}`, '--auth=passwor
 if (init.status !== 0) fail(`initdb failed: ${init.error?.message ?? init.stderr}`);
 
 const port = await freePort();
-const server = spawn(join(bin, 'postgres'), ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off'], { ...as, env, stdio: ['ignore', 'ignore', 'pipe'] });
-let log = '';
-await new Promise((resolve) => {
-  server.stderr.on('data', (chunk) => {
-    log += chunk.toString();
-    if (log.includes('ready to accept connections')) resolve();
+
+/** Starts the postmaster in a process group of its own (its backends with it, so that one signal freezes them all). */
+async function startServer() {
+  const started = spawn(join(bin, 'postgres'), ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off'], { ...as, env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  let log = '';
+  await new Promise((resolve) => {
+    started.stderr.on('data', (chunk) => {
+      log += chunk.toString();
+      if (log.includes('ready to accept connections')) resolve();
+    });
+    started.on('exit', (code) => fail(`postgres exited (${code}) before accepting connections: ${log}`));
   });
-  server.on('exit', (code) => fail(`postgres exited (${code}) before accepting connections: ${log}`));
-});
+  started.removeAllListeners('exit');
+  return started;
+}
+
+let server = await startServer();
+
+/** A fast shutdown (sessions ended); resolves once the postmaster has exited. */
+function shutDown() {
+  return new Promise((resolve) => {
+    if (server.exitCode !== null || server.signalCode !== null) {
+      resolve();
+      return;
+    }
+    server.once('exit', () => resolve());
+    process.kill(-server.pid, 'SIGCONT');
+    server.kill('SIGINT');
+  });
+}
 
 let stopping = false;
 function stop() {
   if (stopping) return;
   stopping = true;
-  server.removeAllListeners('exit');
-  server.once('exit', () => {
+  void shutDown().then(() => {
     for (const path of made) rmSync(path, { recursive: true, force: true });
     process.exit(0);
   });
-  // Fast shutdown: sessions are ended, nothing is kept.
-  server.kill('SIGINT');
 }
+
+const faults = {
+  down: async () => {
+    await shutDown();
+    return 'down';
+  },
+  up: async () => {
+    server = await startServer();
+    return 'up';
+  },
+  freeze: () => {
+    process.kill(-server.pid, 'SIGSTOP');
+    return 'frozen';
+  },
+  thaw: () => {
+    process.kill(-server.pid, 'SIGCONT');
+    return 'thawed';
+  },
+};
 
 const lines = createInterface({ input: process.stdin });
 lines.on('close', stop);
 lines.on('line', (line) => {
+  const fault = Object.hasOwn(faults, line) ? faults[line] : null;
+  if (fault) {
+    void Promise.resolve(fault()).then((answer) => process.stdout.write(`${answer}\n`));
+    return;
+  }
   const name = /^create ([a-z0-9_]+)$/.exec(line)?.[1];
   if (!name) return;
   const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' });

@@ -13,6 +13,8 @@ export interface Postgres {
   url: string;
   /** Creates another empty database on the cluster (named, or numbered); its URL. */
   createDatabase: (name?: string) => Promise<string>;
+  /** A fault of the cluster: a fast shutdown (data kept), a start again on the same port, every process stopped (SIGSTOP) or resumed. */
+  fault: (fault: 'down' | 'up' | 'freeze' | 'thaw') => Promise<void>;
   stop: () => Promise<void>;
 }
 
@@ -28,11 +30,15 @@ function nextLine(lines: Interface, child: ChildProcessWithoutNullStreams, what:
       reject(new Error(`the PostgreSQL helper exited (${String(code)}) before ${what}: ${stderr.join('').trim()}`));
     };
     const stderr: string[] = [];
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+    const onStderr = (chunk: Buffer): void => {
+      stderr.push(chunk.toString());
+    };
+    child.stderr.on('data', onStderr);
     child.once('exit', onExit);
     lines.once('line', (line) => {
       clearTimeout(timer);
       child.removeListener('exit', onExit);
+      child.stderr.removeListener('data', onStderr);
       resolve(line);
     });
   });
@@ -46,20 +52,34 @@ export async function startPostgres(): Promise<Postgres> {
   // One creation at a time: each answer is the next line.
   let queue = Promise.resolve('');
   let numbered = 0;
-  const createDatabase = (name = `database_${String(++numbered)}`): Promise<string> => {
+  const ask = (command: string, expected: string, what: string): Promise<string> => {
     queue = queue.then(async () => {
-      child.stdin.write(`create ${name}\n`);
-      const answer = await nextLine(lines, child, `database ${name} was created`);
-      if (answer !== `created ${name}`) throw new Error(`database ${name}: ${answer}`);
-      return urlOf(name);
+      child.stdin.write(`${command}\n`);
+      const answer = await nextLine(lines, child, what);
+      if (answer !== expected) throw new Error(`${what}: ${answer}`);
+      return answer;
     });
     return queue;
+  };
+  const createDatabase = async (name = `database_${String(++numbered)}`): Promise<string> => {
+    await ask(`create ${name}`, `created ${name}`, `database ${name} was created`);
+    return urlOf(name);
+  };
+  const answers = { down: 'down', up: 'up', freeze: 'frozen', thaw: 'thawed' } as const;
+  const fault = async (name: keyof typeof answers): Promise<void> => {
+    await ask(name, answers[name], `the cluster is ${answers[name]}`);
   };
   return {
     url: await createDatabase('orgindex'),
     createDatabase,
+    fault,
+    // Once stopped, stopping again is nothing to wait for.
     stop: () =>
       new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) {
+          resolve();
+          return;
+        }
         child.once('exit', () => {
           resolve();
         });

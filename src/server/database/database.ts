@@ -1,6 +1,12 @@
 /**
  * The PostgreSQL database that holds a service's shared state (`--database postgres://…`): a connection
  * pool, the schema brought up to date on open, transactions. Every statement is parameterised.
+ *
+ * The database is a dependency that fails: it restarts, fails over, freezes or drops off the network.
+ * Every wait on it is bounded (DatabaseTimeouts), and a failure of that kind — no connection, a connection
+ * lost, no answer in time — is a `DatabaseUnavailable` that the HTTP layer answers with 503 and
+ * Retry-After; the pool replaces the connections it lost on the next use, so the service recovers by itself
+ * once the database answers again. No error of a connection ever reaches the process as an unhandled event.
  */
 import pg from 'pg';
 import { migrate } from './migrations.js';
@@ -16,25 +22,115 @@ export function redactedUrl(url: string): string {
   }
 }
 
+/**
+ * The database cannot answer now (down, restarting, unreachable, too slow). The message is for logs and
+ * the command line; an HTTP answer never shows it (it may name the database's address).
+ */
 export class DatabaseUnavailable extends Error {}
+
+/** How long the service waits on the database, in ms. */
+export interface DatabaseTimeouts {
+  /** For a connection: a free one of the pool, or a new one made (TCP and PostgreSQL's start-up). */
+  connectMs: number;
+  /**
+   * For a unit of work once connected — one query, or a transaction with all its statements. The server
+   * is told the same (statement_timeout), so that it gives up too, and drops a transaction whose client
+   * went silent (idle_in_transaction_session_timeout: twice this), freeing its locks for the other servers.
+   */
+  workMs: number;
+}
+
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 3_000, workMs: 5_000 };
 
 export interface DatabaseOptions {
   /** Connections at most (default 10). */
   maxConnections?: number;
-  /** How long to wait for a connection, ms (default 5,000). */
-  connectTimeoutMs?: number;
+  timeouts?: Partial<DatabaseTimeouts>;
+}
+
+/** Node's codes of a connection refused, reset, unreachable or not resolved. */
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED']);
+/**
+ * PostgreSQL's SQLSTATEs of a server that cannot serve now: connection exceptions (class 08), shutting
+ * down or starting (57P01–57P03), a statement cancelled by its timeout (57014), too many connections
+ * (53300), a session ended for idling in a transaction (25P03), a read-only standby after a failover (25006).
+ */
+const UNAVAILABLE_STATES = /^(08...|57P0[123]|57014|53300|25P03|25006)$/;
+/** What node-postgres says when a connection goes away or a wait ends (it gives these no code). */
+const CONNECTION_MESSAGES = /Connection terminated|not queryable|timeout exceeded when trying to connect|Query read timeout|Connection ended/i;
+
+/** Whether an error means the database cannot answer now (rather than a fault of the statement). */
+export function isUnavailability(error: unknown): boolean {
+  if (error instanceof DatabaseUnavailable) return true;
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (CONNECTION_CODES.has(code) || UNAVAILABLE_STATES.test(code))) return true;
+  return CONNECTION_MESSAGES.test(error.message);
+}
+
+/** An unavailability as DatabaseUnavailable (its cause kept for the log); any other error as it is. */
+function classified(error: unknown): unknown {
+  if (error instanceof DatabaseUnavailable || !isUnavailability(error)) return error;
+  return new DatabaseUnavailable(`the database cannot answer: ${(error as Error).message}`, { cause: error });
+}
+
+/** How long a database that failed is not asked again (but for one probe at a time): callers get their 503 at once. */
+export const DATABASE_PROBE_INTERVAL_MS = 1_000;
+
+/**
+ * A circuit breaker: after the database failed to answer, the requests of the next moment are refused
+ * at once instead of each waiting out its timeouts (a frozen database would otherwise hold every request
+ * for seconds and pile them up); one request at a time probes it, and the first answer closes the breaker.
+ */
+class Breaker {
+  private retryAt = 0;
+  private open = false;
+  private probing = false;
+
+  /** Whether a call may go to the database now. */
+  admit(now: number): boolean {
+    if (!this.open) return true;
+    if (this.probing || now < this.retryAt) return false;
+    this.probing = true;
+    return true;
+  }
+
+  /** The database answered (whatever the answer). */
+  answered(): void {
+    this.open = false;
+    this.probing = false;
+  }
+
+  failed(now: number): void {
+    this.open = true;
+    this.probing = false;
+    this.retryAt = now + DATABASE_PROBE_INTERVAL_MS;
+  }
 }
 
 export class Database {
+  private readonly breaker = new Breaker();
+
   private constructor(
     private readonly pool: pg.Pool,
     readonly url: string,
+    readonly timeouts: DatabaseTimeouts,
   ) {}
 
   /** Connects, migrates the schema and returns the database; a clear error when it cannot be reached. */
   static async open(url: string, options: DatabaseOptions = {}): Promise<Database> {
     if (!/^postgres(ql)?:\/\//.test(url)) throw new DatabaseUnavailable(`--database takes a postgres:// URL; got ${JSON.stringify(redactedUrl(url))}`);
-    const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10, connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000 });
+    const timeouts = { ...DEFAULT_DATABASE_TIMEOUTS, ...options.timeouts };
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.maxConnections ?? 10,
+      connectionTimeoutMillis: timeouts.connectMs,
+      statement_timeout: timeouts.workMs,
+      idle_in_transaction_session_timeout: 2 * timeouts.workMs,
+      // A peer that vanished without closing (a partition) is noticed by TCP keepalive, not left open for ever.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    });
     // An idle connection the server drops (restart, network) is an error event on the pool, not a crash.
     pool.on('error', () => undefined);
     let client: pg.PoolClient;
@@ -44,43 +140,110 @@ export class Database {
       await pool.end();
       throw new DatabaseUnavailable(`cannot reach the database at ${redactedUrl(url)}: ${(error as Error).message}`);
     }
+    client.on('error', () => undefined);
     try {
       await migrate(client);
     } catch (error) {
-      client.release();
+      client.release(true);
       await pool.end();
       throw error;
     }
     client.release();
-    return new Database(pool, url);
+    return new Database(pool, url, timeouts);
   }
 
   async query<Row extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<Row[]> {
-    return (await this.pool.query<Row>(text, values)).rows;
+    return this.withClient(this.timeouts.workMs, async (client) => (await client.query<Row>(text, values)).rows);
   }
 
-  /** Runs `work` in one transaction (committed when it resolves, rolled back when it throws). */
-  async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    try {
+  /**
+   * Runs `work` in one transaction (committed when it resolves, rolled back when it throws), within
+   * `workMs` (default: the database's; longer for work that moves whole files).
+   */
+  async transaction<T>(work: (client: pg.PoolClient) => Promise<T>, { workMs = this.timeouts.workMs }: { workMs?: number } = {}): Promise<T> {
+    return this.withClient(workMs, async (client) => {
       await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
+      try {
+        if (workMs !== this.timeouts.workMs) await client.query(`SET LOCAL statement_timeout = ${String(Math.round(workMs))}`);
+        const result = await work(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * A connection of the pool for `work`, within the timeouts, unless the breaker refuses at once. A connection that failed or ran out of time
+   * is destroyed rather than returned to the pool (the next use opens a new one); while it is out, its
+   * errors are caught here, never left as an unhandled 'error' event.
+   */
+  private async withClient<T>(workMs: number, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    if (!this.breaker.admit(Date.now())) throw new DatabaseUnavailable('the database failed a moment ago; it is probed again shortly');
+    try {
+      const result = await this.withConnection(workMs, work);
+      this.breaker.answered();
       return result;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      if (error instanceof DatabaseUnavailable) this.breaker.failed(Date.now());
+      else this.breaker.answered();
       throw error;
+    }
+  }
+
+  private async withConnection<T>(workMs: number, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw classified(error);
+    }
+    let failed: Error | null = null;
+    const onError = (error: Error): void => {
+      failed ??= error;
+    };
+    client.on('error', onError);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        failed ??= new DatabaseUnavailable(`the database did not answer within ${String(workMs / 1000)} s`);
+        reject(failed);
+      }, workMs);
+    });
+    try {
+      return await Promise.race([work(client), deadline]);
+    } catch (error) {
+      failed ??= isUnavailability(error) ? (error as Error) : null;
+      throw classified(error);
     } finally {
-      client.release();
+      clearTimeout(timer);
+      client.removeListener('error', onError);
+      // Destroyed (its socket closed, its statements dropped) when it failed; the pool opens another.
+      if (failed) {
+        client.on('error', () => undefined);
+        client.release(failed);
+        destroySocket(client);
+      } else client.release();
     }
   }
 
   /** Throws when the database cannot answer now (the health check). */
   async ping(): Promise<void> {
-    await this.pool.query('SELECT 1');
+    await this.query('SELECT 1');
   }
 
   async close(): Promise<void> {
     await this.pool.end();
   }
+}
+
+/**
+ * Closes a connection's socket at once: `end()` alone waits for a frozen server to acknowledge, and a
+ * statement still running on it would hold the connection until then.
+ */
+function destroySocket(client: pg.PoolClient): void {
+  const connection = (client as unknown as { connection?: { stream?: { destroy?: () => void } } }).connection;
+  connection?.stream?.destroy?.();
 }

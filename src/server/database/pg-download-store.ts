@@ -24,6 +24,9 @@ interface StandingRow {
 
 const numberOrNull = (text: string | null): number | null => (text === null ? null : Number(text));
 
+/** A file's write or read moves up to its whole size: it may take longer than a statement of the quota state. */
+const FILE_WORK_MS = 30_000;
+
 export class PgDownloadStore implements DownloadStore {
   private readonly signer: LinkSigner;
 
@@ -79,14 +82,15 @@ export class PgDownloadStore implements DownloadStore {
          ON CONFLICT (path) DO UPDATE SET content = excluded.content, size = excluded.size, expires_ms = excluded.expires_ms`,
         [filePath, ownerDir, bytes, bytes.length, expires],
       );
-    });
+    }, { workMs: FILE_WORK_MS });
     return { filePath, link: this.signer.link(filePath, expires) };
   }
 
   async read(path: string, expires: string | undefined, signature: string | undefined): Promise<{ bytes: Buffer } | { refused: string }> {
     const refused = this.signer.refusal(path, expires, signature);
     if (refused !== null) return { refused };
-    const [row] = await this.database.query<{ content: Buffer }>('SELECT content FROM download_files WHERE path = $1 AND expires_ms > $2', [path, this.now()]);
+    const { rows } = await this.database.transaction((client) => client.query<{ content: Buffer }>('SELECT content FROM download_files WHERE path = $1 AND expires_ms > $2', [path, this.now()]), { workMs: FILE_WORK_MS });
+    const row = rows[0];
     return row ? { bytes: row.content } : { refused: NO_LONGER_EXISTS };
   }
 

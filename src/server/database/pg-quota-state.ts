@@ -11,15 +11,21 @@
  * advisory locks on the key's month and id, taken in one order; within a transaction they run in the
  * order they were asked, each seeing what the ones before it held. A count needs no lock: it moves a
  * hold into the counted usage in one commit, which any reader sees whole. A hold lives until its request
- * is counted or given back, or until its lease ends (a process killed mid-request gives nothing back:
- * its holds lapse).
+ * is counted or given back, or until its lease ends: the process that made it renews the leases of its
+ * requests in flight every few seconds, so a process killed mid-request (which gives nothing back) holds
+ * its places for at most a lease, and every renewal deletes the holds whose lease has ended.
+ *
+ * Waits are bounded: an operation still queued when the database's work time has passed is refused
+ * (DatabaseUnavailable, a 503) rather than left waiting behind a transaction that does not come back.
  */
 import type pg from 'pg';
-import type { Database } from './database.js';
+import { DatabaseUnavailable, type Database } from './database.js';
 import type { Hold, HoldDecision, MonthUsage, QuotaState, TokenTaken, Usage } from '../quota-state.js';
 
-/** Longer than any request may run (the request timeout is 30 s by default). */
-const HOLD_LEASE_SECONDS = 300;
+/** How long a hold lives without renewal: a few renewals, so that one missed renewal lapses nothing. */
+export const HOLD_LEASE_SECONDS = 15;
+/** How often a process renews the leases of its holds (and deletes lapsed ones). */
+export const LEASE_RENEWAL_MS = 5_000;
 
 /** Deadlock or serialisation failure: the transaction is run again (its decisions are re-made). */
 const RETRYABLE = new Set(['40P01', '40001']);
@@ -49,8 +55,8 @@ const addTo = (into: Usage, delta: Usage): void => {
 };
 
 interface Settled<T> {
-  resolve(value: T): void;
-  reject(error: unknown): void;
+  resolve: (value: T) => void;
+  reject: (error: unknown) => void;
 }
 
 type Operation =
@@ -106,8 +112,25 @@ export class PgQuotaState implements QuotaState {
   /** Holds given back since the last transaction (deleted in the next one). */
   private released: string[] = [];
   private running = false;
+  /** This process's holds not yet counted or given back: their leases are renewed. */
+  private readonly live = new Set<string>();
+  /** The timer that refuses a queued operation still waiting (cleared when a transaction takes it). */
+  private readonly queueTimers = new Map<Operation, ReturnType<typeof setTimeout>>();
+  private renewalDue = false;
+  private readonly renewal: ReturnType<typeof setInterval>;
 
-  constructor(private readonly database: Database) {}
+  constructor(private readonly database: Database) {
+    this.renewal = setInterval(() => {
+      this.renewalDue = true;
+      this.flushSoon();
+    }, LEASE_RENEWAL_MS);
+    this.renewal.unref();
+  }
+
+  /** Stops renewing (the holds left lapse with their leases). */
+  close(): void {
+    clearInterval(this.renewal);
+  }
 
   async takeToken(slot: string, ratePerSecond: number, burst: number, at: number): Promise<TokenTaken> {
     // Refilled to `at` and one token taken, in one statement; no row back when less than one is there.
@@ -136,14 +159,17 @@ export class PgQuotaState implements QuotaState {
   release(hold: Hold): void {
     if (hold.released) return;
     hold.released = true;
+    const { id } = hold as PgHold;
+    this.live.delete(id);
     // Deleted with the next transaction; a hold whose delete is lost lapses with its lease.
-    this.released.push((hold as PgHold).id);
+    this.released.push(id);
     this.flushSoon();
   }
 
   count(keyId: string, hold: Hold | null, month: string, used: Usage): Promise<MonthUsage> {
     const holdId = hold && !hold.released ? (hold as PgHold).id : null;
     if (hold) hold.released = true;
+    if (holdId !== null) this.live.delete(holdId);
     return new Promise((resolve, reject) => { this.enqueue({ kind: 'count', month, keyId, holdId, used, resolve, reject }); });
   }
 
@@ -153,6 +179,15 @@ export class PgQuotaState implements QuotaState {
 
   private enqueue(operation: Operation): void {
     this.queue.push(operation);
+    // Refused if still queued when a transaction's time has passed: the one ahead of it is not coming back.
+    const timer = setTimeout(() => {
+      this.queueTimers.delete(operation);
+      const at = this.queue.indexOf(operation);
+      if (at < 0) return;
+      this.queue.splice(at, 1);
+      operation.reject(new DatabaseUnavailable(`no turn at the database within ${String(this.database.timeouts.workMs / 1000)} s`));
+    }, this.database.timeouts.workMs);
+    this.queueTimers.set(operation, timer);
     this.flushSoon();
   }
 
@@ -165,21 +200,28 @@ export class PgQuotaState implements QuotaState {
   }
 
   private async drain(): Promise<void> {
-    while (this.queue.length > 0 || this.released.length > 0) {
+    while (this.queue.length > 0 || this.released.length > 0 || this.renewalDue) {
       const batch = this.queue;
       const released = this.released;
+      const renew = this.renewalDue ? [...this.live] : null;
+      for (const operation of batch) {
+        clearTimeout(this.queueTimers.get(operation));
+        this.queueTimers.delete(operation);
+      }
       this.queue = [];
       this.released = [];
+      this.renewalDue = false;
       let applied: Applied | null = null;
       let failure: unknown = null;
       for (let attempt = 1; attempt <= ATTEMPTS && applied === null; attempt++) {
         try {
-          applied = await this.database.transaction((client) => this.apply(client, batch, released));
+          applied = await this.database.transaction((client) => this.apply(client, batch, released, renew));
         } catch (error) {
           failure = error;
           if (!RETRYABLE.has((error as { code?: string }).code ?? '')) break;
         }
       }
+      // Deletes that did not reach the database lapse with their leases; nothing else is kept to retry.
       for (const change of applied?.committed ?? []) change();
       batch.forEach((operation, i) => {
         const outcome = applied?.outcomes[i];
@@ -192,9 +234,13 @@ export class PgQuotaState implements QuotaState {
   }
 
   /** One transaction: decisions under their keys' locks, new holds, deletes, counts, then usage reads. */
-  private async apply(client: pg.PoolClient, batch: readonly Operation[], released: readonly string[]): Promise<Applied> {
+  private async apply(client: pg.PoolClient, batch: readonly Operation[], released: readonly string[], renew: readonly string[] | null): Promise<Applied> {
     const outcomes: Outcome[] = new Array<Outcome>(batch.length);
     const committed: (() => void)[] = [];
+    if (renew) {
+      if (renew.length > 0) await client.query('UPDATE quota_holds SET expires_at = now() + make_interval(secs => $2) WHERE id = ANY($1::bigint[])', [renew, HOLD_LEASE_SECONDS]);
+      await client.query('DELETE FROM quota_holds WHERE expires_at <= now()');
+    }
     type Decision = { i: number; month: string; keyId: string; operation: Extract<Operation, { kind: 'hold' | 'extend' }> };
     const decisions = batch.flatMap((operation, i): Decision[] => {
       if (operation.kind === 'hold') return [{ i, month: operation.month, keyId: operation.keyId, operation }];
@@ -243,6 +289,7 @@ export class PgQuotaState implements QuotaState {
         inserts.forEach(({ i, month, keyId, amounts }, n) => {
           const hold: PgHold = { id: String(ids[n]), month, keyId, amounts: { ...amounts }, released: false };
           outcomes[i] = { ok: true, value: hold };
+          committed.push(() => this.live.add(hold.id));
         });
       }
       if (extensions.size > 0) {

@@ -7,6 +7,7 @@
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { ValidationError } from '../../contract/errors.js';
 import { ENDPOINTS, type EndpointId, type RequestInput } from '../../contract/endpoints.js';
+import type { HealthResponse } from '../../contract/v2/service.js';
 import { validate } from '../../contract/validation.js';
 import type { LocalIndex } from '../../engine/local-index.js';
 import { missingKey, type Admission, type EngineState } from '../admission.js';
@@ -42,23 +43,26 @@ export const v2Routes: FastifyPluginCallback<V2RoutesOptions> = (app, { admissio
     return keyed.send(id, request, reply, await run(admission.view(key), key));
   };
 
-  app.get(urlOf('v2.health'), async () => {
+  app.get(urlOf('v2.health'), async (request) => {
     if (!engine.index) return { healthy: false, error: engine.error ?? 'the index is not loaded yet' };
     const health = engine.index.health();
     if (!healthCheck) return health;
+    // Which requests still work, in words; the cause (an address, a library's message) stays in the log.
+    const unreachable = (why: string): HealthResponse => ({ healthy: false, database: 'unreachable', error: `the database cannot be reached (${why}): requests with an API key answer 503 until it returns; the language routes and this check keep working` });
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      await Promise.race([
-        healthCheck(),
-        new Promise((_, reject) => {
+      const answered = await Promise.race([
+        healthCheck().then(() => true),
+        new Promise<false>((resolve) => {
           timer = setTimeout(() => {
-            reject(new Error(`no answer within ${String(HEALTH_CHECK_MS / 1000)} s`));
+            resolve(false);
           }, HEALTH_CHECK_MS);
         }),
       ]);
-      return health;
+      return answered ? { ...health, database: 'reachable' } : unreachable(`no answer within ${String(HEALTH_CHECK_MS / 1000)} s`);
     } catch (error) {
-      return { ...health, healthy: false, error: `the database cannot be reached: ${(error as Error).message}` };
+      request.log.warn({ err: error }, 'health: the database cannot be reached');
+      return unreachable('no connection');
     } finally {
       clearTimeout(timer);
     }

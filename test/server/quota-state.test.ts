@@ -128,6 +128,27 @@ describe('two admissions on one database act as one service', () => {
     await database.query("UPDATE quota_holds SET expires_at = now() - interval '1 second'");
     expect((await admission.rateLimitHeaders(key))['X-RateLimit-Requests-Remaining']).toBe('12');
   });
+
+  test("the living renew their holds' leases; a dead process's holds lapse within a lease and their rows are deleted", async () => {
+    const database = await sharedDatabase();
+    // A lease of a second, renewed every quarter (the service's: 15 s, every 5 s).
+    const lease = { seconds: 1, renewEveryMs: 250 };
+    const [dying, living] = [new PgQuotaState(database, lease), new PgQuotaState(database, lease)];
+    const one = (): { requests: number; statsRequests: number; results: number } => ({ requests: 1, statsRequests: 0, results: 0 });
+    const lost = await dying.hold('2026-11', 'k', one);
+    const running = await living.hold('2026-11', 'k', one);
+    dying.close(); // killed: it renews nothing and gives nothing back
+    expect((await living.usage('2026-11', 'k')).held.requests).toBe(2);
+    const deadline = Date.now() + 20_000;
+    while ((await living.usage('2026-11', 'k')).held.requests > 1 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 100));
+    // Past several leases, the request still running holds its place; the dead one's row is gone.
+    await new Promise((done) => setTimeout(done, 1_500));
+    expect((await living.usage('2026-11', 'k')).held.requests).toBe(1);
+    const rows = await database.query<{ id: string }>('SELECT id FROM quota_holds');
+    expect(rows.map((row) => row.id)).toEqual([(running as unknown as { id: string }).id]);
+    expect(rows.map((row) => row.id)).not.toContain((lost as unknown as { id: string }).id);
+    living.close();
+  });
 });
 
 describe('group commit: one transaction carries what a process asks for meanwhile', () => {

@@ -119,11 +119,17 @@ export class PgQuotaState implements QuotaState {
   private renewalDue = false;
   private readonly renewal: ReturnType<typeof setInterval>;
 
-  constructor(private readonly database: Database) {
+  private readonly leaseSeconds: number;
+
+  constructor(
+    private readonly database: Database,
+    lease: { seconds: number; renewEveryMs: number } = { seconds: HOLD_LEASE_SECONDS, renewEveryMs: LEASE_RENEWAL_MS },
+  ) {
+    this.leaseSeconds = lease.seconds;
     this.renewal = setInterval(() => {
       this.renewalDue = true;
       this.flushSoon();
-    }, LEASE_RENEWAL_MS);
+    }, lease.renewEveryMs);
     this.renewal.unref();
   }
 
@@ -238,7 +244,7 @@ export class PgQuotaState implements QuotaState {
     const outcomes: Outcome[] = new Array<Outcome>(batch.length);
     const committed: (() => void)[] = [];
     if (renew) {
-      if (renew.length > 0) await client.query('UPDATE quota_holds SET expires_at = now() + make_interval(secs => $2) WHERE id = ANY($1::bigint[])', [renew, HOLD_LEASE_SECONDS]);
+      if (renew.length > 0) await client.query('UPDATE quota_holds SET expires_at = now() + make_interval(secs => $2) WHERE id = ANY($1::bigint[])', [renew, this.leaseSeconds]);
       await client.query('DELETE FROM quota_holds WHERE expires_at <= now()');
     }
     type Decision = { i: number; month: string; keyId: string; operation: Extract<Operation, { kind: 'hold' | 'extend' }> };
@@ -283,7 +289,7 @@ export class PgQuotaState implements QuotaState {
            FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::int[]) WITH ORDINALITY AS t(month, key_id, requests, stats_requests, results, ord)
            ORDER BY ord
            RETURNING id`,
-          [inserts.map((h) => h.month), inserts.map((h) => h.keyId), inserts.map((h) => h.amounts.requests), inserts.map((h) => h.amounts.statsRequests), inserts.map((h) => h.amounts.results), HOLD_LEASE_SECONDS],
+          [inserts.map((h) => h.month), inserts.map((h) => h.keyId), inserts.map((h) => h.amounts.requests), inserts.map((h) => h.amounts.statsRequests), inserts.map((h) => h.amounts.results), this.leaseSeconds],
         );
         const ids = rows.map((row) => BigInt(row.id)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
         inserts.forEach(({ i, month, keyId, amounts }, n) => {

@@ -140,7 +140,61 @@ export function nearValidBodies(pools: Pools): Record<string, fc.Arbitrary<unkno
       { requiredKeys: ['search_id'] },
     ),
     'v1.fetchMarket': fc.record({ domains: fc.array(domain, { minLength: 1, maxLength: 40 }) }),
+    'v1.sublocations': fc.record({ parent_level: mostly<unknown>(fc.constantFrom('all', 'country', 'state', 'region', 'district'), hostileString), parent_value: mostly(pick(pools.values), hostileString) }),
+    // Downloads are written to the store (a directory, or the database's table) and linked.
+    'v1.download': fc.tuple(
+      fc.record({ size: mostly(fc.integer({ min: 1, max: 10 }), fc.integer({ min: -1, max: 12 })), download_format: mostly<unknown>(fc.constantFrom('tsv', 'xlsx', 'parquet'), hostileString), columns }, { requiredKeys: [] }),
+      fc.oneof(
+        fc.record({ search_id: fc.uuid(), query: fc.record({ keywords: fc.record({ must_one: terms, must_all: terms }, { requiredKeys: [] }), custom_filters: filters, excludes: fc.array(domain, { maxLength: 3 }) }, { requiredKeys: [] }) }).map((search_info) => ({ search_info })),
+        fc.record({ market_id: fc.constantFrom('fuzz'), market: fc.array(domain, { minLength: 1, maxLength: 10 }) }).map((market_info) => ({ market_info })),
+      ),
+    ).map(([a, b]) => ({ ...a, ...b })),
     'language.generateKeywords': fc.record({ keywords: fc.array(word, { minLength: 1, maxLength: 8 }) }),
     'language.nlpSearch': fc.record({ user_query: fc.oneof(describe, fc.array(fc.oneof(word, fc.constantFrom('in', 'not in', 'near', 'outside', 'Berlin', 'Bayern', 'München', 'Wien', 'except')), { minLength: 1, maxLength: 20 }).map((w) => w.join(' '))), search_id: fc.constantFrom('fuzz') }),
   };
+}
+
+/** Where a NUL goes: the `which`-th string or key of a JSON value (in a fixed walk order), before character `at`. */
+export interface NulPlace {
+  which: number;
+  at: number;
+}
+
+export const nulPlace: fc.Arbitrary<NulPlace> = fc.record({ which: fc.nat(), at: fc.nat() });
+
+/** The value with a NUL inserted into one of its strings or keys; null when it holds none. */
+export function withNul(value: unknown, place: NulPlace): unknown {
+  let count = 0;
+  const countStrings = (node: unknown): void => {
+    if (typeof node === 'string') count++;
+    else if (Array.isArray(node)) node.forEach(countStrings);
+    else if (node !== null && typeof node === 'object') {
+      for (const child of Object.values(node)) {
+        count++;
+        countStrings(child);
+      }
+    }
+  };
+  countStrings(value);
+  if (count === 0) return null;
+  const target = place.which % count;
+  let seen = 0;
+  const insert = (text: string): string => {
+    const at = place.at % (text.length + 1);
+    return `${text.slice(0, at)}\u0000${text.slice(at)}`;
+  };
+  const rebuild = (node: unknown): unknown => {
+    if (typeof node === 'string') return seen++ === target ? insert(node) : node;
+    if (Array.isArray(node)) return node.map(rebuild);
+    if (node !== null && typeof node === 'object') {
+      return Object.fromEntries(
+        Object.entries(node).map(([key, child]) => {
+          const name = seen++ === target ? insert(key) : key;
+          return [name, rebuild(child)];
+        }),
+      );
+    }
+    return node;
+  };
+  return rebuild(value);
 }

@@ -11,7 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
-import { nulRefusal } from './problem.js';
+import { HttpProblem, nulRefusal } from './problem.js';
 
 export interface BearerUser {
   sub: string;
@@ -51,6 +51,9 @@ export function loadJwks(path: string): JSONWebKeySet {
   }
 }
 
+/** A UTF-16 surrogate without its pair (with the u flag, a pair is one code point and does not match). */
+const LONE_SURROGATE = /\p{Cs}/u;
+
 function userOf(payload: JWTPayload): BearerUser {
   const username = payload['idp:username'] ?? payload.username;
   const groups = payload['idp:groups'];
@@ -58,6 +61,10 @@ function userOf(payload: JWTPayload): BearerUser {
   if (typeof username !== 'string' || username === '') throw new BearerError('the token has neither an idp:username nor a username claim');
   if (!Array.isArray(groups) || !groups.every((group) => typeof group === 'string')) throw new BearerError('the token has no idp:groups claim (an array of group names)');
   if ([payload.sub, username, ...groups].some((claim) => claim.includes('\0'))) throw nulRefusal("The token's sub, username or groups");
+  // PostgreSQL keeps text as UTF-8, where every lone surrogate becomes U+FFFD: two such subs would be one user there (PITs, downloads, rate).
+  if ([payload.sub, username, ...groups].some((claim) => LONE_SURROGATE.test(claim))) {
+    throw new HttpProblem(400, "The token's sub, username or groups holds a lone surrogate (\\uD800 to \\uDFFF without its pair), which is not text");
+  }
   return { sub: payload.sub, username, groups: groups };
 }
 

@@ -2,7 +2,8 @@
  * A NUL character (U+0000, %00) in a request is a 400 naming where it is, in both server modes: no field
  * takes one, and PostgreSQL cannot store one in text (error 22021), which on a server on the database made
  * such requests 500s. The URL (path or query), any string or key of a JSON body, and a bearer token's sub,
- * username and groups are refused before any route or store sees them.
+ * username and groups are refused before any route or store sees them. So is a claim with a lone surrogate,
+ * which PostgreSQL's UTF-8 turns into U+FFFD (two users' subs would be one there).
  */
 import { SERVER_MODES, useModeServer, type ModeServer } from '../support/server-modes.js';
 import { raw } from './support.js';
@@ -75,6 +76,18 @@ describe.each(SERVER_MODES)('%s mode', (mode) => {
     expect({ status: v1.status, body: v1.body }).toEqual({ status: 400, body: TOKEN_REFUSAL });
     const language = await call(target, 'POST', '/v1/generate-keywords', { token: await target.token(claims), body: JSON.stringify({ keywords: ['bakery'] }) });
     expect({ status: language.status, body: language.body }).toEqual({ status: 400, body: TOKEN_REFUSAL });
+  });
+
+  test("a token claim with a lone surrogate is a 400 too: on the database two such subs would be one user, sharing PITs", async () => {
+    const target = server();
+    const surrogate = { detail: "The token's sub, username or groups holds a lone surrogate (\\uD800 to \\uDFFF without its pair), which is not text" };
+    for (const claims of [{ sub: '\uD800' }, { sub: 'user\uDBFF' }, { claims: { username: '\uDC00x' } }, { claims: { 'idp:groups': ['\uD83D'] } }]) {
+      const answer = await call(target, 'POST', '/v1/search', { token: await target.token(claims), body: JSON.stringify(V1_SEARCH) });
+      expect({ status: answer.status, body: answer.body }).toEqual({ status: 400, body: surrogate });
+    }
+    // A pair is one character: a sub beyond the Basic Multilingual Plane is answered.
+    const pair = await call(target, 'POST', '/v1/search', { token: await target.token({ sub: 'user \uD83D\uDE00' }), body: JSON.stringify(V1_SEARCH) });
+    expect(pair.status).toBe(200);
   });
 
   test('the same requests without the NUL are answered (the refusal is the NUL alone)', async () => {

@@ -12,8 +12,8 @@
  *
  * Runs per mode: 40 hostile and 80 near-valid per body route, 40 per query or path route, 150 paths,
  * 120 content types, 30 v1 walks, 60 scoped requests, 150 requests with a NUL — about 2,700 requests each,
- * the database mode's at the same counts (about 30 s of it on a loaded 2-core machine, its cluster's start
- * included). FUZZ_RUNS scales them all.
+ * the database mode's at the same counts: 18 s of it, its cluster's start included, on 2 cores at a load of 6
+ * (the file mode's about 8 s). FUZZ_RUNS scales them all.
  */
 import * as fc from 'fast-check';
 import { ENDPOINTS, type EndpointId } from '../../src/contract/endpoints.js';

@@ -11,7 +11,7 @@
  * tier_2 key (by a hash of the request), so both the quota paths and the unmetered ones are walked.
  *
  * Runs per mode: 40 hostile and 80 near-valid per body route, 40 per query or path route, 150 paths,
- * 120 content types, 30 v1 walks, 60 scoped requests, 150 requests with a NUL — about 2,700 requests each,
+ * 120 content types, 30 v1 walks, 60 scoped requests, 150 requests with a NUL — about 2,200 requests each,
  * the database mode's at the same counts: 18 s of it, its cluster's start included, on 2 cores at a load of 6
  * (the file mode's about 8 s). FUZZ_RUNS scales them all.
  */

@@ -10,12 +10,11 @@
  * database's return (the recovery times are printed). And a worker that cannot start is tried again with
  * a back-off, while a supervisor left with no worker that can start exits 1.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
 import pg from 'pg';
 import { startPostgres, type Postgres } from '../support/postgres.js';
+import { countedRequests, serveOnDatabase, type DatabaseServer } from '../support/serve-on-database.js';
 
 const bin = resolve(__dirname, '../../bin/orgindex.js');
 const SECRET = 'database-faults-test-secret-of-32-bytes!';
@@ -24,43 +23,27 @@ const ANSWER_BOUND_MS = 15_000;
 /** Generous for a loaded 2-core machine: the design recovers on the first probe after the database answers (about a second). */
 const RECOVERY_BOUND_MS = 20_000;
 
-const dirs: string[] = [];
-const children: ChildProcess[] = [];
+const started: DatabaseServer[] = [];
 let postgres: Postgres;
 
 beforeAll(async () => {
   postgres = await startPostgres();
 }, 120_000);
 afterAll(async () => {
-  for (const child of children.splice(0)) child.kill('SIGKILL');
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  await Promise.all(
+    started.splice(0).map((served) => {
+      served.child.kill('SIGKILL');
+      return served.close();
+    }),
+  );
   await postgres.fault('thaw').catch(() => undefined);
   await postgres.stop();
 }, 60_000);
 
-interface Served {
-  url: string;
-  child: ChildProcess;
-  stderr(): string;
-}
-
-function serveOn(database: string, extra: string[] = []): Promise<Served> {
-  const dir = mkdtempSync(join(tmpdir(), 'orgindex-faults-'));
-  dirs.push(dir);
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--count', '300', '--database', database, '--state-dir', dir, '--log-level', 'silent', '--jwt-secret', SECRET, ...extra], { stdio: ['ignore', 'ignore', 'pipe'] });
-  children.push(child);
-  const ready = extra.includes('--workers') ? /worker processes \(pids/ : /try: curl/;
-  return new Promise((resolvePromise, reject) => {
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const url = /ready at (http:\/\/\S+)\/v2/.exec(stderr)?.[1];
-      if (url && ready.test(stderr)) resolvePromise({ url, child, stderr: () => stderr });
-    });
-    child.on('exit', (code) => {
-      reject(new Error(`serve exited ${String(code)}: ${stderr}`));
-    });
-  });
+function serveOn(database: string, extra: string[] = []): Promise<DatabaseServer> {
+  const served = serveOnDatabase(database, { extra: ['--jwt-secret', SECRET, ...extra] });
+  void served.then((server) => started.push(server), () => undefined);
+  return served;
 }
 
 function cli(args: string[], env: NodeJS.ProcessEnv = {}): string {
@@ -77,14 +60,6 @@ async function loadKey(database: string): Promise<string> {
   await client.query(`INSERT INTO tier_limits (tier, limits) VALUES ('tier_2', '{"ratePerSecond": 1000, "burst": 1000}') ON CONFLICT (tier) DO UPDATE SET limits = excluded.limits`);
   await client.end();
   return key;
-}
-
-async function countedRequests(database: string): Promise<number> {
-  const client = new pg.Client({ connectionString: database });
-  await client.connect();
-  const { rows } = await client.query<{ n: string | null }>('SELECT sum(requests) AS n FROM quota_usage');
-  await client.end();
-  return Number(rows[0]?.n ?? 0);
 }
 
 interface Answer {

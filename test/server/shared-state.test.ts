@@ -4,49 +4,28 @@
  * when the database is gone. `serve --workers 2` does the same on one port, replaces a killed worker, and
  * its workers stop when their supervisor is killed.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { request } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import pg from 'pg';
+import { resolve } from 'node:path';
 import { startPostgres, usePostgres } from '../support/postgres.js';
+import { countedRequests, serveOnDatabase, type DatabaseServer } from '../support/serve-on-database.js';
 
 const bin = resolve(__dirname, '../../bin/orgindex.js');
-const dirs: string[] = [];
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill('SIGKILL');
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+const started: DatabaseServer[] = [];
+afterEach(async () => {
+  await Promise.all(
+    started.splice(0).map((served) => {
+      served.child.kill('SIGKILL');
+      return served.close();
+    }),
+  );
 });
 
-interface Served {
-  url: string;
-  child: ChildProcess;
-  /** What it has printed so far. */
-  stderr(): string;
-}
-
-/** A server on the database (`--workers n` when given); resolves with its URL once it says it is ready. */
-function serveOn(database: string, workers?: number): Promise<Served> {
-  const dir = mkdtempSync(join(tmpdir(), 'orgindex-shared-'));
-  dirs.push(dir);
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--count', '300', '--database', database, '--state-dir', dir, '--log-level', 'silent', ...(workers ? ['--workers', String(workers)] : [])], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  children.push(child);
-  const ready = workers ? /worker processes \(pids/ : /try: curl/;
-  return new Promise((resolvePromise, reject) => {
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const url = /ready at (http:\/\/\S+)\/v2/.exec(stderr)?.[1];
-      if (url && ready.test(stderr)) resolvePromise({ url, child, stderr: () => stderr });
-    });
-    child.on('exit', (code) => {
-      reject(new Error(`serve exited ${String(code)}: ${stderr}`));
-    });
-  });
+/** A server on the database (`--workers n` when given), stopped after the test. */
+async function serveOn(database: string, workers?: number): Promise<DatabaseServer> {
+  const served = await serveOnDatabase(database, workers ? { extra: ['--workers', String(workers)] } : {});
+  started.push(served);
+  return served;
 }
 
 function createKey(database: string, tier: string): string {
@@ -57,14 +36,6 @@ function createKey(database: string, tier: string): string {
 
 const search = (url: string, key: string): Promise<Response> =>
   fetch(`${url}/v2/search`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ filters: { country: ['Deutschland'] }, size: 2 }) });
-
-async function countedRequests(database: string): Promise<number> {
-  const client = new pg.Client({ connectionString: database });
-  await client.connect();
-  const { rows } = await client.query<{ n: string | null }>('SELECT sum(requests) AS n FROM quota_usage');
-  await client.end();
-  return Number(rows[0]?.n ?? 0);
-}
 
 describe('two servers, one database', () => {
   const cluster = usePostgres();

@@ -5,16 +5,13 @@
  * counts, PITs and download files in the database), its keys made in the database, its tiers' limits lifted
  * there. Both accept HS256 bearer tokens of SECRET and serve 3,000 generated organizations.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { DEFAULT_DATASET } from '../../src/engine/dataset/generate.js';
 import { bearerVerifier } from '../../src/server/bearer.js';
 import { Database } from '../../src/server/database/database.js';
 import { DatabaseKeyStore } from '../../src/server/key-store.js';
 import { hs256Token, KEYS, SCOPE, startTestServer } from '../server/support.js';
 import { startPostgres } from './postgres.js';
+import { serveOnDatabase, type DatabaseServer } from './serve-on-database.js';
 
 export type ServerMode = 'file' | 'database';
 export const SERVER_MODES: readonly ServerMode[] = ['file', 'database'];
@@ -64,12 +61,9 @@ const LIFTED = { ratePerSecond: 100_000, burst: 100_000, monthlyRequests: 10_000
 
 async function databaseServer(): Promise<ModeServer> {
   const postgres = await startPostgres();
-  const dir = mkdtempSync(join(tmpdir(), 'orgindex-modes-'));
-  let child: ChildProcess | null = null;
+  let server: DatabaseServer | null = null;
   const close = async (): Promise<void> => {
-    child?.kill('SIGTERM');
-    if (child && child.exitCode === null && child.signalCode === null) await new Promise((done) => child?.once('exit', done));
-    rmSync(dir, { recursive: true, force: true });
+    await server?.close();
     await postgres.stop();
   };
   try {
@@ -86,35 +80,21 @@ async function databaseServer(): Promise<ModeServer> {
     } finally {
       await database.close();
     }
-    const bin = resolve(__dirname, '../../bin/orgindex.js');
-    const args = ['serve', '--port', '0', '--count', String(ORGANIZATIONS), '--database', postgres.url, '--state-dir', join(dir, 'state'), '--jwt-secret', SECRET, '--log-level', 'error'];
-    const started = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    child = started;
-    // pino writes its lines on stdout; any other output there is suspect too.
-    let stdout = '';
-    let stderr = '';
-    started.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    const url = await new Promise<string>((resolveUrl, reject) => {
-      started.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        const ready = /ready at (http:\/\/\S+)\/v2/.exec(stderr)?.[1];
-        if (ready && /try: curl/.test(stderr)) resolveUrl(ready);
-      });
-      started.once('exit', (code, signal) => {
-        reject(new Error(`orgindex serve --database exited (${String(code ?? signal)}): ${stderr}`));
-      });
-    });
+    const running = await serveOnDatabase(postgres.url, { count: ORGANIZATIONS, logLevel: 'error', extra: ['--jwt-secret', SECRET] });
+    server = running;
     let users = 0;
     return {
       mode: 'database',
-      url,
+      url: running.url,
       keys,
       dataset: { count: ORGANIZATIONS, seed: DEFAULT_DATASET.seed, asOf: DEFAULT_DATASET.asOf },
       token: (options = {}) => hs256Token(SECRET, { expiresIn: '1h', sub: `user-${String(++users)}`, ...options }),
       errorLines: () => {
-        const lines = stdout.split('\n').filter((line) => line.trim() !== '');
+        // pino writes its lines on stdout; any other output there is suspect too.
+        const lines = running.stdout().split('\n').filter((line) => line.trim() !== '');
         // The process exiting is an error whatever it logged.
-        if (started.exitCode !== null || started.signalCode !== null) lines.push(`the server exited (${String(started.exitCode ?? started.signalCode)}): ${stderr.slice(-2000)}`);
+        const { exitCode, signalCode } = running.child;
+        if (exitCode !== null || signalCode !== null) lines.push(`the server exited (${String(exitCode ?? signalCode)}): ${running.stderr().slice(-2000)}`);
         return lines;
       },
       close,

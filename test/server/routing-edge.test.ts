@@ -101,7 +101,8 @@ describe('malformed and non-canonical paths', () => {
     ['/v2/%2E%2E/v1/search', 404, 404],
     // The download route takes any file path; the signature check refuses it (no file is read).
     ['/v1/files/%2e%2e/%2e%2e/etc/passwd', 404, 403],
-    ['/v2/search%00', 404, 404],
+    // A NUL anywhere in a URL is refused before routing (no field takes one).
+    ['/v2/search%00', 400, 400],
     ['/v2/search%2f', 404, 404],
     ['/v2%2fsearch', 404, 404],
     ['/%2fv2/search', 404, 404],
@@ -133,9 +134,10 @@ describe('malformed and non-canonical paths', () => {
     expect(errorsLogged(from)).toEqual([]);
   });
 
-  test('a location id that is a NUL: the route\'s 401 without a key, its 404 with one', async () => {
-    expect((await send('/v2/locations/%00', {}, 'GET')).status).toBe(401);
-    expect(await send('/v2/locations/%00', { 'x-api-key': KEYS.tier2 }, 'GET')).toEqual({ status: 404, body: { detail: 'Location not found' } });
+  test('a location id that is a NUL: a 400 naming it, with a key or without', async () => {
+    const refused = { status: 400, body: { detail: 'The URL holds a NUL character (\\u0000 or %00), which no field accepts' } };
+    expect(await send('/v2/locations/%00', {}, 'GET')).toEqual(refused);
+    expect(await send('/v2/locations/%00', { 'x-api-key': KEYS.tier2 }, 'GET')).toEqual(refused);
   });
 });
 

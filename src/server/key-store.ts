@@ -5,7 +5,8 @@
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { generateKey, keyIdOf, keyRecordProblems, KeyRing, sha256, type KeyEntry, type KeysFile } from './keys.js';
-import type { Tier } from './limits.js';
+import { validate } from '../contract/validation.js';
+import { TierLimitsSchema, TierSchema, type Tier } from './limits.js';
 import type { Database } from './database/database.js';
 
 /** A key's visibility: v2 filters, as a keys file spells them. */
@@ -243,7 +244,16 @@ export class DatabaseKeyStore implements KeyStore {
     const rows = await this.database.query<KeyRow>(LIVE_KEYS);
     if (rows.length === 0 && allowEmpty) return KeyRing.empty();
     if (rows.length === 0) throw new KeyStoreError('the database holds no live key: orgindex keys create --database <url> --tier tier_2 makes one');
-    const limits = await this.database.query<{ tier: Tier; limits: Record<string, number> }>('SELECT tier, limits FROM tier_limits');
-    return new KeyRing({ keys: rows.map(recordOfRow), tiers: Object.fromEntries(limits.map((row) => [row.tier, row.limits])) }, 'the database');
+    // Row by row: a row written wrong by hand disables the keys of its tier, not every key of the service.
+    const tiers: NonNullable<KeysFile['tiers']> = {};
+    const brokenTiers = new Map<string, string>();
+    for (const row of await this.database.query<{ tier: string; limits: unknown }>('SELECT tier, limits FROM tier_limits')) {
+      const tier = TierSchema.safeParse(row.tier);
+      if (!tier.success) continue; // no key can have a tier of another name
+      const checked = validate(TierLimitsSchema.partial(), row.limits);
+      if (checked.ok) tiers[tier.data] = checked.value;
+      else brokenTiers.set(tier.data, checked.error.detail.map((item) => `${item.loc.slice(1).join('.') || 'limits'}: ${item.msg}`).join('; '));
+    }
+    return new KeyRing({ keys: rows.map(recordOfRow), tiers }, 'the database', brokenTiers);
   }
 }

@@ -128,9 +128,10 @@ export class KeyRing {
    * The keys of a keys file (at least one); `null`: no key at all (see `empty`). `source` names where they
    * come from in messages. A record that names its key but is otherwise invalid disables that key alone;
    * what cannot be served at all throws (not a keys file, a record that names no key, one key listed
-   * twice, bad tier limits).
+   * twice, bad tier limits). `brokenTiers` (tier → what is wrong with its limits, as read from a database
+   * row by row) disables the keys of those tiers rather than serve them on limits nobody set.
    */
-  constructor(file: KeysFile | null, source = 'keys file') {
+  constructor(file: KeysFile | null, source = 'keys file', brokenTiers: ReadonlyMap<string, string> = new Map()) {
     if (file === null) return;
     const parsed = validate(KeysFileSchema, file);
     if (!parsed.ok) {
@@ -153,6 +154,11 @@ export class KeyRing {
         return;
       }
       const { tier, admin } = checked.entry;
+      const broken = brokenTiers.get(tier);
+      if (broken !== undefined) {
+        this.disabledByHash.set(hash, { id, name, reason: `the limits of ${tier} in ${source} are invalid: ${broken}` });
+        return;
+      }
       this.byHash.set(hash, { id, name, tier, limits: { ...DEFAULT_TIER_LIMITS[tier], ...tiers?.[tier] }, visibility: checked.visibility, admin });
     });
   }

@@ -226,6 +226,21 @@ describe('a bad record already in the database disables that key alone', () => {
   }, 90_000);
 });
 
+test("a tier's limits written wrong in the database disable that tier's keys alone; a row of no tier is ignored", async () => {
+  const database = await Database.open(await cluster().createDatabase());
+  try {
+    const basic = await insertRow(database, 'basic', null, 'tier_1');
+    const pro = await insertRow(database, 'pro', null, 'tier_2');
+    await database.query(`INSERT INTO tier_limits (tier, limits) VALUES ('tier_1', '{"burst": -1}'), ('tier_2', '{"burst": 50}'), ('gold', '{"burst": 1}')`);
+    const ring = await new DatabaseKeyStore(database).keyRing();
+    expect(ring.lookup(pro)).toMatchObject({ tier: 'tier_2', limits: { burst: 50 } });
+    expect(ring.lookup(basic)).toBeNull();
+    expect(ring.lookupDisabled(basic)?.reason).toMatch(/^the limits of tier_1 in the database are invalid: burst: /);
+  } finally {
+    await database.close();
+  }
+});
+
 describe('a keys file with one bad entry', () => {
   let running: RunningServer | null = null;
   afterEach(async () => {

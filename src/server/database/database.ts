@@ -40,6 +40,9 @@ export interface DatabaseTimeouts {
   workMs: number;
 }
 
+/** Bringing the schema up to date at a start (servers starting together wait for each other's migration). */
+const MIGRATION_MS = 30_000;
+
 export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 3_000, workMs: 5_000 };
 
 export interface DatabaseOptions {
@@ -141,12 +144,24 @@ export class Database {
       throw new DatabaseUnavailable(`cannot reach the database at ${redactedUrl(url)}: ${(error as Error).message}`);
     }
     client.on('error', () => undefined);
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      await migrate(client);
+      // Bounded as a whole too: a database that freezes during the start must not hold it for ever.
+      await Promise.race([
+        migrate(client),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            reject(new DatabaseUnavailable(`the database at ${redactedUrl(url)} did not finish bringing its schema up to date within ${String(MIGRATION_MS / 1000)} s`));
+          }, MIGRATION_MS);
+        }),
+      ]);
     } catch (error) {
       client.release(true);
+      destroySocket(client);
       await pool.end();
       throw error;
+    } finally {
+      clearTimeout(timer);
     }
     client.release();
     return new Database(pool, url, timeouts);
@@ -175,11 +190,7 @@ export class Database {
     });
   }
 
-  /**
-   * A connection of the pool for `work`, within the timeouts, unless the breaker refuses at once. A connection that failed or ran out of time
-   * is destroyed rather than returned to the pool (the next use opens a new one); while it is out, its
-   * errors are caught here, never left as an unhandled 'error' event.
-   */
+  /** `work` on a connection, unless the breaker refuses at once; what happens tells the breaker. */
   private async withClient<T>(workMs: number, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     if (!this.breaker.admit(Date.now())) throw new DatabaseUnavailable('the database failed a moment ago; it is probed again shortly');
     try {
@@ -193,6 +204,11 @@ export class Database {
     }
   }
 
+  /**
+   * A connection of the pool for `work`, within the timeouts. A connection that failed or ran out of time
+   * is destroyed rather than returned to the pool (the next use opens a new one); while it is out, its
+   * errors are caught here, never left as an unhandled 'error' event.
+   */
   private async withConnection<T>(workMs: number, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
     try {

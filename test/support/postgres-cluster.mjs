@@ -12,7 +12,7 @@
 // private directory (mode 0700, such as mktemp's) would hide the packaged ones from it.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -81,9 +81,8 @@ if (init.status !== 0) fail(`initdb failed: ${init.error?.message ?? init.stderr
 
 const port = await freePort();
 
-/** Starts the postmaster in a process group of its own (its backends with it, so that one signal freezes them all). */
 async function startServer() {
-  const started = spawn(join(bin, 'postgres'), ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off'], { ...as, env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  const started = spawn(join(bin, 'postgres'), ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off'], { ...as, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   await new Promise((resolve) => {
     started.stderr.on('data', (chunk) => {
@@ -98,6 +97,36 @@ async function startServer() {
 
 let server = await startServer();
 
+/** The postmaster's child processes (its backends and helpers), from /proc. */
+function backends() {
+  const children = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The parent pid is the 4th field of stat, after the command in parentheses.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === server.pid) children.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return children;
+}
+
+/** Signals every process of the cluster: the postmaster first on a stop (it forks no new backend), last on a resume. */
+function signalCluster(signal) {
+  const kill = (pid) => {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // gone meanwhile
+    }
+  };
+  if (signal === 'SIGSTOP') kill(server.pid);
+  for (const pid of backends()) kill(pid);
+  if (signal !== 'SIGSTOP') kill(server.pid);
+}
+
 /** A fast shutdown (sessions ended); resolves once the postmaster has exited. */
 function shutDown() {
   return new Promise((resolve) => {
@@ -106,7 +135,7 @@ function shutDown() {
       return;
     }
     server.once('exit', () => resolve());
-    process.kill(-server.pid, 'SIGCONT');
+    signalCluster('SIGCONT');
     server.kill('SIGINT');
   });
 }
@@ -131,11 +160,11 @@ const faults = {
     return 'up';
   },
   freeze: () => {
-    process.kill(-server.pid, 'SIGSTOP');
+    signalCluster('SIGSTOP');
     return 'frozen';
   },
   thaw: () => {
-    process.kill(-server.pid, 'SIGCONT');
+    signalCluster('SIGCONT');
     return 'thawed';
   },
 };

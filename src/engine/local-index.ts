@@ -20,7 +20,7 @@ import { LocationIndex } from './locations/location-index.js';
 import { fetchRows } from './query/fetch.js';
 import { checkVisibility } from './query/filter-rules.js';
 import { filterMask } from './query/filters.js';
-import { resolveFilterSpellings } from './query/filter-values.js';
+import { placeAliasesOf, resolveFilterSpellings } from './query/filter-values.js';
 import { locationItems } from './query/location-items.js';
 import { filterOptions } from './query/options.js';
 import type { QueryContext } from './query/context.js';
@@ -119,10 +119,10 @@ export class LocalIndex {
   private locations(): LocationIndex {
     const { visible } = this.context;
     if (visible) {
-      this.scopedLocations ??= new LocationIndex(locationItems(this.store, visible));
+      this.scopedLocations ??= new LocationIndex(locationItems(this.store, visible), placeAliasesOf(this.store));
       return this.scopedLocations;
     }
-    this.shared.locations ??= new LocationIndex(locationItems(this.store, null));
+    this.shared.locations ??= new LocationIndex(locationItems(this.store, null), placeAliasesOf(this.store));
     return this.shared.locations;
   }
 

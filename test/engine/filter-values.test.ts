@@ -132,3 +132,33 @@ describe('the exonym table', () => {
     expect(hidden).toEqual([]);
   });
 });
+
+describe('the location search knows the names and codes filters accept', () => {
+  const sample = createDefaultLocalIndex();
+  const first = (q: string, location_type?: 'state' | 'municipality'): string | undefined => {
+    const [top] = sample.locationSearch({ q, limit: 3, ...(location_type ? { location_type } : {}) }).items;
+    return top ? `${top.name} (${top.location_type})` : undefined;
+  };
+
+  test.each([
+    ['Munich', 'municipality', 'München (municipality)'],
+    ['munich', undefined, 'München (district)'],
+    ['Bavaria', undefined, 'Bayern (state)'],
+    ['Vienna', undefined, 'Wien (state)'],
+    ['Cologne', 'municipality', 'Köln (municipality)'],
+    ['Germany', undefined, 'Deutschland (country)'],
+    ['DE-BY', undefined, 'Bayern (state)'],
+    ['de-by', undefined, 'Bayern (state)'],
+    ['DE', undefined, 'Deutschland (country)'],
+    ['Zurich', undefined, 'Zürich (state)'],
+    ['BAYERN', undefined, 'Bayern (state)'],
+  ] as const)('%s (type %s) → %s first', (q, type, expected) => {
+    expect(first(q, type)).toBe(expected);
+  });
+
+  test('a code matches exactly only: "de" does not make every German state a prefix match', () => {
+    const states = sample.locationSearch({ q: 'de', location_type: 'state', limit: 50 }).items.map((item) => item.name);
+    expect(states).not.toContain('Bayern');
+    expect(states).not.toContain('Hessen');
+  });
+});

@@ -360,3 +360,22 @@ describe('against a brute-force reference', () => {
     }
   });
 });
+
+describe('aliases', () => {
+  const aliased = new LocationIndex(ITEMS, (item) => (item.name === 'München' ? { names: ['Munich'], codes: ['DE-BY-M'] } : { names: [], codes: [] }));
+
+  it('an alias is matched like the name in every layer; the item appears once, in its best layer', () => {
+    expect(aliased.rankedSearch({ q: 'munich' }).filter((match) => match.item.name === 'München').map((match) => match.layer)).toEqual(['exact']);
+    expect(aliased.rankedSearch({ q: 'Muni' }).some((match) => match.item.name === 'München' && match.layer === 'prefix')).toBe(true);
+    expect(new Set(aliased.rankedSearch({ q: 'munich', limit: 100 }).map((match) => match.item.location_id)).size).toBe(aliased.rankedSearch({ q: 'munich', limit: 100 }).length);
+  });
+
+  it('a code is matched exactly only', () => {
+    expect(aliased.rankedSearch({ q: 'de-by-m' }).filter((match) => match.item.name === 'München').map((match) => match.layer)).toEqual(['exact']);
+    expect(aliased.rankedSearch({ q: 'de by' }).some((match) => match.item.name === 'München')).toBe(false);
+  });
+
+  it('without aliases, nothing changes', () => {
+    expect(index.rankedSearch({ q: 'munich' }).some((match) => match.item.name === 'München' && match.layer === 'exact')).toBe(false);
+  });
+});

@@ -28,6 +28,9 @@
  * then location_id ascending. Names and ids compare by UTF-16 code units (host-independent, unlike
  * localeCompare). Listing uses the same order without the similarity key.
  *
+ * ALIASES. A place may have other names (PlaceAliases: exonyms, matched in every layer like its name) and
+ * codes (matched exactly only); an item still appears once, in the best layer any of its names reaches.
+ *
  * FILTERS. `location_type` keeps items of that type; `parent_id` keeps direct children of that parent
  * (item.parent_id equal to it). Both AND together. Unknown values simply match nothing.
  *
@@ -50,6 +53,20 @@ import {
   similarityFromCounts,
   sortUnique,
 } from './trigram.js';
+
+/**
+ * The other names of a place that the search finds it by: `names` as users type them (exonyms such as
+ * "Munich" for München), matched like the place's own name in every layer; `codes` (ISO codes such as
+ * "DE-BY"), matched exactly only, so that "de" does not make every German state a prefix match.
+ */
+export interface PlaceAliases {
+  names: readonly string[];
+  codes: readonly string[];
+}
+
+export type PlaceAliasesOf = (item: LocationItem) => PlaceAliases;
+
+const NO_ALIASES: PlaceAliasesOf = () => ({ names: [], codes: [] });
 
 export type LocationMatchLayer = 'exact' | 'prefix' | 'substring' | 'fuzzy';
 export const LOCATION_MATCH_LAYERS: readonly LocationMatchLayer[] = ['exact', 'prefix', 'substring', 'fuzzy'];
@@ -213,7 +230,10 @@ export class LocationIndex {
   private readonly touchedItems: Int32Array;
   private touchedItemCount = 0;
 
-  constructor(items: readonly LocationItem[]) {
+  /** Folded code → the items it names (matched exactly only). */
+  private readonly codeItems = new Map<string, number[]>();
+
+  constructor(items: readonly LocationItem[], aliasesOf: PlaceAliasesOf = NO_ALIASES) {
     LocationIndex.builds++;
     const n = items.length;
     this.items = items.slice();
@@ -268,7 +288,17 @@ export class LocationIndex {
     const scratch: number[] = [];
     for (let i = 0; i < n; i++) {
       this.itemDocStart[i] = docItem.length;
-      for (const form of foldedForms(this.item(i).name)) {
+      const item = this.item(i);
+      const aliases = aliasesOf(item);
+      for (const code of aliases.codes) {
+        for (const form of foldedForms(code)) {
+          const named = this.codeItems.get(form);
+          if (!named) this.codeItems.set(form, [i]);
+          else if (!named.includes(i)) named.push(i);
+        }
+      }
+      const forms = new Set([item.name, ...aliases.names].flatMap(foldedForms));
+      for (const form of forms) {
         docItem.push(i);
         docText.push(form);
         haystackParts.push(SEPARATOR, form);
@@ -352,6 +382,7 @@ export class LocationIndex {
 
     const candidates = this.candidates(type, parent);
     try {
+      for (const form of forms) for (const i of this.codeItems.get(form.text) ?? []) if (this.passes(i, type, parent)) this.record(i, EXACT, 0);
       if (candidates !== null && candidates.length < this.items.length * DIRECT_SHARE) {
         for (const i of candidates) this.matchDirectly(i, forms, type, parent);
       } else {

@@ -17,7 +17,7 @@
  */
 import type { FilterValueWarning, Filters } from '../../contract/v2/filters.js';
 import { EXONYMS } from '../locations/exonyms.js';
-import { foldLocationName } from '../locations/location-index.js';
+import { foldLocationName, type PlaceAliasesOf } from '../locations/location-index.js';
 import { similarityFromCounts, SIMILARITY_THRESHOLD, trigramSet } from '../locations/trigram.js';
 import type { CategoricalColumn } from '../store/dictionary.js';
 import type { ColumnStore, MultiValued } from '../store/store.js';
@@ -78,18 +78,24 @@ function columnOf(store: ColumnStore, key: SpelledKey): { column: CategoricalCol
   return { column: store.categorical[key] };
 }
 
-/** `DE` → Deutschland, `DE-BY` → Bayern: each code paired with the value of the first row holding it. */
-function addCodeAliases(store: ColumnStore, key: LocationKey, aliases: Map<string, string[]>): void {
-  const names = store.categorical[key];
-  const codes = store.categorical[`${key}_code`];
-  const paired = new Uint8Array(codes.dict.size);
-  for (let i = 0; i < store.size; i++) {
-    const code = codes.codes[i] ?? 0;
-    const name = names.dict.value(names.codes[i] ?? 0);
-    if (code === 0 || paired[code] || name === null) continue;
-    paired[code] = 1;
-    for (const spelling of foldings(codes.dict.value(code) ?? '')) addTo(aliases, spelling, name);
-  }
+const storeCodes = new WeakMap<ColumnStore, Map<SpelledKey, Map<string, string[]>>>();
+
+/** `DE` → Deutschland, `DE-BY` → Bayern: each code, folded, paired with the value of the first row holding it (one pass a store and level). */
+function codeNames(store: ColumnStore, key: LocationKey): Map<string, string[]> {
+  return cachedPerKey(storeCodes, store, key, () => {
+    const byCode = new Map<string, string[]>();
+    const names = store.categorical[key];
+    const codes = store.categorical[`${key}_code`];
+    const paired = new Uint8Array(codes.dict.size);
+    for (let i = 0; i < store.size; i++) {
+      const code = codes.codes[i] ?? 0;
+      const name = names.dict.value(names.codes[i] ?? 0);
+      if (code === 0 || paired[code] || name === null) continue;
+      paired[code] = 1;
+      for (const spelling of foldings(codes.dict.value(code) ?? '')) addTo(byCode, spelling, name);
+    }
+    return byCode;
+  });
 }
 
 function buildSpellings(store: ColumnStore, key: SpelledKey): Spellings {
@@ -108,8 +114,26 @@ function buildSpellings(store: ColumnStore, key: SpelledKey): Spellings {
     // Every native spelling the column holds: a view keeps those it can see.
     for (const native of natives) if (column.dict.lookup(native) !== undefined) for (const spelling of foldings(exonym)) addTo(spellings.aliases, spelling, native);
   }
-  addCodeAliases(store, key, spellings.aliases);
+  for (const [code, names] of codeNames(store, key)) for (const name of names) addTo(spellings.aliases, code, name);
   return spellings;
+}
+
+/**
+ * The other names of the store's places for the location search: the same exonyms and ISO codes that
+ * filter values accept, so that the place picker finds "Munich", "Bavaria" and "DE-BY" as filters do.
+ */
+export function placeAliasesOf(store: ColumnStore): PlaceAliasesOf {
+  const names = new Map<string, string[]>();
+  const codes = new Map<string, string[]>();
+  const slot = (level: string, name: string): string => `${level}\t${name}`;
+  for (const level of LOCATION_KEYS) {
+    const column = store.categorical[level];
+    for (const [exonym, natives] of Object.entries(EXONYMS)) {
+      for (const native of natives) if (column.dict.lookup(native) !== undefined) addTo(names, slot(level, native), exonym);
+    }
+    for (const [code, places] of codeNames(store, level)) for (const place of places) addTo(codes, slot(level, place), code);
+  }
+  return (item) => ({ names: names.get(slot(item.location_type, item.name)) ?? [], codes: codes.get(slot(item.location_type, item.name)) ?? [] });
 }
 
 /** A value per (owner, key), built on first use and kept as long as the owner lives. */

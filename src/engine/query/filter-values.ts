@@ -110,10 +110,8 @@ function buildSpellings(store: ColumnStore, key: SpelledKey): Spellings {
     }
   }
   if (key === 'summary_keywords' || key === 'company_register_court') return spellings;
-  for (const [exonym, natives] of Object.entries(EXONYMS)) {
-    // Every native spelling the column holds: a view keeps those it can see.
-    for (const native of natives) if (column.dict.lookup(native) !== undefined) for (const spelling of foldings(exonym)) addTo(spellings.aliases, spelling, native);
-  }
+  // Every native spelling the column holds: a view keeps those it can see.
+  for (const [exonym, native] of exonymsIn(column)) for (const spelling of foldings(exonym)) addTo(spellings.aliases, spelling, native);
   for (const [code, names] of codeNames(store, key)) for (const name of names) addTo(spellings.aliases, code, name);
   return spellings;
 }
@@ -123,17 +121,26 @@ function buildSpellings(store: ColumnStore, key: SpelledKey): Spellings {
  * filter values accept, so that the place picker finds "Munich", "Bavaria" and "DE-BY" as filters do.
  */
 export function placeAliasesOf(store: ColumnStore): PlaceAliasesOf {
+  let aliases = storePlaceAliases.get(store);
+  if (aliases) return aliases;
   const names = new Map<string, string[]>();
   const codes = new Map<string, string[]>();
   const slot = (level: string, name: string): string => `${level}\t${name}`;
   for (const level of LOCATION_KEYS) {
-    const column = store.categorical[level];
-    for (const [exonym, natives] of Object.entries(EXONYMS)) {
-      for (const native of natives) if (column.dict.lookup(native) !== undefined) addTo(names, slot(level, native), exonym);
-    }
+    for (const [exonym, native] of exonymsIn(store.categorical[level])) addTo(names, slot(level, native), exonym);
     for (const [code, places] of codeNames(store, level)) for (const place of places) addTo(codes, slot(level, place), code);
   }
-  return (item) => ({ names: names.get(slot(item.location_type, item.name)) ?? [], codes: codes.get(slot(item.location_type, item.name)) ?? [] });
+  aliases = (item) => ({ names: names.get(slot(item.location_type, item.name)) ?? [], codes: codes.get(slot(item.location_type, item.name)) ?? [] });
+  storePlaceAliases.set(store, aliases);
+  return aliases;
+}
+
+/** Built once a store: the shared location index and every scoped key's use the same. */
+const storePlaceAliases = new WeakMap<ColumnStore, PlaceAliasesOf>();
+
+/** The exonyms whose native spelling the column holds, as [exonym, native] pairs. */
+function exonymsIn(column: CategoricalColumn): [string, string][] {
+  return Object.entries(EXONYMS).flatMap(([exonym, natives]) => natives.filter((native) => column.dict.lookup(native) !== undefined).map((native): [string, string] => [exonym, native]));
 }
 
 /** A value per (owner, key), built on first use and kept as long as the owner lives. */

@@ -152,6 +152,9 @@ describe('the location search knows the names and codes filters accept', () => {
     ['DE', undefined, 'Deutschland (country)'],
     ['Zurich', undefined, 'Zürich (state)'],
     ['BAYERN', undefined, 'Bayern (state)'],
+    ['NRW', undefined, 'Nordrhein-Westfalen (state)'],
+    ['Nuremberg', 'municipality', 'Nürnberg (municipality)'],
+    ['Austria', undefined, 'Österreich (country)'],
   ] as const)('%s (type %s) → %s first', (q, type, expected) => {
     expect(first(q, type)).toBe(expected);
   });

@@ -50,6 +50,7 @@ export const EXONYMS: Readonly<Record<string, readonly string[]>> = {
   'lower saxony': ['Niedersachsen'],
   'north rhine-westphalia': ['Nordrhein-Westfalen'],
   'north rhine westphalia': ['Nordrhein-Westfalen'],
+  nrw: ['Nordrhein-Westfalen'],
   'rhineland-palatinate': ['Rheinland-Pfalz'],
   'rhineland palatinate': ['Rheinland-Pfalz'],
   hesse: ['Hessen'],

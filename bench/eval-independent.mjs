@@ -1,7 +1,12 @@
-// Search quality on the independent, hand-written eval (eval/independent/): nDCG@10 per mode (semantic,
-// fulltext, hybrid) and per part (dev, heldout), over the hand-written organizations alone and mixed into
-// 20,000 generated organizations as distractors. Grades are by domain, written by hand (see the README).
-// Usage: npm run eval:independent [-- --verbose] [-- --expand]
+// Search quality on a hand-written eval: nDCG@10 per mode (semantic, fulltext, hybrid) and per part (dev,
+// heldout), over the hand-written organizations alone and mixed into 20,000 generated organizations as
+// distractors. Two sets:
+//   independent (eval/independent/, the default): grades by domain, written by hand (see its README);
+//   language    (eval/language/): queries in English and German, graded by intent (see its README); also
+//               split by query language, and across languages (German queries against English-text
+//               organizations only, English queries against German-text ones).
+// Usage: npm run eval:independent [-- --verbose] [-- --expand]; npm run eval:language [-- --verbose]
+//   --set=language  the bilingual set (what npm run eval:language runs)
 //   --verbose  per-query nDCG@10 and the top results with their grades
 //   --expand   also measure query expansion through related keywords (language/related-keywords.ts):
 //              the related terms of the query's content words are added to `describe` and to must_any
@@ -10,32 +15,91 @@ import { readFileSync } from 'node:fs';
 import { createLocalIndex, generateDataset, OrganizationRecordSchema } from '../dist/lib/index.js';
 // Not exported from the package entry: deep import of the compiled module.
 import { relatedKeywords } from '../dist/lib/engine/language/related-keywords.js';
+import { queryKeywords } from './language-words.mjs';
 
 const verbose = process.argv.includes('--verbose');
 const expand = process.argv.includes('--expand');
 const onlyPart = process.argv.find((a) => a.startsWith('--part='))?.slice('--part='.length);
+const setName = process.argv.find((a) => a.startsWith('--set='))?.slice('--set='.length) ?? 'independent';
 const DISTRACTORS = { count: 20_000, seed: 20261121 };
 const EXPANSION_TERMS = 5;
+const PARTS = ['dev', 'heldout'];
 
-const readJson = (name) => JSON.parse(readFileSync(new URL(`../eval/independent/${name}`, import.meta.url), 'utf8'));
-const organizations = Object.values(readJson('organizations.json').industries)
-  .flat()
-  .map((row) => OrganizationRecordSchema.parse(row));
-const { queries } = readJson('queries.json');
+const readJson = (dir, name) => JSON.parse(readFileSync(new URL(`../eval/${dir}/${name}`, import.meta.url), 'utf8'));
 
-/** The words a user's query is searched with as keywords: lower-cased, function words dropped. */
+/** The words a user's query is searched with as keywords in the independent set: lower-cased, function words dropped. */
 const STOP_WORDS = new Set([
   'a', 'about', 'after', 'an', 'and', 'are', 'as', 'at', 'be', 'by', 'can', 'do', 'for', 'from', 'i', 'in', 'into', 'is', 'it',
   'me', 'my', 'of', 'on', 'or', 'our', 'someone', 'that', 'the', 'to', 'we', 'where', 'which', 'who', 'with', 'within', 'you', 'your',
 ]);
-const keywordsOf = (text) => [...new Set((text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !STOP_WORDS.has(w)))];
+const englishKeywordsOf = (text) => [...new Set((text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !STOP_WORDS.has(w)))];
+
+/**
+ * A set: its organizations, its queries (each with `relevant`, domain → grade), the query's keywords, and the
+ * slices reported per part. A slice takes some of the queries and may judge them against some of the
+ * organizations only: `exclude(query)` is the set of hand-written domains taken out of the ranking and out
+ * of the ideal.
+ */
+function independentSet() {
+  const organizations = Object.values(readJson('independent', 'organizations.json').industries)
+    .flat()
+    .map((row) => OrganizationRecordSchema.parse(row));
+  const { queries } = readJson('independent', 'queries.json');
+  const count = (part) => queries.filter((q) => q.part === part).length;
+  return {
+    organizations,
+    queries,
+    keywordsOf: englishKeywordsOf,
+    column: 'part',
+    slices: (part) => [{ label: part, take: (q) => q.part === part }],
+    title: `Independent eval: ${queries.length} queries (dev ${count('dev')}, heldout ${count('heldout')}); ${organizations.length} hand-written organizations`,
+  };
+}
+
+function languageSet() {
+  const entries = readJson('language', 'organizations.json').organizations;
+  const organizations = entries.map((entry) => OrganizationRecordSchema.parse(entry.record));
+  const written = entries.map((entry, i) => ({ ...entry, domain: organizations[i].domain }));
+  const textIn = (language) => new Set(written.filter((e) => e.language === language).map((e) => e.domain));
+  const inLanguage = { en: textIn('en'), de: textIn('de') };
+  // An organization of intent X gets the query's grade for X; traps (intent "none") get none.
+  const queries = readJson('language', 'queries.json').queries.map((query) => ({
+    ...query,
+    relevant: Object.fromEntries(written.filter((e) => (query.grades[e.intent] ?? 0) > 0).map((e) => [e.domain, query.grades[e.intent]])),
+  }));
+  const count = (key, value) => queries.filter((q) => q[key] === value).length;
+  const traps = written.filter((e) => e.intent === 'none').length;
+  return {
+    organizations,
+    queries,
+    keywordsOf: queryKeywords,
+    column: 'queries',
+    slices: (part) => [
+      { label: `${part}`, take: (q) => q.part === part },
+      { label: `${part} en`, take: (q) => q.part === part && q.language === 'en' },
+      { label: `${part} de`, take: (q) => q.part === part && q.language === 'de' },
+      // Across languages: the organizations whose text is in the query's own language are left out.
+      { label: `${part} de → en-text`, take: (q) => q.part === part && q.language === 'de', exclude: () => inLanguage.de },
+      { label: `${part} en → de-text`, take: (q) => q.part === part && q.language === 'en', exclude: () => inLanguage.en },
+    ],
+    title: `Language eval: ${queries.length} queries (dev ${count('part', 'dev')}, heldout ${count('part', 'heldout')}; en ${count('language', 'en')}, de ${count('language', 'de')}); `
+      + `${organizations.length} hand-written organizations (en-text ${inLanguage.en.size}, de-text ${inLanguage.de.size}; ${traps} traps)`,
+  };
+}
+
+const SETS = { independent: independentSet, language: languageSet };
+if (!SETS[setName]) throw new Error(`--set=${setName}: expected one of ${Object.keys(SETS).join(', ')}`);
+const { organizations, queries, keywordsOf, column, slices: slicesOf, title } = SETS[setName]();
+const NONE = new Set();
+/** The slices of a part; a slice without `exclude` judges its queries against every organization. */
+const slices = (part) => slicesOf(part).map((slice) => ({ exclude: () => NONE, ...slice }));
 
 const dcg = (gains) => gains.reduce((sum, gain, i) => sum + (2 ** gain - 1) / Math.log2(i + 2), 0);
 
-/** nDCG@10 of ranked domains; the ideal ranking is the query's graded organizations, best first. */
-function ndcg(query, domains) {
-  const ideal = dcg(Object.values(query.relevant).sort((a, b) => b - a).slice(0, 10));
-  return dcg(domains.slice(0, 10).map((d) => query.relevant[d] ?? 0)) / ideal;
+/** nDCG@10 of ranked domains; the ideal ranking is the graded organizations, best first. */
+function ndcg(relevant, domains) {
+  const ideal = dcg(Object.values(relevant).sort((a, b) => b - a).slice(0, 10));
+  return dcg(domains.slice(0, 10).map((d) => relevant[d] ?? 0)) / ideal;
 }
 
 function bodiesOf(query, index) {
@@ -60,57 +124,73 @@ function bodiesOf(query, index) {
 /** Results fetched per query: enough to find where the hand-written organizations fall among the distractors. */
 const DEPTH = 500;
 
-function evaluate(label, index) {
-  const scores = []; // { mode, part, id, ndcg, condensed, found }
+/** The ranking of every query in every mode: { query, mode, domains }. */
+function rank(label, index) {
+  const runs = [];
   for (const query of queries) {
     for (const [mode, body] of Object.entries(bodiesOf(query, index))) {
       const result = index.search({ ...body, size: DEPTH, columns: ['name'] });
       const expected = mode.replace('+expand', '');
       if (result.metadata.mode !== expected) throw new Error(`${query.id}: expected mode ${expected}, got ${result.metadata.mode}`);
       const domains = result.data.map((row) => row.domain);
-      // Strict: every generated organization counts as irrelevant (some are in truth relevant: a lower bound).
-      // Condensed: generated organizations taken out of the ranking (the usual treatment of unjudged results).
-      const top100 = new Set(domains.slice(0, 100));
-      const exact = Object.keys(query.relevant).filter((d) => query.relevant[d] === 3);
-      const score = {
-        mode, part: query.part, id: query.id,
-        ndcg: ndcg(query, domains),
-        condensed: ndcg(query, domains.filter((d) => own.has(d))),
-        found: exact.filter((d) => top100.has(d)).length / exact.length,
-      };
-      scores.push(score);
+      runs.push({ query, mode, domains });
       if (verbose && (!onlyPart || query.part === onlyPart)) {
-        console.log(`${label.padEnd(12)} ${query.part.padEnd(7)} ${mode.padEnd(16)} ${query.id.padEnd(20)} nDCG@10 ${score.ndcg.toFixed(3)} condensed ${score.condensed.toFixed(3)}  "${query.query}"`);
+        const ndcgAll = ndcg(query.relevant, domains);
+        const condensed = ndcg(query.relevant, domains.filter((d) => own.has(d)));
+        console.log(`${label.padEnd(12)} ${query.part.padEnd(7)} ${mode.padEnd(16)} ${query.id.padEnd(20)} nDCG@10 ${ndcgAll.toFixed(3)} condensed ${condensed.toFixed(3)}  "${query.query}"`);
         for (const row of result.data.slice(0, 5)) console.log(`      ${own.has(row.domain) ? (query.relevant[row.domain] ?? 0) : '-'}  ${row.domain}  ${row.name}`);
       }
     }
   }
-  return scores;
+  return runs;
 }
 
-const mean = (list, key = 'ndcg') => (list.length ? list.reduce((s, x) => s + x[key], 0) / list.length : NaN);
+/**
+ * A run's scores, with the `excluded` hand-written domains taken out of the ranking and of the ideal.
+ * Strict: every generated organization counts as irrelevant (some are in truth relevant: a lower bound).
+ * Condensed: generated organizations taken out of the ranking (the usual treatment of unjudged results).
+ */
+function score({ query, domains }, excluded) {
+  const relevant = Object.fromEntries(Object.entries(query.relevant).filter(([d]) => !excluded.has(d)));
+  const ranking = domains.filter((d) => !excluded.has(d));
+  const top100 = new Set(ranking.slice(0, 100));
+  const exact = Object.keys(relevant).filter((d) => relevant[d] === 3);
+  return {
+    ndcg: ndcg(relevant, ranking),
+    condensed: ndcg(relevant, ranking.filter((d) => own.has(d))),
+    found: exact.filter((d) => top100.has(d)).length / exact.length,
+  };
+}
+
+const mean = (list, key) => (list.length ? list.reduce((s, x) => s + x[key], 0) / list.length : NaN);
+
+/** The mean of a score over a slice's queries in one mode. */
+function cell(runs, mode, slice, key) {
+  const scores = runs.filter((r) => r.mode === mode && slice.take(r.query)).map((r) => score(r, slice.exclude(r.query)));
+  return mean(scores, key).toFixed(3);
+}
 
 const own = new Set(organizations.map((r) => r.domain));
 const alone = createLocalIndex(organizations);
 const generated = generateDataset(DISTRACTORS).filter((r) => !own.has(r.domain));
 const mixed = createLocalIndex([...generated, ...organizations]);
 
-const settings = [
-  ['alone', `${organizations.length} organizations`, evaluate('alone', alone)],
-  ['with distractors', `+ ${generated.length.toLocaleString('en')} generated`, evaluate('distractors', mixed)],
-];
+const aloneRuns = rank('alone', alone);
+const mixedRuns = rank('distractors', mixed);
 
-const modes = [...new Set(settings[0][2].map((s) => s.mode))];
-const count = (part) => queries.filter((q) => q.part === part).length;
-const cell = (scores, mode, part, key) => mean(scores.filter((s) => s.mode === mode && s.part === part), key).toFixed(3);
-const [[, , aloneScores], [, , mixedScores]] = settings;
-console.log(`\nIndependent eval: ${queries.length} queries (dev ${count('dev')}, heldout ${count('heldout')}); ${organizations.length} hand-written organizations; distractors: ${generated.length.toLocaleString('en')} generated (seed ${DISTRACTORS.seed})\n`);
-console.log('| mode | part | alone: nDCG@10 | with distractors: nDCG@10 (strict) | with distractors: nDCG@10 (condensed) | with distractors: grade-3 in top 100 |');
+const modes = [...new Set(aloneRuns.map((r) => r.mode))];
+console.log(`\n${title}; distractors: ${generated.length.toLocaleString('en')} generated (seed ${DISTRACTORS.seed})\n`);
+console.log(`| mode | ${column} | alone: nDCG@10 | with distractors: nDCG@10 (strict) | with distractors: nDCG@10 (condensed) | with distractors: grade-3 in top 100 |`);
 console.log('|---|---|---|---|---|---|');
 for (const mode of modes) {
-  for (const part of onlyPart ? [onlyPart] : ['dev', 'heldout']) {
-    console.log(`| ${mode} | ${part} | ${cell(aloneScores, mode, part, 'ndcg')} | ${cell(mixedScores, mode, part, 'ndcg')} | ${cell(mixedScores, mode, part, 'condensed')} | ${cell(mixedScores, mode, part, 'found')} |`);
+  for (const part of onlyPart ? [onlyPart] : PARTS) {
+    for (const slice of slices(part)) {
+      console.log(`| ${mode} | ${slice.label} | ${cell(aloneRuns, mode, slice, 'ndcg')} | ${cell(mixedRuns, mode, slice, 'ndcg')} | ${cell(mixedRuns, mode, slice, 'condensed')} | ${cell(mixedRuns, mode, slice, 'found')} |`);
+    }
   }
 }
 console.log('\nstrict: every generated organization in the top 10 counts as irrelevant (the generator makes bakeries and roofers too, unjudged: a lower bound).');
 console.log('condensed: generated organizations removed from the ranking before the top 10 is taken (top 500 fetched).');
+if (setName === 'language') {
+  console.log('de → en-text, en → de-text: the organizations whose text is in the query\'s own language are removed from the ranking and from the ideal, so only the other language\'s can score.');
+}

@@ -69,7 +69,7 @@ const { store } = index;
 const fulltext = queries.filter((q) => q.mode === 'fulltext');
 console.log('\n| keyword analyzer (fulltext queries) | mean nDCG@10 | queries without any result | per query (nDCG@10) |');
 console.log('|---|---|---|---|');
-for (const stemmer of ['none', 'english-minimal']) {
+for (const stemmer of ['none', 'english-minimal', 'english-german']) {
   const text = buildTextIndex(store, { stemmer });
   const scores = fulltext.map((query) => {
     const top = text.top(query.body.keywords, 10, undefined, store.domainRank);

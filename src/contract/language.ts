@@ -86,6 +86,8 @@ export const QueryResponseSchema = z.looseObject({
     domains: z.array(z.string()),
     excludes: z.array(z.string()),
     semantic_input: z.string(),
+    /** Words of the query that none of the other fields took (OrgIndex's own parser says so; others may not). */
+    not_understood: stringList.optional(),
   }),
   metadata: z.looseObject({
     search_id: z.string(),

@@ -6,6 +6,7 @@
 import type { SearchRequestInput } from '../contract/v2/search.js';
 import type { QueryResponse } from '../contract/language.js';
 import { GEO_LEVELS, type SelectableColumn } from '../contract/common.js';
+import { FILTER_KEYS } from '../contract/v2/filters.js';
 
 export interface SearchForm {
   mustAll: string[];
@@ -113,14 +114,22 @@ function expressibleInShortForm(form: SearchForm): boolean {
  * The ORG.SEARCH formula that asks what the form asks (trailing blank arguments left out): the readable
  * grammar when it can say it exactly, else the whole body as JSON in the query argument.
  */
+/** A filter key's place in the contract's order (an unknown key last). */
+function filterOrder(key: string): number {
+  const at = (FILTER_KEYS as readonly string[]).indexOf(key);
+  return at < 0 ? FILTER_KEYS.length : at;
+}
+
 export function formulaOf(form: SearchForm, functionName: string): string {
   const columns = columnsOf(form).join(', ');
   if (!expressibleInShortForm(form)) {
     const { columns: _columns, ...body } = requestOf(form);
     return `=${functionName}(${literal(JSON.stringify(body))}, "", ${literal(columns)})`;
   }
+  // In the contract's key order, so that a form reads the same however its filters were added.
   const filters: string[] = Object.entries(form.filters)
     .filter(([, values]) => values.length > 0)
+    .sort(([a], [b]) => filterOrder(a) - filterOrder(b))
     .map(([key, values]) => `${key}=${values.join(', ')}`);
   if (form.registerDateFrom) filters.push(`register_date_from=${form.registerDateFrom}`);
   if (form.registerDateTo) filters.push(`register_date_to=${form.registerDateTo}`);

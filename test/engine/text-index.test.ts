@@ -5,7 +5,7 @@
  */
 import { ColumnStore, generateDataset } from '../../src/engine/index.js';
 import { STEM_WEIGHT, TextIndex, TextIndexBuilder, type KeywordQuery } from '../../src/engine/relevance/text-index.js';
-import { analyze, analyzeQuery, hashTerm, stemMinimalEnglish } from '../../src/engine/relevance/tokenize.js';
+import { analyze, analyzeQuery, hashTerm, stemGerman, stemMinimalEnglish } from '../../src/engine/relevance/tokenize.js';
 
 const terms = (text: string): string[] => analyze(text).map((t) => t.term);
 const ids = (array: Uint32Array): number[] => Array.from(array);
@@ -267,17 +267,14 @@ describe('variants: umlauts, ß and compounds match both ways', () => {
   });
   const match = (term: string): number[] => ids(index.match({ must_all: [term] }));
 
-  test('München, Muenchen, Munchen', () => {
-    expect(match('München')).toEqual([0, 1]); // the umlaut doc, and the spelt-out doc
-    expect(match('Muenchen')).toEqual([0, 1]);
-    expect(match('Munchen')).toEqual([0, 2]); // the umlaut doc (its variant), and the plain doc
-    expect(match('MÜNCHEN')).toEqual([0, 1]);
+  test('München, Muenchen, Munchen: every spelling finds every spelling', () => {
+    // As typed, a spelling finds two docs (the umlaut doc's variant is the plain spelling); the German stem,
+    // which reads the spelt-out umlaut as one, joins the third.
+    for (const spelling of ['München', 'Muenchen', 'Munchen', 'MÜNCHEN']) expect(match(spelling)).toEqual([0, 1, 2]);
   });
 
   test('Müller / Mueller / Muller in names', () => {
-    expect(match('Müller')).toEqual([0, 1]);
-    expect(match('Mueller')).toEqual([0, 1]);
-    expect(match('Muller')).toEqual([0, 2]);
+    for (const spelling of ['Müller', 'Mueller', 'Muller']) expect(match(spelling)).toEqual([0, 1, 2]);
   });
 
   test('Straße / Strasse', () => {
@@ -291,11 +288,11 @@ describe('variants: umlauts, ß and compounds match both ways', () => {
     expect(match('Baden-Württemberg')).toEqual([3]); // the joined form: only the hyphenated spelling
     expect(match('badenwurttemberg')).toEqual([3]);
     expect(match('baden')).toEqual([3, 4]);
-    expect(match('Württemberg')).toEqual([3]);
+    expect(match('Württemberg')).toEqual([3, 4]); // the German stem meets the plain spelling
     expect(match('Wurttemberg')).toEqual([3, 4]);
-    expect(match('Baden Württemberg')).toEqual([3]); // a phrase of the parts
+    expect(match('Baden Württemberg')).toEqual([3, 4]); // a phrase of the parts
     expect(match('Baden Wurttemberg')).toEqual([3, 4]);
-    expect(match('in Baden-Württemberg')).toEqual([3]); // a compound inside a phrase: its parts
+    expect(match('in Baden-Württemberg')).toEqual([3, 4]); // a compound inside a phrase: its parts
   });
 
   test('e-commerce and ecommerce are one term', () => {
@@ -337,6 +334,33 @@ describe('plural stemmer: other forms of a query word match, at half weight', ()
       ['dentist', 'dentist'],
     ];
     for (const [word, stem] of cases) expect([word, stemMinimalEnglish(word)]).toEqual([word, stem]);
+  });
+
+  test('the German stem: inflections, plurals and the three spellings of an umlaut meet', () => {
+    const groups = [
+      ['baeckerei', 'backerei', 'baeckereien', 'backereien'],
+      ['heizung', 'heizungen'],
+      ['mitarbeiter', 'mitarbeitern'],
+      ['muenchen', 'munchen'],
+      ['strasse', 'strassen'],
+    ];
+    for (const group of groups) expect(group.map(stemGerman)).toEqual(group.map(() => stemGerman(group[0]!)));
+    // A vowel before "ue" is no umlaut: "Bauer" keeps its letters, and stays apart from "Baur".
+    expect(stemGerman('bauer')).not.toBe(stemGerman('baur'));
+    expect(['abc', 'h2o', 'w123'].map(stemGerman)).toEqual(['abc', 'h2o', 'w123']);
+  });
+
+  test('German plurals and spellings find the word as written (Bäckerei)', () => {
+    const german = TextIndex.build({ name: ['Bäckerei Kern', 'Kern Bakery', 'Heizungsbau Ost'], body: ['Brot und Brötchen', 'bread and rolls', 'Heizungen, Bäder'] });
+    for (const typed of ['Bäckerei', 'Bäckereien', 'backereien', 'Baeckerei', 'BÄCKEREI', 'baeckereien']) {
+      expect([typed, ids(german.match({ must_all: [typed] }))]).toEqual([typed, [0]]);
+    }
+    expect(ids(german.match({ must_all: ['Heizung'] }))).toEqual([2]);
+    expect(ids(german.match({ must_all: ['bakeries'] }))).toEqual([1]);
+    // The form as typed still ranks first: another form scores STEM_WEIGHT.
+    const two = TextIndex.build({ name: ['Bäckerei Kern', 'Bäckereien Huber'], body: ['', ''] });
+    expect(ids(two.top({ must_all: ['Bäckereien'] }, 2).docs)).toEqual([1, 0]);
+    expect(ids(two.top({ must_all: ['Bäckerei'] }, 2).docs)).toEqual([0, 1]);
   });
 
   // Names "A", "B", "C" (no match). Body lengths 2, 3, 1: N = 3, avgLen = 2.
@@ -465,7 +489,7 @@ describe('phrases', () => {
     expect(ids(wide.match({ must_all: ['w39998 w39999'] }))).toEqual([0]);
     expect(ids(wide.match({ must_all: ['w39999'] }))).toEqual([0, 1]);
     expect(ids(wide.match({ must_all: ['Munchen w39999', 'strasse', 'ecommerce', 'e commerce'] }))).toEqual([1]);
-    expect(ids(wide.match({ must_all: ['muller'] }))).toEqual([0]);
+    expect(ids(wide.match({ must_all: ['muller'] }))).toEqual([0, 1]); // Müller, and Mueller by its German stem
     expect(wide.explain({ must_all: ['w5'] }, 0).details[1]).toMatchObject({ tf: 1, len: 40_000 });
   });
 });
@@ -560,10 +584,12 @@ describe('against a brute-force evaluation on generated organizations', () => {
     const words = analyzeQuery(clause);
     return words.length === 1 ? [words[0]!.whole] : words.flatMap((w) => w.parts);
   };
-  // The plural stemmer's query expansion: every word of the data with the same stem is another form.
+  // The stemmers' query expansion: every word of the data with the same English plural stem or the same
+  // German stem is another form.
   const vocabulary = new Set<string>();
   for (const field of fields) for (const doc of field.docs) for (const c of doc) for (const form of c.at.keys()) vocabulary.add(form);
-  const formsOf = (word: string): string[] => [word, ...[...vocabulary].filter((v) => v !== word && stemMinimalEnglish(v) === stemMinimalEnglish(word))];
+  const sameStem = (v: string, word: string): boolean => stemMinimalEnglish(v) === stemMinimalEnglish(word) || stemGerman(v) === stemGerman(word);
+  const formsOf = (word: string): string[] => [word, ...[...vocabulary].filter((v) => v !== word && sameStem(v, word))];
   /** A query string's alternatives: each combination of its words' forms, weight 1 as typed, STEM_WEIGHT otherwise. */
   const alternativesOf = (words: string[]): { words: string[]; weight: number }[] => {
     let combinations: string[][] = [[]];

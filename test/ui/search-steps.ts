@@ -18,8 +18,16 @@ export async function searchBayernSoftware(page: Page): Promise<void> {
 }
 
 /** What the plain-language box makes of the example sentence, as chips. */
-export const PLAIN_WORDS = 'bakeries in Munich without gluten, founded after 2015';
-export const UNDERSTOOD_CHIPS = ['Any word: bakeries', 'Not: gluten', 'Municipality: München', 'Registered from: 2016-01-01'];
+export const PLAIN_WORDS = 'top 20 bakeries in Munich with at least 50 employees, without gluten, founded after 2015';
+export const UNDERSTOOD_CHIPS = [
+  'Any word: bakeries',
+  'Not: gluten',
+  'Municipality: München',
+  'Size: Medium-sized (50-249)',
+  'Size: Large enterprise (250+)',
+  'Registered from: 2016-01-01',
+];
+const SIZES = 'organization_size=Medium-sized (50-249), Large enterprise (250+)';
 
 /**
  * Types the example sentence into "Search in plain words", checks the chips and formula it becomes
@@ -34,14 +42,16 @@ export async function searchInPlainWords(page: Page, searchFunction: string, chi
   await page.getByRole('button', { name: 'Use this search' }).waitFor({ timeout: 180_000 });
   const texts = (await page.locator('section[aria-label="Understood as"] [aria-label="Understood as"] > *').allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim()).filter((text) => text !== '');
   expect(texts).toEqual(UNDERSTOOD_CHIPS);
+  // A number with nothing to count is not a keyword: it is named, and left out.
+  expect(await page.getByLabel('Not understood').innerText()).toBe('Not understood: “20” (left out of the search).');
   // Nothing ran: the preview shows what it showed before.
   expect((await summary.count()) > 0 ? await summary.innerText() : null).toBe(previewBefore);
   const formula = page.getByLabel('Formula of these words');
-  expect(await formula.innerText()).toBe(`=${searchFunction}("bakeries -gluten", "municipality=München; register_date_from=2016-01-01", "domain, name, country", "size=100")`);
+  expect(await formula.innerText()).toBe(`=${searchFunction}("bakeries -gluten", "municipality=München; ${SIZES}; register_date_from=2016-01-01", "domain, name, country", "size=100")`);
   if (chipsShot) await page.locator('section[aria-label="Search in plain words"]').screenshot({ path: chipsShot });
   await page.getByRole('button', { name: 'remove Not gluten' }).click();
   const shown = await formula.innerText();
-  expect(shown).toBe(`=${searchFunction}("bakeries", "municipality=München; register_date_from=2016-01-01", "domain, name, country", "size=100")`);
+  expect(shown).toBe(`=${searchFunction}("bakeries", "municipality=München; ${SIZES}; register_date_from=2016-01-01", "domain, name, country", "size=100")`);
   await page.getByRole('button', { name: 'Use this search' }).click();
   await page.waitForFunction((before) => {
     const text = document.querySelector('[data-testid="preview-summary"]')?.textContent ?? null;

@@ -4,7 +4,8 @@
  * gazetteer of the index's places, its tag vocabulary) or from the small lexicons below.
  *
  *   flag_detection             organization type ("startups", "universities", "public bodies"), size
- *                              ("small", "large enterprises"), recency ("new", "founded since 2020")
+ *                              ("small", "large enterprises", "more than 50 employees", "mit über 250
+ *                              Mitarbeitern": headcounts.ts), recency ("new", "founded since 2020")
  *                              → custom_filters (a v2 filters object)
  *   location_extraction        place names of the index, longest first, German or English ("Bavaria" →
  *                              Bayern, "Munich" → München); a city is its municipality, a state its state.
@@ -12,14 +13,20 @@
  *   keyword_generation         content words, merged into the index's multi-word tags ("solar panels");
  *                              after "not", "without", "except", "excluding", "no" → must_not; the
  *                              others → must_one ("bakeries and butchers": either); domains → domains,
- *                              or excludes after a negation
+ *                              or excludes after a negation. A word the keyword index does not know in
+ *                              any form is split as a German compound into words it knows
+ *                              ("Softwarefirmen" → software), else it is `not_understood` — never a
+ *                              keyword that can only find nothing; so is a number nothing above used
  *   semantic_input_generation  the query without the place, flag and negated parts: what the
  *                              organizations are, for semantic search
  */
 import type { QueryResponse } from '../../contract/language.js';
 import type { LocalIndex } from '../local-index.js';
 import { EXONYMS } from '../locations/exonyms.js';
+import { textIndexOf } from '../relevance/store-relevance.js';
+import type { TextIndex } from '../relevance/text-index.js';
 import { stemMinimalEnglish } from '../relevance/tokenize.js';
+import { headcountsIn } from './headcounts.js';
 
 /** The payload of /v1/nlp_search: the legacy search's parameters (custom_filters: a v2 filters object). */
 export type ParsedQuery = QueryResponse['payload'];
@@ -55,15 +62,20 @@ const TYPE_WORDS: Readonly<Record<string, string>> = {
   behorden: 'Public',
 };
 
-const SIZE_WORDS: Readonly<Record<string, string>> = {
+/**
+ * Size words → the size classes they mean. "Small" is the EU's "small enterprise", fewer than 50 people,
+ * so micro firms are small too; "SME" / "KMU" is every class below 250.
+ */
+const SIZE_WORDS: Readonly<Record<string, string | readonly string[]>> = {
   micro: 'Micro (0-9)',
   tiny: 'Micro (0-9)',
   'very small': 'Micro (0-9)',
-  small: 'Small (10-49)',
+  small: ['Micro (0-9)', 'Small (10-49)'],
   'medium-sized': 'Medium-sized (50-249)',
   'mid-sized': 'Medium-sized (50-249)',
   medium: 'Medium-sized (50-249)',
-  sme: 'Small (10-49)',
+  sme: ['Micro (0-9)', 'Small (10-49)', 'Medium-sized (50-249)'],
+  smes: ['Micro (0-9)', 'Small (10-49)', 'Medium-sized (50-249)'],
   large: 'Large enterprise (250+)',
   big: 'Large enterprise (250+)',
   'large enterprise': 'Large enterprise (250+)',
@@ -71,9 +83,13 @@ const SIZE_WORDS: Readonly<Record<string, string>> = {
   // German, folded ("große" → "grosse").
   kleinst: 'Micro (0-9)',
   kleinstunternehmen: 'Micro (0-9)',
-  klein: 'Small (10-49)',
-  kleine: 'Small (10-49)',
-  kleinen: 'Small (10-49)',
+  klein: ['Micro (0-9)', 'Small (10-49)'],
+  kleine: ['Micro (0-9)', 'Small (10-49)'],
+  kleinen: ['Micro (0-9)', 'Small (10-49)'],
+  kmu: ['Micro (0-9)', 'Small (10-49)', 'Medium-sized (50-249)'],
+  grossunternehmen: 'Large enterprise (250+)',
+  konzerne: 'Large enterprise (250+)',
+  konzern: 'Large enterprise (250+)',
   mittelstandisch: 'Medium-sized (50-249)',
   mittelstandische: 'Medium-sized (50-249)',
   mittelstandischen: 'Medium-sized (50-249)',
@@ -97,6 +113,13 @@ const STOP_WORDS = new Set([
   'zu', 'zum', 'zur', 'um', 'sind', 'ist', 'welche', 'finde', 'zeige', 'suche', 'alle', 'firmen', 'firma', 'unternehmen', 'betriebe',
   'gegrundet', 'gegruendet', 'registriert', 'eingetragen', 'seit', 'nach', 'vor', 'ab', 'bis', 'neu', 'neue', 'neuen', 'junge', 'jungen',
   'ahnlich', 'ahnliche', 'wie', 'ausserhalb', 'aber', 'jahr',
+  // Function words that say nothing about what an organization is (a head count's words when no count follows).
+  'than', 'more', 'less', 'fewer', 'many', 'much', 'very', 'most', 'has', 'have', 'having', 'had', 'was', 'were', 'been', 'being', 'can',
+  'could', 'should', 'would', 'will', 'this', 'these', 'those', 'what', 'where', 'how', 'about', 'into', 'over', 'under', 'than', 'least',
+  'employees', 'employee', 'staff', 'people', 'work', 'working', 'get', 'need', 'needs', 'help', 'good', 'best', 'top',
+  'als', 'mehr', 'weniger', 'uber', 'unter', 'viele', 'vielen', 'sehr', 'einem', 'eines', 'kann', 'konnen', 'haben', 'hat', 'werden', 'wird',
+  'es', 'sie', 'wir', 'ich', 'mich', 'mir', 'gibt', 'was', 'wo', 'wer', 'auf', 'an', 'am', 'gibt', 'mitarbeiter', 'mitarbeitern', 'beschaftigte',
+  'beschaftigten', 'gute', 'guten', 'beste', 'besten', 'firma', 'betrieb', 'gesellschaft', 'anbieter', 'dienstleister',
 ]);
 const DOMAIN = /^(?:https?:\/\/)?(?:www\.)?([a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,})(?:\/\S*)?$/i;
 
@@ -181,9 +204,37 @@ function words(text: string): string[] {
     .filter(Boolean);
 }
 
+/** The shortest part of a compound that counts as a word of it ("Bio" in "Biobäckerei"). */
+const MIN_COMPOUND_PART = 3;
+/** German linking elements between the parts of a compound ("Heizung-s-bau", "Kinder-garten"). */
+const LINKING = ['', 's', 'es', 'n', 'en'];
+
+/**
+ * A folded word as keywords the index knows: the word itself, or the parts of a German compound split
+ * once where both sides are known or a generic word (a stop word: "Softwarefirmen" → software; the
+ * longest known head first); none when nothing is known.
+ */
+function knownWords(text: TextIndex, word: string): string[] {
+  if (text.knows(word)) return [word];
+  for (let cut = word.length - MIN_COMPOUND_PART; cut >= MIN_COMPOUND_PART; cut--) {
+    const tail = word.slice(cut);
+    const tailKnown = STOP_WORDS.has(tail) || text.knows(tail);
+    if (!tailKnown) continue;
+    for (const link of LINKING) {
+      const head = word.slice(0, cut);
+      if (!head.endsWith(link) || head.length - link.length < MIN_COMPOUND_PART) continue;
+      const stem = head.slice(0, head.length - link.length);
+      if (!text.knows(stem)) continue;
+      return STOP_WORDS.has(tail) ? [stem] : [stem, tail];
+    }
+  }
+  return [];
+}
+
 /** Parses a natural-language query into the legacy search parameters (see the module comment). */
 export function parseQuery(index: LocalIndex, userQuery: string, today: string): ParsedQuery {
   const gazetteer = gazetteerOf(index);
+  const text = textIndexOf(index.store);
   const tokens = words(userQuery);
   const folded = tokens.map(fold);
   const used = new Array<boolean>(tokens.length).fill(false);
@@ -195,6 +246,7 @@ export function parseQuery(index: LocalIndex, userQuery: string, today: string):
     excludes: [],
     semantic_input: '',
   };
+  const notUnderstood: string[] = [];
   const filters: Record<string, unknown> = {};
   const added = new Map<string[], Set<string>>();
   const add = (list: string[], value: string): void => {
@@ -210,8 +262,18 @@ export function parseQuery(index: LocalIndex, userQuery: string, today: string):
     return [...NEGATIONS].some((negation) => before === negation || before.endsWith(` ${negation}`));
   };
 
-  // 1. Flags: type, size, recency.
+  // 1. Flags: head counts, type, size, recency.
+  const addFilter = (key: string, value: string | readonly string[]): void => {
+    const values = (filters[key] as string[] | undefined) ?? [];
+    for (const item of typeof value === 'string' ? [value] : value) if (!values.includes(item)) values.push(item);
+    filters[key] = values;
+  };
+  for (const { start, end, sizes } of headcountsIn(folded)) {
+    for (let j = start; j < end; j++) used[j] = true;
+    addFilter('organization_size', sizes);
+  }
   for (let i = 0; i < tokens.length; i++) {
+    if (used[i]) continue;
     for (const n of [2, 1]) {
       const phrase = phraseAt(i, n);
       const stemmed = stemmedPhrase(phrase);
@@ -222,10 +284,7 @@ export function parseQuery(index: LocalIndex, userQuery: string, today: string):
         for (let j = i; j < i + n; j++) used[j] = true;
         // "without startups", "not small": a negated flag is left out (v1 filters cannot exclude).
         if (negatedAt(i)) break;
-        const key = type ? 'organization_type' : 'organization_size';
-        const values = (filters[key] as string[] | undefined) ?? [];
-        if (!values.includes(value)) values.push(value);
-        filters[key] = values;
+        addFilter(type ? 'organization_type' : 'organization_size', value);
         break;
       }
     }
@@ -244,7 +303,9 @@ export function parseQuery(index: LocalIndex, userQuery: string, today: string):
   const sinceYear = yearOf(since?.[3]);
   const exclusive = ['after', 'nach'].includes((since?.[2] ?? since?.[1] ?? '').toLowerCase());
   const from = sinceYear !== null && exclusive ? sinceYear + 1 : sinceYear;
-  const until = yearOf((/\b(?:before|until|prior to)\s+(\d{4})\b/i.exec(userQuery) ?? /\b(?:vor|bis)\s+(?:dem\s+jahr\s+)?(\d{4})\b/.exec(query))?.[1]);
+  const untilText = (/\b(?:before|until|prior to)\s+(\d{4})\b/i.exec(userQuery) ?? /\b(?:vor|bis)\s+(?:dem\s+jahr\s+)?(\d{4})\b/.exec(query))?.[1];
+  const until = yearOf(untilText);
+  const datesUsed = new Set([since?.[3], untilText].filter((year) => year !== undefined));
   if (until !== null) filters.register_date_to = `${until - 1}-12-31`;
   if (from !== null) {
     filters.register_date_from = `${from}-01-01`;
@@ -300,7 +361,11 @@ export function parseQuery(index: LocalIndex, userQuery: string, today: string):
       used[i] = true;
       continue;
     }
-    if (STOP_WORDS.has(word) || NEGATIONS.has(word) || /^\d+$/.test(word)) continue;
+    if (STOP_WORDS.has(word) || NEGATIONS.has(word)) continue;
+    if (/^\d+$/.test(word)) {
+      if (!datesUsed.has(word)) add(notUnderstood, tokens[i] ?? word);
+      continue;
+    }
     // Merge with following words into a tag of the index ("solar panels", "heat pumps").
     let n = 1;
     for (let m = 4; m >= 2; m--) {
@@ -314,14 +379,17 @@ export function parseQuery(index: LocalIndex, userQuery: string, today: string):
       // A negation covers the words that follow it, up to a stop word: "excluding fast food".
       while (n < 3 && i + n < tokens.length && !used[i + n] && !STOP_WORDS.has(folded[i + n] ?? '') && !NEGATIONS.has(folded[i + n] ?? '')) n++;
     }
-    const keyword = phraseAt(i, n);
     for (let j = i; j < i + n; j++) used[j] = true;
+    // Only words the index knows become keywords: an unknown one could only find nothing.
+    const keywords = n > 1 ? [phraseAt(i, n)] : knownWords(text, word);
+    if (keywords.length === 0) add(notUnderstood, tokens[i] ?? word);
     // "bakeries and butchers" means either: positive terms are alternatives (must_one).
-    add(negated ? result.keywords.must_not : result.keywords.must_one, keyword);
+    for (const keyword of keywords) add(negated ? result.keywords.must_not : result.keywords.must_one, keyword);
     i += n - 1;
   }
   // 4. The descriptive rest, for semantic search: positive keywords and flags, as words.
   const description = [...result.keywords.must_all, ...result.keywords.must_one];
   result.semantic_input = description.join(' ');
+  result.not_understood = notUnderstood;
   return result;
 }

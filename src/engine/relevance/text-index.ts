@@ -72,7 +72,7 @@ import { Utf8Column, type TextValues } from '../store/utf8-column.js';
 import { advance, PackedIds, type PackedIdsParts } from './packed-ids.js';
 import { TopK } from './top-k.js';
 import { TermDictionary, type TermDictionaryParts } from './term-dictionary.js';
-import { analyzeQuery, ASCII_WORD, END, stemMinimalEnglish, textsWithWords, WordScanner } from './tokenize.js';
+import { analyzeQuery, ASCII_WORD, END, stemGerman, stemMinimalEnglish, textsWithWords, WordScanner } from './tokenize.js';
 
 /** The keywords of a search: each string is a word, a compound or a phrase. */
 export interface KeywordQuery {
@@ -105,15 +105,17 @@ export interface TextIndexOptions {
    * 'english-minimal': a query word also matches the index's words with the same stem under Lucene's
    * EnglishMinimalStemmer (plurals only, tokenize.ts) — "electricians" finds "electrician" — and those
    * other forms score STEM_WEIGHT of the typed form, so exact matches rank first. The index itself stays
-   * unstemmed. 'none': exact words only. Default: TEXT_STEMMER.
+   * unstemmed. 'english-german': also the words with the same Snowball German stem (`stemGerman`,
+   * tokenize.ts) — "Bäckereien", "backereien" and "Baeckerei" find "Bäckerei" — at the same weight.
+   * 'none': exact words only. Default: TEXT_STEMMER.
    */
   stemmer?: Stemmer;
 }
 
-export type Stemmer = 'none' | 'english-minimal';
+export type Stemmer = 'none' | 'english-minimal' | 'english-german';
 
 /** The stemmer of indexes built without the option (decided on the eval set: see README). */
-export const TEXT_STEMMER: Stemmer = 'english-minimal';
+export const TEXT_STEMMER: Stemmer = 'english-german';
 /** Score weight of a clause's other forms ("dentists" for "dentist") against the form as typed. */
 export const STEM_WEIGHT = 0.5;
 /** At most this many form combinations per query string (a phrase of n plural-ambiguous words has 2ⁿ). */
@@ -651,8 +653,8 @@ export class TextIndex {
   private touched = new Uint32Array(0);
   private touchedCount = 0;
   private phraseDocs = new Uint32Array(256);
-  /** Plural stem → the index's terms with that stem (built at the first query that needs it). */
-  private stems: Map<string, string[]> | null = null;
+  /** Stem → the index's terms with that stem, per stemmer (built at the first query that needs it). */
+  private stems: { english: Map<string, string[]>; german: Map<string, string[]> | null } | null = null;
   private phraseFreqs = new Uint32Array(256);
   /** A chunk of a term's doc ids, decoded (walk). */
   private readonly decoded = new Uint32Array(DECODE_CHUNK);
@@ -699,6 +701,12 @@ export class TextIndex {
     const name = this.fields[0].stats;
     const body = this.fields[1].stats;
     return { docs: this.docCount, terms: this.dict.size, name, body, bytes: name.bytes + body.bytes + this.dict.bytes };
+  }
+
+  /** Whether every word of the text is in the index in some form (as typed or, with the stemmer, another). */
+  knows(text: string): boolean {
+    const words = analyzeQuery(text);
+    return words.length > 0 && words.every(({ parts }) => parts.every((part) => this.formsOf(part).some((form) => this.dict.get(form) >= 0)));
   }
 
   /** Docs matching the boolean query (ascending ids), optionally only where `allowed[doc]` is non-zero. */
@@ -867,20 +875,16 @@ export class TextIndex {
     return groups;
   }
 
-  /** A query word and, with the stemmer, the index's other words with the same plural stem. */
+  /** A query word and, with the stemmer, the index's other words with the same stem (English, then German). */
   private formsOf(word: string): string[] {
     if (this.params.stemmer === 'none') return [word];
     if (!this.stems) {
-      this.stems = new Map();
-      for (const term of this.dict.terms) {
-        const stem = stemMinimalEnglish(term);
-        const forms = this.stems.get(stem);
-        if (forms) forms.push(term);
-        else this.stems.set(stem, [term]);
-      }
+      const german = this.params.stemmer === 'english-german';
+      this.stems = { english: groupBy(this.dict.terms, stemMinimalEnglish), german: german ? groupBy(this.dict.terms, stemGerman) : null };
     }
-    const others = (this.stems.get(stemMinimalEnglish(word)) ?? []).filter((form) => form !== word);
-    return [word, ...others];
+    const forms = new Set([word, ...(this.stems.english.get(stemMinimalEnglish(word)) ?? [])]);
+    for (const form of this.stems.german?.get(stemGerman(word)) ?? []) forms.add(form);
+    return [...forms];
   }
 
   /** Σ idf of the clause's terms in a field (a term's idf for a single term). */
@@ -1233,4 +1237,16 @@ export class TextIndexBuilder {
     if (!name || !body) throw new Error('TextIndexBuilder: no segment');
     return new TextIndex(this.count, dict, [new FieldIndex(name), new FieldIndex(body)], params);
   }
+}
+
+/** Terms grouped by a key (a stemmer): key → the terms that have it, in dictionary order. */
+function groupBy(terms: Iterable<string>, key: (term: string) => string): Map<string, string[]> {
+  const groups = new Map<string, string[]>();
+  for (const term of terms) {
+    const k = key(term);
+    const group = groups.get(k);
+    if (group) group.push(term);
+    else groups.set(k, [term]);
+  }
+  return groups;
 }

@@ -37,8 +37,10 @@
  * NOT DONE: stop words are kept (Elasticsearch's default `standard` analyzer keeps them too; BM25's idf
  * already makes "the" or "and" worth almost nothing, and the English list would delete "IT" and "no",
  * real words in this data — "IT-Systemhaus"); no stemming here: the index keeps words as written, and the
- * keyword engine expands a query word to its plural forms instead (`stemMinimalEnglish`, text-index.ts).
+ * keyword engine expands a query word to its other forms instead (`stemMinimalEnglish`, `stemGerman`,
+ * text-index.ts).
  */
+import { stemmer as snowballGerman } from '@orama/stemmers/german';
 import { FNV1A_OFFSET, fnv1a, fnv1aStep } from '../../contract/hash.js';
 
 /** Receives the tokens of one text, in order. Positions are implicit: see the methods. */
@@ -88,6 +90,20 @@ export function stemMinimalEnglish(term: string): string {
     if (third === 0x69 || third === 0x61 || third === 0x6f || third === 0x65) return term;
   }
   return term.slice(0, -1);
+}
+
+/**
+ * A folded term's stem under the Snowball German stemmer (the keyword engine's German forms, text-index.ts):
+ * inflection and plural endings go, so "baeckereien", "backereien" and "baeckerei" share the stem `backerei`,
+ * "heizungen" and "heizung" `heizung`, "mitarbeitern" and "mitarbeiter" `mitarbeit`. Folded terms spell
+ * umlauts out (`ae`); like Snowball's "german2" variant, `ae`/`oe`/`ue` after a consonant other than `q` are
+ * read as umlauts here before the stemmer ("Bauer", "Feuer", "Quelle" keep theirs), so the transliterated,
+ * the plain-vowel and the umlaut spelling all meet. Terms shorter than 4 characters or with a digit stay as
+ * they are (codes, numbers).
+ */
+export function stemGerman(term: string): string {
+  if (term.length < 4 || /\d/.test(term)) return term;
+  return snowballGerman(term.replace(/(?<![aeiouq])(a|o|u)e/g, '$1'));
 }
 
 // ---------------------------------------------------------------------------------------------------------

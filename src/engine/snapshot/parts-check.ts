@@ -84,7 +84,7 @@ export const INDEX_SHAPE: z.ZodType<Flat<IndexParts>> = z.strictObject({
     docCount: count,
     dict: z.strictObject({ terms: utf8, hashes: array('Int32Array'), chars: array('Uint16Array'), charStart: array('Uint32Array'), slots: array('Int32Array') }),
     fields: z.tuple([field, field]),
-    params: z.strictObject({ k1: real, b: real, nameBoost: real, stemmer: z.enum(['none', 'english-minimal']) }),
+    params: z.strictObject({ k1: real, b: real, nameBoost: real, stemmer: z.enum(['none', 'english-minimal', 'english-german']) }),
   }),
   vectors: z.strictObject({
     present: array('Uint8Array'),

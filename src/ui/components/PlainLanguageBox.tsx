@@ -19,6 +19,8 @@ interface Proposal {
   /** Where the words were understood, for the line under the chips. */
   by: string;
   ignored: string[];
+  /** Words of the query nothing was made of (the parser says so rather than searching for them). */
+  notUnderstood: string[];
 }
 
 export function PlainLanguageBox({ host, base, onUse }: { host: Host; base: SearchForm; onUse: (form: SearchForm) => void }) {
@@ -34,7 +36,8 @@ export function PlainLanguageBox({ host, base, onUse }: { host: Host; base: Sear
       const backend = byService ? host.backend() : host.backendFor({ ...DEFAULT_CONNECTION });
       const response = await backend.nlpSearch({ user_query: text.trim(), search_id: `sheet-${Date.now().toString(36)}` });
       const { form, ignored } = formOfQuery(response.payload, base);
-      setProposal({ form, ignored, by: byService ? 'the OrgIndex service' : 'the built-in parser (sign in under Connection to use the service’s)' });
+      const notUnderstood = response.payload.not_understood ?? [];
+      setProposal({ form, ignored, notUnderstood, by: byService ? 'the OrgIndex service' : 'the built-in parser (sign in under Connection to use the service’s)' });
     });
 
   const chips = proposal ? chipsOf(proposal.form) : [];
@@ -84,6 +87,11 @@ export function PlainLanguageBox({ host, base, onUse }: { host: Host; base: Sear
           <Caption1>
             Understood by {proposal.by}.{proposal.ignored.length > 0 ? ` Not used: ${proposal.ignored.join(', ')}.` : ''}
           </Caption1>
+          {proposal.notUnderstood.length > 0 ? (
+            <Caption1 aria-label="Not understood">
+              Not understood: {proposal.notUnderstood.map((word) => `“${word}”`).join(', ')} (left out of the search).
+            </Caption1>
+          ) : null}
           {formula ? (
             <code className="formula" aria-label="Formula of these words">
               {formula}

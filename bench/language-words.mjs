@@ -10,7 +10,7 @@ both but by can could did do does doing down during each few for from further ha
 here hers herself him himself his how i if in into is it its itself just let me more most my myself no nor
 not now of off on once only or other our ours ourselves out over own same she should so some someone
 something such than that the their theirs them themselves then there these they this those through to too
-under until up very was we were what when where which while who whom whose why will with within without
+under until up us very was we were what when where which while who whom whose why will with within without
 would you your yours yourself yourselves
 s t d ll m re ve
 `;

@@ -143,7 +143,7 @@ const key = 'bench-qna-key-000000000000000001';
 const app = await createServer({
   engine: { index: null, error: 'not needed for /v1/qna' },
   keys: new KeyRing({ keys: [{ key, tier: 'tier_2', admin: true }], tiers: { tier_2: { ratePerSecond: 10_000, burst: 10_000 } } }),
-  ledger,
+  quota: { ledger },
   logger: false,
   bearer: bearerVerifier({ secret }),
   allowPrivateFetch: true,

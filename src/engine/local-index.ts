@@ -23,7 +23,7 @@ import { filterMask } from './query/filters.js';
 import { placeAliasesOf, resolveFilterSpellings } from './query/filter-values.js';
 import { locationItems } from './query/location-items.js';
 import { filterOptions } from './query/options.js';
-import type { QueryContext } from './query/context.js';
+import type { QueryContext, QueryVectors } from './query/context.js';
 import { rankAll, search, type FullRanking } from './query/search.js';
 import { computeStats } from './query/stats.js';
 import { ColumnStore } from './store/store.js';
@@ -66,10 +66,14 @@ export class LocalIndex {
   /** A scoped view's own location index: doc counts must not reveal rows the key may not see. */
   private scopedLocations: LocationIndex | null = null;
 
-  constructor(store: ColumnStore, options: LocalIndexOptions = {}, shared: { locations: LocationIndex | null } = { locations: null }) {
+  constructor(store: ColumnStore, options: LocalIndexOptions = {}, shared: { locations: LocationIndex | null } = { locations: null }, context?: QueryContext) {
     this.store = store;
     this.options = options;
     this.shared = shared;
+    if (context) {
+      this.context = context;
+      return;
+    }
     const visible = options.visibility ? filterMask(store, normalizedVisibility(store, options.visibility)).bits : null;
     this.context = { store, visible, now: options.now ?? (() => Date.now()) };
   }
@@ -85,6 +89,14 @@ export class LocalIndex {
    */
   rankAll(request: SearchRequest, cap: number): FullRanking {
     return rankAll(this.context, { ...request, filters: resolveFilterSpellings(this.context, request.filters).filters }, cap);
+  }
+
+  /**
+   * This view for one query whose texts (describe, similar-to terms) were embedded ahead, by the model the
+   * organization vectors came from when the engine cannot run it (see QueryContext.queryVectors).
+   */
+  withQueryVectors(queryVectors: QueryVectors): LocalIndex {
+    return new LocalIndex(this.store, this.options, this.shared, { ...this.context, queryVectors });
   }
 
   /** A view of the same data for another key's visibility, sharing the store and the location index. */

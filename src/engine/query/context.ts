@@ -12,10 +12,19 @@ export function populationOf(context: QueryContext): number {
   return count;
 }
 
+/**
+ * Vectors of a query's texts (describe, similar-to boost and penalize terms) made before the query runs, by
+ * the embedder the organization vectors came from, when the engine cannot run that embedder itself (a
+ * model on another thread or behind a service): text → its vector, or null when it has none.
+ */
+export type QueryVectors = ReadonlyMap<string, Float32Array | null>;
+
 export interface QueryContext {
   store: ColumnStore;
   /** The rows the calling key may see (null: all). */
   visible: Uint8Array | null;
   /** Milliseconds clock for elapsed_ms (injected: the engine touches no host timer). */
   now: () => number;
+  /** The query's texts embedded ahead (absent: the store's own embedder embeds them, the built-in one by default). */
+  queryVectors?: QueryVectors | undefined;
 }

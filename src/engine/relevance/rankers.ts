@@ -14,7 +14,7 @@ import type { Keywords } from '../../contract/v2/filters.js';
 import type { SearchRequest } from '../../contract/v2/search.js';
 import type { Ranker } from '../query/scored.js';
 import { populationOf, type QueryContext } from '../query/context.js';
-import { applyComponentRemoval, sifGloveEmbedder } from './embedder.js';
+import { applyComponentRemoval } from './embedder.js';
 import { keywordQuery, searchableTextIndex, unprocessable, vectorsOf } from './store-relevance.js';
 import { orderFused, weightedRrf } from './rrf.js';
 import { nearest } from './vectors.js';
@@ -32,18 +32,31 @@ export function fulltextRanker(context: QueryContext, keywords: Keywords, allowe
   };
 }
 
+/**
+ * A query text's vector in the space of the store's vectors: the one the query brought (made ahead by
+ * the embedder of those vectors), else the store's embedder's; null when the text has none. `ahead` says
+ * which (the messages differ).
+ */
+function textVector(context: QueryContext, text: string): { vector: Float32Array | null; ahead: boolean } {
+  const given = context.queryVectors?.get(text);
+  if (given !== undefined) return { vector: given && Float32Array.from(given), ahead: true };
+  const { embedder } = vectorsOf(context.store);
+  if (!embedder) throw new Error('this index\'s vectors come from a model the engine cannot run: its queries must bring their texts\' vectors');
+  return { vector: embedder.embed(text), ahead: false };
+}
+
 /** The query vector of `describe`, with the corpus's common component removed. */
 function describeVector(context: QueryContext, describe: string): Float32Array {
   const { component } = vectorsOf(context.store);
-  const vector = sifGloveEmbedder().embed(describe);
+  const { vector, ahead } = textVector(context, describe);
   if (!vector) {
     throw unprocessable([
       {
         type: 'value_error',
         loc: ['body', 'describe'],
-        msg: 'Value error, none of the words of describe is in the local embedding vocabulary (English words work best)',
+        msg: ahead ? 'Value error, the embedding model gave describe no vector' : 'Value error, none of the words of describe is in the local embedding vocabulary (English words work best)',
         input: describe,
-        ctx: { error: 'no known word' },
+        ctx: { error: ahead ? 'no vector' : 'no known word' },
       },
     ]);
   }
@@ -62,7 +75,6 @@ function normalize(vector: Float32Array): Float32Array | null {
 function similarVector(context: QueryContext, request: SearchRequest, allowed: Uint8Array): Float32Array {
   const { store } = context;
   const { matrix, component } = vectorsOf(store);
-  const embedder = sifGloveEmbedder();
   const errors: ValidationErrorItem[] = [];
   const combined = new Float32Array(matrix.dims);
   const domainVector = (domain: string, loc: (string | number)[]): Float32Array | null => {
@@ -78,10 +90,10 @@ function similarVector(context: QueryContext, request: SearchRequest, allowed: U
   };
   // Concept terms live in the same space as the organizations: common component removed too.
   const termVector = (term: string, loc: (string | number)[]): Float32Array | null => {
-    const raw = embedder.embed(term);
+    const { vector: raw, ahead } = textVector(context, term);
     const vector = raw ? applyComponentRemoval(raw, component) : null;
     if (!vector) {
-      const reason = `"${term}" has no word vector in the local embedding vocabulary`;
+      const reason = ahead ? `the embedding model gave "${term}" no vector` : `"${term}" has no word vector in the local embedding vocabulary`;
       errors.push({ type: 'value_error', loc: ['body', ...loc], msg: `Value error, ${reason}`, input: term, ctx: { error: reason } });
     }
     return vector;

@@ -26,6 +26,12 @@ interface SearchableVectors {
   matrix: VectorMatrix;
   /** The common component removed from every vector: queries built from words remove it too. */
   component: Float32Array;
+  /**
+   * What embeds a query's texts into the same space: the embedder the vectors were made with, or null for
+   * one the engine cannot run (vectors made by a model elsewhere): then every query brings its texts'
+   * vectors (QueryContext.queryVectors).
+   */
+  embedder: Embedder | null;
 }
 
 const cache = new WeakMap<ColumnStore, Relevance>();
@@ -210,16 +216,20 @@ export function buildVectors(
   return { present, component, scan: { rows: count, dims, axis, records, decodedPeak: roundedPeak(peak) } };
 }
 
-/** Gives the store vectors made by `buildVectors` over its rows (from its vectorTextSource). */
-export function installVectors(store: ColumnStore, stored: StoredVectors): void {
+/**
+ * Gives the store vectors made over its rows (from its vectorTextSource) by `embedder` (default: the
+ * built-in one; null: by a model the engine cannot run, whose queries come embedded).
+ */
+export function installVectors(store: ColumnStore, stored: StoredVectors, embedder: Embedder | null = sifGloveEmbedder()): void {
   const { scan } = stored;
   if (stored.present.length !== store.size || scan.rows !== store.size) throw new Error('vectors built for another store');
   if (scan.records.length !== scanRecordBytes(scan.rows, scan.dims)) throw new Error('scan records of another layout');
-  relevanceOf(store).vectors = searchable(stored);
+  if (stored.component.length !== scan.dims) throw new Error('a common component of another dimension');
+  relevanceOf(store).vectors = searchable(stored, embedder);
 }
 
-function searchable(stored: StoredVectors): SearchableVectors {
-  return { matrix: new VectorMatrix(stored.scan, stored.present), component: stored.component };
+function searchable(stored: StoredVectors, embedder: Embedder | null): SearchableVectors {
+  return { matrix: new VectorMatrix(stored.scan, stored.present), component: stored.component, embedder };
 }
 
 /** Gives the store its keyword index, built elsewhere (an index snapshot's). */
@@ -233,9 +243,13 @@ export function hasVectors(store: ColumnStore): boolean {
   return relevanceOf(store).vectors !== null;
 }
 
-export function vectorsOf(store: ColumnStore, embedder: Embedder = sifGloveEmbedder()): SearchableVectors {
+/** The store's vectors, built by `embedder` (default: the built-in one) on first use. */
+export function vectorsOf(store: ColumnStore, embedder?: Embedder): SearchableVectors {
   const relevance = relevanceOf(store);
-  relevance.vectors ??= searchable(buildVectors(store.size, vectorTexts(vectorTextSource(store)), embedder));
+  if (!relevance.vectors) {
+    const chosen = embedder ?? sifGloveEmbedder();
+    relevance.vectors = searchable(buildVectors(store.size, vectorTexts(vectorTextSource(store)), chosen), chosen);
+  }
   return relevance.vectors;
 }
 

@@ -85,10 +85,15 @@ export interface ScanCandidates {
 
 /** Covers the floating-point rounding of the estimate, of the bound and of the exact score (all below 1e-13 for unit vectors). */
 const SLACK = 1e-9;
-/** int32 sums stay exact up to this many dimensions (see vector-scan.wat). */
-const MAX_DIMS = 512;
-const QUERY_CODE = 32_767;
 const ROW_CODE = 127;
+/** The widest vectors the WebAssembly scan takes (wider ones are scanned in JavaScript). */
+const MAX_DIMS = 4_096;
+/**
+ * The largest query code for rows of `chunks` chunks: the scan's int32 sum, at most 127 · code · 8 ·
+ * chunks, must stay below 2^31 (see vector-scan.wat): 32,767 (16 bits) up to 512 dimensions, 16,513 at
+ * 1,024, 4,128 at 4,096. Fewer query bits only widen the intervals a little; the scan stays exact.
+ */
+const queryCode = (chunks: number): number => Math.min(32_767, Math.floor(0x7fffffff / (ROW_CODE * 8 * chunks)));
 /**
  * The axis unit is RMS^(3/4) (this power of the mean square): the rows' quantisation error ‖e‖, which
  * sets every interval's width, is then about 13 % smaller on the organizations' vectors than with the
@@ -417,12 +422,13 @@ export function scanCandidates(scan: ScanRecords, q: Float64Array, allowed: Uint
     scaled[d] = axis[d]! * q[d]!;
     peak = Math.max(peak, Math.abs(scaled[d]!));
   }
-  const t = peak > 0 ? peak / QUERY_CODE : 1;
+  const code = queryCode(chunks);
+  const t = peak > 0 ? peak / code : 1;
   const codes = new Int16Array(buffer, layout.query, chunks * 8).fill(0);
   let norm = 0;
   let error = 0;
   for (let d = 0; d < dims; d++) {
-    const c = Math.max(-QUERY_CODE, Math.min(QUERY_CODE, Math.round(scaled[d]! / t)));
+    const c = Math.max(-code, Math.min(code, Math.round(scaled[d]! / t)));
     codes[d] = c;
     error += (scaled[d]! - c * t) ** 2;
     norm += q[d]! ** 2;

@@ -5,7 +5,8 @@
 ;; v128.load8x8_s widens a row chunk and i32x4.dot_i16x8_s multiplies and adds pairs, so a chunk costs
 ;; three instructions. Everything is in one function: Node 20's V8 does not inline WebAssembly calls,
 ;; and a call per row cost 15 %. Fully unrolled bodies made V8 spill registers (2-3x slower).
-;; |sum| ≤ 127 · 32767 · 8 · chunks < 2^31 up to 64 chunks (512 dimensions; vector-scan.ts checks).
+;; |sum| ≤ 127 · code · 8 · chunks < 2^31: query codes of 16 bits (32767) up to 64 chunks (512 dimensions),
+;; fewer bits for wider rows (vector-scan.ts picks the code).
 ;;
 ;; The records are two blocks, read as two streams in row order. The head block holds, per row, 40
 ;; bytes: the codes of the first 4 chunks (32 dimensions), then f32 scale and error; the tail block

@@ -10,6 +10,7 @@ import { ColumnStore, type StoreParts } from '../store/store.js';
 import { installTextIndex, installVectors, storedVectorsOf, textIndexOf, type StoredVectors } from '../relevance/store-relevance.js';
 import { TextIndex, type TextIndexParts } from '../relevance/text-index.js';
 import { currentRecords } from '../relevance/vector-scan.js';
+import type { Embedder } from '../relevance/embedder.js';
 
 export interface IndexParts {
   store: StoreParts;
@@ -30,11 +31,14 @@ export function vectorParts(store: ColumnStore): StoredVectors {
   return { present, component, scan: { rows, dims, axis, records: currentRecords(scan), decodedPeak } };
 }
 
-/** The store of these parts, with its keyword index, vectors and scan records installed. */
-export function restoreIndex(parts: IndexParts): ColumnStore {
+/**
+ * The store of these parts, with its keyword index, vectors and scan records installed; `embedder`
+ * embeds its queries (default: the built-in one; null: queries bring their vectors, see installVectors).
+ */
+export function restoreIndex(parts: IndexParts, embedder?: Embedder | null): ColumnStore {
   const store = new ColumnStore(parts.store);
   installTextIndex(store, TextIndex.fromParts(parts.text));
-  installVectors(store, parts.vectors);
+  installVectors(store, parts.vectors, embedder);
   return store;
 }
 

@@ -1,7 +1,9 @@
 /**
- * `orgindex index build --out DIR [--data FILE|URL | --count N] [--replace]`: builds the whole index — the
- * store, the keyword index, the vectors and their scan records — and writes it as a snapshot that
- * `orgindex serve --index DIR` loads without rebuilding (server/index-snapshot.ts).
+ * `orgindex index build --out DIR [--data FILE|URL | --count N] [--replace] [--embedder SPEC]`: builds the
+ * whole index — the store, the keyword index, the vectors and their scan records — and writes it as a
+ * snapshot that `orgindex serve --index DIR` loads without rebuilding (server/index-snapshot.ts). The
+ * vectors come from the built-in embedder, or from the model of --embedder (onnx:DIR, openai:URL), which
+ * the snapshot records: it is then served with that model only.
  *
  * In the order that holds the least at once: the store (a streamed source's keyword index is built in
  * segments meanwhile), the vectors from the store, then the store and vectors written and let go, and
@@ -13,21 +15,27 @@ import { textIndexLater } from '../engine/relevance/store-relevance.js';
 import { vectorParts } from '../engine/snapshot/index-parts.js';
 import type { ColumnStore } from '../engine/store/store.js';
 import { SnapshotWriter, type WrittenSnapshot } from '../server/index-snapshot.js';
+import { builtinIdentity, EmbedderSpecError, type EmbedderSpec } from '../server/embedding/embedder-spec.js';
+import { embedOrganizations } from '../server/embedding/document-vectors.js';
+import { openTextEmbedder } from '../server/embedding/open-embedder.js';
+import { OnnxDirectoryError } from '../server/embedding/onnx-model.js';
 import type { CliIo } from './cli-io.js';
+import { addEmbedderOptions, embedderSpecOf, type EmbedderOptions } from './embedder-flags.js';
 import { describeSource, loadIndex, type IndexSource } from './serve.js';
 
 const seconds = (since: number): string => ((performance.now() - since) / 1000).toFixed(1);
 
 export function addIndexCommands(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
   const index = program.command('index').description('index snapshots: build the whole index once, serve it from many processes without rebuilding');
-  index
-    .command('build')
-    .description('build the index of the organizations and write it as a snapshot directory (orgindex serve --index DIR loads it)')
-    .requiredOption('--out <dir>', 'the snapshot directory to write (written beside it first, renamed into place when complete)')
-    .option('--data <file|url>', 'organizations: JSON Lines, CSV/TSV, or a PostgreSQL table postgres://user@host/database/table (default: the embedded 50,000 sample)')
-    .option('--count <n>', 'n generated organizations instead of the embedded sample')
-    .option('--replace', 'replace --out if it exists')
-    .action(async (options: { out: string; data?: string; count?: string; replace?: boolean }) => {
+  addEmbedderOptions(
+    index
+      .command('build')
+      .description('build the index of the organizations and write it as a snapshot directory (orgindex serve --index DIR loads it)')
+      .requiredOption('--out <dir>', 'the snapshot directory to write (written beside it first, renamed into place when complete)')
+      .option('--data <file|url>', 'organizations: JSON Lines, CSV/TSV, or a PostgreSQL table postgres://user@host/database/table (default: the embedded 50,000 sample)')
+      .option('--count <n>', 'n generated organizations instead of the embedded sample')
+      .option('--replace', 'replace --out if it exists'),
+  ).action(async (options: { out: string; data?: string; count?: string; replace?: boolean } & EmbedderOptions) => {
       const count = options.count === undefined ? undefined : Number(options.count);
       if (count !== undefined && (!Number.isInteger(count) || count < 1)) {
         io.stderr('--count must be a whole number ≥ 1\n');
@@ -39,27 +47,44 @@ export function addIndexCommands(program: Command, io: CliIo, setExitCode: (code
         setExitCode(2);
         return;
       }
+      let embedder: EmbedderSpec | null;
+      try {
+        embedder = embedderSpecOf(options);
+      } catch (error) {
+        if (!(error instanceof EmbedderSpecError)) throw error;
+        io.stderr(`orgindex index build: ${error.message}\n`);
+        setExitCode(2);
+        return;
+      }
       const source: IndexSource = { data: options.data, count };
       try {
         const started = performance.now();
-        const { written, size } = await buildSnapshot(source, options.out, options.replace === true, io, started);
+        const { written, size } = await buildSnapshot(source, options.out, options.replace === true, io, started, embedder);
         io.stderr(`wrote ${written.dir}: ${size.toLocaleString('en')} organizations, ${(written.bytes / 1e9).toFixed(2)} GB in ${written.files} files, in ${seconds(started)} s in all; serve it with orgindex serve --index ${options.out}\n`);
       } catch (error) {
         io.stderr(`orgindex index build: ${(error as Error).message}\n`);
-        setExitCode(1);
+        setExitCode(error instanceof OnnxDirectoryError ? 2 : 1);
       }
     });
 }
 
-async function buildSnapshot(source: IndexSource, out: string, replace: boolean, io: CliIo, started: number): Promise<{ written: WrittenSnapshot; size: number }> {
+async function buildSnapshot(source: IndexSource, out: string, replace: boolean, io: CliIo, started: number, spec: EmbedderSpec | null): Promise<{ written: WrittenSnapshot; size: number }> {
   const writer = new SnapshotWriter(out, { replace });
+  const say = (line: string): void => {
+    io.stderr(`${line}\n`);
+  };
+  // A model is opened before the store is built: a wrong directory or a service that does not answer stops the build at once.
+  const embedder = spec === null || spec.kind === 'builtin' ? null : await openTextEmbedder(spec, { say }).catch((error: unknown) => {
+    writer.abandon();
+    throw error;
+  });
   try {
     // Only the store is kept from here: the index around it would keep it alive past its writing.
     let store: ColumnStore | null = (await loadIndex(source)).index.store;
     const size = store.size;
     io.stderr(`store of ${size.toLocaleString('en')} organizations built in ${seconds(started)} s\n`);
     const vectorsAt = performance.now();
-    writer.add('vectors', vectorParts(store));
+    writer.add('vectors', embedder ? await embedOrganizations(store, embedder, { progress: say }) : vectorParts(store));
     io.stderr(`vectors and their scan records built and written in ${seconds(vectorsAt)} s\n`);
     writer.add('store', store.parts(false));
     const finishText = textIndexLater(store);
@@ -67,9 +92,11 @@ async function buildSnapshot(source: IndexSource, out: string, replace: boolean,
     const textAt = performance.now();
     writer.add('text', finishText().parts());
     io.stderr(`keyword index finished and written in ${seconds(textAt)} s\n`);
-    return { written: writer.finish(describeSource(source), size), size };
+    return { written: writer.finish(describeSource(source), size, embedder ? embedder.identity : builtinIdentity()), size };
   } catch (error) {
     writer.abandon();
     throw error;
+  } finally {
+    await embedder?.close();
   }
 }

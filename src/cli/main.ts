@@ -25,6 +25,9 @@ import { printable } from './workbook-guard.js';
 import { table, type CliIo } from './cli-io.js';
 import { addKeyCommands } from './keys.js';
 import { addIndexCommands } from './index-build.js';
+import { addEmbedderOptions, embedderSpecOf, type EmbedderOptions } from './embedder-flags.js';
+import { EmbedderSpecError, type EmbedderSpec } from '../server/embedding/embedder-spec.js';
+import { QUERY_EMBEDDING_TIMEOUT_MS } from '../server/embedding/query-embedding.js';
 import { describeSavedQuery, serviceName, targetOf } from '../sheet/saved-query.js';
 
 export type { CliIo } from './cli-io.js';
@@ -184,7 +187,7 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
       }
       io.stdout(`${await signToken(secret, { sub: options.sub, username: options.username, groups: options.group, expiresIn: options.expires.trim() })}\n`);
     });
-  program
+  addEmbedderOptions(program
     .command('serve')
     .description('serve the v2 interface over HTTP (keys, rate limits, quotas, per-key visibility)')
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
@@ -209,8 +212,9 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     .option('--request-timeout <seconds>', `time a client has to send a whole request, headers and body; then 408 (default: ${DEFAULT_TIMEOUTS.requestTimeout / 1000})`)
     .option('--headers-timeout <seconds>', `time a client has to send the request headers (default: ${DEFAULT_TIMEOUTS.headersTimeout / 1000}, at most --request-timeout)`)
     .option('--keep-alive-timeout <seconds>', `how long an idle connection stays open between requests; behind a proxy, set it above the proxy's idle timeout (default: ${DEFAULT_TIMEOUTS.keepAliveTimeout / 1000})`)
-    .option('--connection-timeout <seconds>', `a connection without any traffic either way is closed (default: ${DEFAULT_TIMEOUTS.connectionTimeout / 1000})`)
-    .action(async (options: { host: string; port: string; data?: string; count?: string; keys?: string; database?: string; stateDir: string; corsOrigin?: string[]; logLevel: string; durability: string; jwtSecret?: string; jwks?: string; publicUrl?: string; languageGroups?: string[]; allowPrivateFetch?: boolean; resolve?: string[]; exitWithStdin?: boolean; workers?: string; index?: string } & TimeoutFlags) => {
+    .option('--connection-timeout <seconds>', `a connection without any traffic either way is closed (default: ${DEFAULT_TIMEOUTS.connectionTimeout / 1000})`))
+    .option('--embedder-timeout <seconds>', `with --embedder onnx: or openai:, how long a search waits for its texts' vectors before it is answered 503 (default: ${QUERY_EMBEDDING_TIMEOUT_MS / 1000})`)
+    .action(async (options: { host: string; port: string; data?: string; count?: string; keys?: string; database?: string; stateDir: string; corsOrigin?: string[]; logLevel: string; durability: string; jwtSecret?: string; jwks?: string; publicUrl?: string; languageGroups?: string[]; allowPrivateFetch?: boolean; resolve?: string[]; exitWithStdin?: boolean; workers?: string; index?: string; embedderTimeout?: string } & TimeoutFlags & EmbedderOptions) => {
       const port = Number(options.port);
       const count = options.count === undefined ? undefined : Number(options.count);
       if (!Number.isInteger(port) || port < 0 || port > 65535 || (count !== undefined && (!Number.isInteger(count) || count < 1))) {
@@ -259,6 +263,21 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
         setExitCode(2);
         return;
       }
+      let embedder: EmbedderSpec | null;
+      try {
+        embedder = embedderSpecOf(options);
+      } catch (error) {
+        if (!(error instanceof EmbedderSpecError)) throw error;
+        io.stderr(`orgindex serve: ${error.message}\n`);
+        setExitCode(2);
+        return;
+      }
+      const embedderTimeout = options.embedderTimeout === undefined ? undefined : Number(options.embedderTimeout);
+      if (embedderTimeout !== undefined && (options.embedderTimeout?.trim() === '' || !Number.isFinite(embedderTimeout) || embedderTimeout < 0.05 || embedderTimeout > 120)) {
+        io.stderr(`orgindex serve: --embedder-timeout is a number of seconds from 0.05 to 120, e.g. 5; not "${options.embedderTimeout ?? ''}"\n`);
+        setExitCode(2);
+        return;
+      }
       const database = options.database ?? process.env.ORGINDEX_DATABASE_URL;
       if (database !== undefined && options.keys !== undefined) {
         io.stderr('give --database or --keys, not both: with a database, the keys are in it (orgindex keys create --database)\n');
@@ -284,6 +303,8 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
         ...(options.keys !== undefined ? { keys: options.keys } : {}),
         ...(database !== undefined && database !== '' ? { database } : {}),
         ...(options.corsOrigin ? { corsOrigins: options.corsOrigin } : {}),
+        ...(embedder ? { embedder } : {}),
+        ...(embedderTimeout !== undefined ? { embedderTimeoutMs: Math.round(embedderTimeout * 1000) } : {}),
       };
       const print = (line: string): void => {
         io.stderr(`${line}\n`);

@@ -19,7 +19,7 @@ import { DEFAULT_DATASET, generateRecords } from '../engine/dataset/generate.js'
 import { readDataFile, RowChecker, type RowError } from '../engine/dataset/read.js';
 import { jsonLinesRecords } from './data-file.js';
 import { createDefaultLocalIndex, createLocalIndex, LocalIndex } from '../engine/local-index.js';
-import { streamedStore } from '../engine/relevance/store-relevance.js';
+import { installVectors, streamedStore } from '../engine/relevance/store-relevance.js';
 import { startScanThread } from '../server/scan-thread.js';
 import { warmRelevanceOnTwoThreads } from '../server/warm-relevance.js';
 import { prepareVectorScan } from '../engine/relevance/vector-scan.js';
@@ -34,7 +34,13 @@ import { Database, redactedUrl } from '../server/database/database.js';
 import { PgDownloadStore } from '../server/database/pg-download-store.js';
 import { PgPitStore } from '../server/database/pg-pit-store.js';
 import { isTableUrl, readOrganizationTable } from '../server/database/pg-organizations.js';
-import { readSnapshot, SnapshotError } from '../server/index-snapshot.js';
+import { readManifest, readSnapshot, SnapshotError } from '../server/index-snapshot.js';
+import { builtinIdentity, describeIdentity, embedderFlagFor, type EmbedderSpec } from '../server/embedding/embedder-spec.js';
+import { embedOrganizations } from '../server/embedding/document-vectors.js';
+import { checkIdentity, EmbedderMismatch, openTextEmbedder, type ModelSpec } from '../server/embedding/open-embedder.js';
+import { OnnxDirectoryError } from '../server/embedding/onnx-model.js';
+import { QUERY_EMBEDDING_TIMEOUT_MS, QueryEmbedding } from '../server/embedding/query-embedding.js';
+import { EmbedderFailure, type TextEmbedder } from '../server/embedding/text-embedder.js';
 import { PgQuotaState } from '../server/database/pg-quota-state.js';
 import { DatabaseKeyStore, KEY_REFRESH_MS, KeyStoreError } from '../server/key-store.js';
 import { lockStateDirectory, StateDirectoryInUse, type StateLock } from '../server/state-lock.js';
@@ -71,6 +77,10 @@ export interface ServeOptions {
   timeouts?: Partial<ServerTimeouts>;
   /** A worker of `--workers`: its primary holds the state directory's lock (serve-workers.ts). */
   lockedByPrimary?: boolean;
+  /** What makes the vectors (--embedder); absent: the built-in embedder, or the one a snapshot records when that is it. */
+  embedder?: EmbedderSpec | null;
+  /** How long a search waits for its texts' vectors from such an embedder (ms; default QUERY_EMBEDDING_TIMEOUT_MS). */
+  embedderTimeoutMs?: number;
 }
 
 export interface RunningServer {
@@ -138,19 +148,80 @@ export function describeSource(source: IndexSource): string {
   return 'the embedded sample';
 }
 
-/** The index of a source; from a snapshot, nothing is rebuilt. */
-export async function loadIndex(source: IndexSource): Promise<{ index: LocalIndex; snapshot: { dir: string; bytes: number } | null }> {
+export interface LoadedIndex {
+  index: LocalIndex;
+  snapshot: { dir: string; bytes: number } | null;
+  /** The model that embeds queries (--embedder onnx: or openai:), open; null: the built-in embedder. */
+  embedder: TextEmbedder | null;
+}
+
+/**
+ * The index of a source; from a snapshot, nothing is rebuilt. With an embedder of its own (onnx:,
+ * openai:), a source's organizations are embedded now (progress lines to `say`), and a snapshot is
+ * served only with the embedder that built it.
+ */
+export async function loadIndex(source: IndexSource, spec: EmbedderSpec | null = null, say: (line: string) => void = () => undefined): Promise<LoadedIndex> {
+  if (source.index !== undefined) return loadSnapshot(source.index, spec, say);
+  const index = await buildIndex(source);
+  if (spec === null || spec.kind === 'builtin') return { index, snapshot: null, embedder: null };
+  const embedder = await openEmbedder(spec, say);
+  try {
+    installVectors(index.store, await embedOrganizations(index.store, embedder, {
+      progress: (line) => {
+        say(`  ${line}`);
+      },
+    }), null);
+  } catch (error) {
+    await embedder.close();
+    throw error instanceof EmbedderFailure ? new ServeError(`orgindex: ${error.message}`) : error;
+  }
+  return { index, snapshot: null, embedder };
+}
+
+/** The embedder of a spec, open; a directory or service that cannot be used stops the start with why. */
+async function openEmbedder(spec: ModelSpec, say: (line: string) => void, snapshot?: { dir: string; manifest: ReturnType<typeof readManifest> }): Promise<TextEmbedder> {
+  try {
+    return await openTextEmbedder(spec, { ...(snapshot ? { expected: snapshot.manifest.embedder } : {}), say });
+  } catch (error) {
+    if (error instanceof EmbedderMismatch) throw new ServeUsageError(`orgindex: index snapshot ${snapshot?.dir ?? ''}: ${error.message}`);
+    if (error instanceof OnnxDirectoryError) throw new ServeUsageError(`orgindex: ${error.message}`);
+    if (error instanceof EmbedderFailure) throw new ServeError(`orgindex: ${error.message}`);
+    throw error;
+  }
+}
+
+async function loadSnapshot(path: string, spec: EmbedderSpec | null, say: (line: string) => void): Promise<LoadedIndex> {
   const clock = { now: () => performance.now() };
-  if (source.index !== undefined) {
+  const dir = resolve(path);
+  let manifest: ReturnType<typeof readManifest>;
+  try {
+    manifest = readManifest(dir);
+  } catch (error) {
+    if (error instanceof SnapshotError) throw new ServeError(`orgindex: ${error.message}`);
+    throw error;
+  }
+  const recorded = manifest.embedder;
+  const chosen: EmbedderSpec | null = spec ?? (recorded.kind === 'builtin' ? { kind: 'builtin' } : null);
+  if (chosen === null) throw new ServeUsageError(`orgindex: index snapshot ${dir} was built with ${describeIdentity(recorded)}: serve it with ${embedderFlagFor(recorded)}`);
+  let embedder: TextEmbedder | null = null;
+  if (chosen.kind === 'builtin') {
     try {
-      const { store, bytes } = readSnapshot(source.index);
-      return { index: new LocalIndex(store, clock), snapshot: { dir: resolve(source.index), bytes } };
+      checkIdentity(recorded, builtinIdentity());
     } catch (error) {
-      if (error instanceof SnapshotError) throw new ServeError(`orgindex: ${error.message}`);
+      if (error instanceof EmbedderMismatch) throw new ServeUsageError(`orgindex: index snapshot ${dir}: ${error.message}`);
       throw error;
     }
+  } else {
+    embedder = await openEmbedder(chosen, say, { dir, manifest });
   }
-  return { index: await buildIndex(source), snapshot: null };
+  try {
+    const { store, bytes } = readSnapshot(dir, { external: embedder !== null });
+    return { index: new LocalIndex(store, clock), snapshot: { dir, bytes }, embedder };
+  } catch (error) {
+    await embedder?.close();
+    if (error instanceof SnapshotError) throw new ServeError(`orgindex: ${error.message}`);
+    throw error;
+  }
 }
 
 async function buildIndex(options: IndexSource): Promise<LocalIndex> {
@@ -257,6 +328,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
   const { lock, releaseOnExit } = options.lockedByPrimary ? { lock: { release: () => undefined }, releaseOnExit: () => undefined } : lockForServe(stateDir);
   let ledger: QuotaLedger | null = null;
   let database: Database | null = null;
+  let queryEmbedding: QueryEmbedding | null = null;
   try {
     if (options.database !== undefined) {
       try {
@@ -272,7 +344,9 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     // On the development defaults the language routes get a secret too, so their sign-in can be tried.
     const developmentDefaults = !shared && options.keys === undefined && options.jwtSecret === undefined && options.jwks === undefined;
     const jwtSecret = developmentDefaults ? (developmentSecret(stateDir, true) ?? undefined) : options.jwtSecret;
-    const { index, snapshot } = await loadIndex(options);
+    const loaded = await loadIndex(options, options.embedder ?? null, print);
+    const { index, snapshot } = loaded;
+    queryEmbedding = loaded.embedder ? new QueryEmbedding(loaded.embedder, { timeoutMs: options.embedderTimeoutMs ?? QUERY_EMBEDDING_TIMEOUT_MS }) : null;
     const sharedState = shared ? new PgQuotaState(shared) : null;
     const quota = sharedState ? { state: sharedState } : { ledger: await QuotaLedger.open(stateDir, { durability: options.durability ?? 'fsync' }) };
     const openedLedger = quota.ledger ?? null;
@@ -298,6 +372,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
       allowPrivateFetch: options.allowPrivateFetch ?? false,
       ...(options.fetchHosts ? { fetchHosts: options.fetchHosts } : {}),
       ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+      queryEmbedding,
       bearer: bearerVerifier({
         ...(jwtSecret !== undefined ? { secret: jwtSecret } : {}),
         ...(options.jwks !== undefined ? { jwks: loadJwks(resolve(options.jwks)) } : {}),
@@ -315,6 +390,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
       closing ??= (async () => {
         try {
           await app.close();
+          await queryEmbedding?.close();
           await openedLedger?.close();
           sharedState?.close();
           await shared?.close();
@@ -335,6 +411,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     // Ready for every route now; the keyword index and the vectors (about 1 s at 50,000) are built next, so
     // that the first scored search does not pay for them (one arriving meanwhile waits for them).
     if (snapshot) print(`  index snapshot ${snapshot.dir} (${(snapshot.bytes / 1e9).toFixed(2)} GB, every file checked against its checksum)`);
+    if (queryEmbedding) print(`  queries' texts embedded by ${queryEmbedding.embedder.identity.kind === 'onnx' ? 'the ONNX model' : 'the embedding service'} before each search (time-out ${queryEmbedding.timeoutMs / 1000} s, then 503 with Retry-After)`);
     setImmediate(() => {
       const warming = performance.now();
       // Before the vectors go into the scan's memory: that memory is then the shared one.
@@ -357,6 +434,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     print(`  try: curl -s -H "x-api-key: ${developmentKey ?? '<key>'}" -H "content-type: application/json" -d '{"keywords":{"must_all":["solar"]},"size":3}' ${address}/v2/search`);
     return { app, url: address, close };
   } catch (error) {
+    await queryEmbedding?.close();
     await ledger?.close();
     await database?.close();
     lock.release();

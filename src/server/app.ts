@@ -30,6 +30,7 @@ import { languageRoutes, siteReadingProvider } from './routes/language.js';
 import { v1Routes } from './routes/v1.js';
 import { v2Routes } from './routes/v2.js';
 import { timeoutServerOptions, type ServerTimeouts } from './timeouts.js';
+import type { QueryEmbedding } from './embedding/query-embedding.js';
 
 export type { EngineState } from './admission.js';
 
@@ -78,6 +79,11 @@ export interface ServerOptions {
   fetchHosts?: Readonly<Record<string, string>>;
   /** Time in ms a /v1/qna request may spend fetching the site, all pages together (default 20 s). */
   qnaDeadlineMs?: number;
+  /**
+   * Embeds the texts of searches first when the organization vectors come from a model the engine cannot
+   * run itself (--embedder onnx: or openai:); absent: the engine's own embedder embeds them.
+   */
+  queryEmbedding?: QueryEmbedding | null;
 }
 
 /** The origins an add-in task pane runs on in development (Office add-in dev server, Vite). */
@@ -133,8 +139,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   app.setErrorHandler(errorHandler());
   app.setNotFoundHandler(notFound);
 
-  await app.register(v2Routes, { admission, engine, healthCheck: options.healthCheck });
-  await app.register(v1Routes, { admission, downloads, now, pits: options.pitStore });
+  await app.register(v2Routes, { admission, engine, healthCheck: options.healthCheck, queryEmbedding: options.queryEmbedding });
+  await app.register(v1Routes, { admission, downloads, now, pits: options.pitStore, queryEmbedding: options.queryEmbedding });
   await app.register(fileRoutes, { downloads });
   await app.register(languageRoutes, { admission, provider: options.language ?? siteReadingProvider(engine, now, options) });
   // The document names the server as download links do: the public URL, else the address the connection reached.

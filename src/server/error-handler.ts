@@ -2,8 +2,9 @@
  * Every error becomes JSON `{"detail": …}`: 422 for a contract violation (the FastAPI layout), an
  * HttpProblem's status and headers, 503 with Retry-After when every PIT of the service is live, Fastify's
  * own client errors (400 bad JSON, 413 body too large, 415 not JSON) as they are, 404 for an unknown
- * route, 503 with Retry-After while the shared database cannot answer; anything unexpected is a 500 with
- * a fixed message. The cause of a 503 or 500 goes to the log, never to the client.
+ * route, 503 with Retry-After while the shared database or the embedding model (--embedder onnx: or
+ * openai:) cannot answer; anything unexpected is a 500 with a fixed message. The cause of a 503 or 500
+ * goes to the log, never to the client.
  *
  * v1 and the language routes set a variant in their plugins (a plugin's error handler covers its own
  * routes only): their specs make bad parameters a 400 with a message, and a missing or invalid credential
@@ -15,6 +16,7 @@ import { legacyMessage, PitCapacityError } from '../engine/legacy/legacy-service
 import { BearerError } from './bearer.js';
 import { isUnavailability } from './database/database.js';
 import { HttpProblem, retryAfter } from './problem.js';
+import { EMBEDDER_RETRY_AFTER_SECONDS, EMBEDDER_UNAVAILABLE_DETAIL, EmbedderUnavailable } from './embedding/query-embedding.js';
 
 /** How soon a caller refused for a database that cannot answer may try again (it usually returns within seconds). */
 export const DATABASE_RETRY_AFTER_SECONDS = 2;
@@ -45,6 +47,10 @@ export function errorHandler(rules: InterfaceErrorRules | null = null): ErrorHan
     if (isUnavailability(error)) {
       request.log.warn({ err: error, key: request.apiKey?.id }, 'the database cannot answer: 503');
       return reply.code(503).headers(retryAfter(DATABASE_RETRY_AFTER_SECONDS)).send({ detail: DATABASE_UNAVAILABLE_DETAIL });
+    }
+    if (error instanceof EmbedderUnavailable) {
+      request.log.warn({ reason: error.reason, key: request.apiKey?.id }, 'the embedding model did not give the query\'s vectors: 503');
+      return reply.code(503).headers(retryAfter(EMBEDDER_RETRY_AFTER_SECONDS)).send({ detail: EMBEDDER_UNAVAILABLE_DETAIL });
     }
     if ('code' in error && error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
       const type = request.headers['content-type'] ?? 'none';

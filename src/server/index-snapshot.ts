@@ -3,7 +3,8 @@
  * DIR` (every worker too) loads it without rebuilding anything.
  *
  * A snapshot is a directory: `manifest.json` (format name and version, the organizations it holds, where
- * its data came from, the shape of the parts with every typed array replaced by a reference) and one file
+ * its data came from, the embedder its vectors came from (embedding/embedder-spec.ts: kind, model,
+ * dimensions, fingerprint), the shape of the parts with every typed array replaced by a reference) and one file
  * per typed array (`parts/<n>.bin`, its bytes in this machine's byte order — little-endian, as the manifest
  * records), each with its length and SHA-256 in the manifest. Reading checks the format and version
  * first, then the whole manifest against its schema (the parts' shape with the typed-array kind the engine
@@ -25,10 +26,11 @@ import { flattenParts, partArray, restoreIndex, unflattenParts, type IndexParts,
 import { arrayRefs, checkIndexParts, ELEMENT_BYTES, INDEX_SHAPE, PART_ARRAY_TYPES, PartError } from '../engine/snapshot/parts-check.js';
 import type { ColumnStore } from '../engine/store/store.js';
 import type { ByteSource } from '../engine/store/utf8-column.js';
+import { builtinIdentity, EMBEDDER_IDENTITY, type EmbedderIdentity } from './embedding/embedder-spec.js';
 
 export const SNAPSHOT_FORMAT = 'orgindex-index-snapshot';
 /** Bumped whenever the parts change shape or meaning: an older or newer snapshot is refused. */
-export const SNAPSHOT_VERSION = 5 as const;
+export const SNAPSHOT_VERSION = 6 as const;
 
 /** Reads and writes in pieces below the 2 GiB a single read or write call may move. */
 const CHUNK = 1 << 30;
@@ -48,6 +50,8 @@ export interface SnapshotManifest {
   organizations: number;
   /** Where the data came from (the build's --data, or the sample / generated count). */
   source: string;
+  /** The embedder the vectors came from: queries must be embedded by the same one. */
+  embedder: EmbedderIdentity;
   parts: z.output<typeof INDEX_SHAPE>;
   arrays: ManifestArray[];
 }
@@ -69,14 +73,17 @@ export function checkSnapshotTarget(dir: string, replace: boolean): string {
   return target;
 }
 
-/** Writes a whole index (a store's `indexParts`) to `dir` (which must not exist, or be replaced when `replace`). */
-export function writeSnapshot(dir: string, parts: IndexParts, source: string, options: { replace?: boolean; now?: () => Date } = {}): WrittenSnapshot {
+/**
+ * Writes a whole index (a store's `indexParts`) to `dir` (which must not exist, or be replaced when
+ * `replace`); its vectors are the built-in embedder's unless `embedder` says whose they are.
+ */
+export function writeSnapshot(dir: string, parts: IndexParts, source: string, options: { replace?: boolean; now?: () => Date; embedder?: EmbedderIdentity } = {}): WrittenSnapshot {
   const writer = new SnapshotWriter(dir, options);
   try {
     writer.add('store', parts.store);
     writer.add('text', parts.text);
     writer.add('vectors', parts.vectors);
-    return writer.finish(source, parts.store.size);
+    return writer.finish(source, parts.store.size, options.embedder);
   } catch (error) {
     writer.abandon();
     throw error;
@@ -129,8 +136,8 @@ export class SnapshotWriter {
     this.shapes[name] = shape;
   }
 
-  /** Writes the manifest and puts the snapshot in place. */
-  finish(source: string, organizations: number): WrittenSnapshot {
+  /** Writes the manifest and puts the snapshot in place; the vectors came from `embedder` (default: the built-in one). */
+  finish(source: string, organizations: number, embedder: EmbedderIdentity = builtinIdentity()): WrittenSnapshot {
     for (const name of ['store', 'text', 'vectors'] as const) if (!(name in this.shapes)) throw new Error(`the snapshot has no ${name}`);
     const manifest: SnapshotManifest = {
       format: SNAPSHOT_FORMAT,
@@ -139,6 +146,7 @@ export class SnapshotWriter {
       createdAt: (this.options.now?.() ?? new Date()).toISOString(),
       organizations,
       source,
+      embedder,
       parts: this.shapes as SnapshotManifest['parts'],
       arrays: this.listed,
     };
@@ -165,6 +173,7 @@ const MANIFEST = z.strictObject({
   createdAt: z.string().max(64),
   organizations: z.int().min(0),
   source: z.string().max(4_096),
+  embedder: EMBEDDER_IDENTITY,
   parts: INDEX_SHAPE,
   arrays: z
     .array(
@@ -265,8 +274,12 @@ const partRefused = (root: string, part: string, file: string | undefined, reaso
  * A part is read only from a regular file inside the snapshot directory (a symbolic link leading out of it
  * is refused), only as the typed-array kind the engine reads there, and the parts are checked to fit
  * together before anything is served from them.
+ *
+ * The vectors' queries are embedded by the built-in embedder, unless `external` (the snapshot's embedder
+ * is a model the engine cannot run: each query brings its vectors, QueryContext.queryVectors); the caller
+ * checks that the embedder is the one the manifest names.
  */
-export function readSnapshot(dir: string, options: { inMemory?: boolean } = {}): { store: ColumnStore; manifest: SnapshotManifest; bytes: number } {
+export function readSnapshot(dir: string, options: { inMemory?: boolean; external?: boolean } = {}): { store: ColumnStore; manifest: SnapshotManifest; bytes: number } {
   const root = resolve(dir);
   const manifest = readManifest(root);
   let refs: ReturnType<typeof arrayRefs>;
@@ -338,7 +351,8 @@ export function readSnapshot(dir: string, options: { inMemory?: boolean } = {}):
   let store: ColumnStore;
   try {
     checkIndexParts(parts);
-    store = restoreIndex(parts);
+    if (parts.vectors.scan.dims !== manifest.embedder.dims) throw new PartError('vectors.scan.dims', `is ${parts.vectors.scan.dims}, the embedder's vectors ${manifest.embedder.dims}`);
+    store = restoreIndex(parts, options.external === true ? null : undefined);
   } catch (error) {
     if (error instanceof PartError) throw partRefused(root, error.part, fileOf.get(error.part), error.reason);
     throw new SnapshotError(`index snapshot ${root} cannot be loaded: ${(error as Error).message}; rebuild it with this orgindex`);

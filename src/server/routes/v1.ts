@@ -12,6 +12,7 @@ import type { Admission } from '../admission.js';
 import { errorHandler } from '../error-handler.js';
 import type { Downloads } from './files.js';
 import { keyedRoutes } from './keyed.js';
+import type { QueryEmbedding } from '../embedding/query-embedding.js';
 
 type V1Id = Extract<EndpointId, `v1.${string}`>;
 
@@ -22,6 +23,8 @@ export interface V1RoutesOptions {
   now: () => number;
   /** Where PITs are kept (default: this process's memory). */
   pits?: PitStore | undefined;
+  /** Embeds a search's semantic_input first, for organization vectors of a model the engine cannot run. */
+  queryEmbedding?: QueryEmbedding | null | undefined;
 }
 
 /** The caller a v1 request was admitted as: its API key, else the bearer user the onRequest hook verified. */
@@ -36,7 +39,7 @@ function callerOf(request: FastifyRequest, admission: Admission): LegacyCaller {
 /** A `pit_id` field of the query string or of the body, whichever sends it. */
 const pitIdIn = (part: unknown): unknown => (typeof part === 'object' && part !== null && 'pit_id' in part ? part.pit_id : undefined);
 
-export const v1Routes: FastifyPluginCallback<V1RoutesOptions> = (app, { admission, downloads, now, pits }, done) => {
+export const v1Routes: FastifyPluginCallback<V1RoutesOptions> = (app, { admission, downloads, now, pits, queryEmbedding }, done) => {
   app.setErrorHandler(errorHandler({ authStatus: 403 }));
   const keyed = keyedRoutes(app, admission);
   const legacy = new LegacyService({ now, newId: randomUUID, ...(pits ? { pits } : {}) });
@@ -52,14 +55,21 @@ export const v1Routes: FastifyPluginCallback<V1RoutesOptions> = (app, { admissio
 
   /** The body to run: with a key, the rows it may return held first (a search page cut to the rows left). */
   const withRowsHeld = (id: V1Id, request: FastifyRequest): Promise<unknown> => admission.holdRows(id, request.apiKey, request.reservation, request.body);
+  /** The caller with its query's texts embedded, where the engine cannot embed them itself. */
+  const embedded = async (id: V1Id, body: unknown, caller: LegacyCaller): Promise<LegacyCaller> =>
+    queryEmbedding ? { ...caller, index: await queryEmbedding.view(caller.index, id, body) } : caller;
 
   const answers: Record<V1Id, (request: FastifyRequest, caller: LegacyCaller) => unknown> = {
-    'v1.search': async (request, caller) => legacy.search(await withRowsHeld('v1.search', request), caller),
+    'v1.search': async (request, caller) => {
+      const body = await withRowsHeld('v1.search', request);
+      return legacy.search(body, await embedded('v1.search', body, caller));
+    },
     'v1.sublocations': (request, caller) => legacy.sublocations(request.body, caller),
     'v1.fetchMarket': async (request, caller) => legacy.fetchMarket(await withRowsHeld('v1.fetchMarket', request), caller),
     'v1.download': async (request, caller) => {
       downloads.ensureConfigured();
-      const content = legacy.downloadContent(await withRowsHeld('v1.download', request), caller);
+      const body = await withRowsHeld('v1.download', request);
+      const content = legacy.downloadContent(body, await embedded('v1.download', body, caller));
       const written = await downloads.write(content, caller.id, request);
       return {
         download_url: written.url,

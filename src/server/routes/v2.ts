@@ -13,6 +13,7 @@ import type { LocalIndex } from '../../engine/local-index.js';
 import { missingKey, type Admission, type EngineState } from '../admission.js';
 import type { ApiKey } from '../keys.js';
 import { HttpProblem } from '../problem.js';
+import type { QueryEmbedding } from '../embedding/query-embedding.js';
 import { keyedRoutes } from './keyed.js';
 
 type KeyedId = Exclude<Extract<EndpointId, `v2.${string}`>, 'v2.health'>;
@@ -22,12 +23,14 @@ export interface V2RoutesOptions {
   engine: EngineState;
   /** A dependency health reports on (the shared database): throws when it cannot be reached. */
   healthCheck?: (() => Promise<void>) | undefined;
+  /** Embeds a search's texts first, for organization vectors of a model the engine cannot run (--embedder onnx: or openai:). */
+  queryEmbedding?: QueryEmbedding | null | undefined;
 }
 
 /** How long /v2/health waits for its dependency. */
 const HEALTH_CHECK_MS = 2_000;
 
-export const v2Routes: FastifyPluginCallback<V2RoutesOptions> = (app, { admission, engine, healthCheck }, done) => {
+export const v2Routes: FastifyPluginCallback<V2RoutesOptions> = (app, { admission, engine, healthCheck, queryEmbedding }, done) => {
   const keyed = keyedRoutes(app, admission);
   const urlOf = (id: Extract<EndpointId, `v2.${string}`>): string => `/v2${ENDPOINTS[id].path.replace(/\{(\w+)\}/g, ':$1')}`;
   /** A keyed route's method, URL and admission (401 / 429 before the body is parsed). */
@@ -71,7 +74,11 @@ export const v2Routes: FastifyPluginCallback<V2RoutesOptions> = (app, { admissio
   // input with the contract itself (a bad one throws the ValidationError of the 422), so they reach it as they came.
   app.route<{ Body: RequestInput<'v2.search'> }>({
     ...keyedRoute('v2.search'),
-    handler: (request, reply) => answer('v2.search', request, reply, async (view, key) => view.search(await admission.holdRows('v2.search', key, request.reservation, request.body))),
+    handler: (request, reply) =>
+      answer('v2.search', request, reply, async (view, key) => {
+        const body = await admission.holdRows('v2.search', key, request.reservation, request.body);
+        return (queryEmbedding ? await queryEmbedding.view(view, 'v2.search', body) : view).search(body);
+      }),
   });
   app.route<{ Body: RequestInput<'v2.fetch'> }>({
     ...keyedRoute('v2.fetch'),

@@ -1,0 +1,150 @@
+/**
+ * Query texts embedded before the engine's synchronous search runs, when the organization vectors come
+ * from a model the engine cannot run itself (onnx:, openai:): the texts of a request that need vectors —
+ * v2's `describe` and similar-to `boost` / `penalize` terms, v1's `semantic_input` — are embedded by
+ * that model (with its query prefix), and the request's view of the index carries them
+ * (LocalIndex.withQueryVectors). Requests that are not valid are left to the engine's 422 / 400.
+ *
+ * Every wait is bounded: a request gets QUERY_EMBEDDING_TIMEOUT_MS for its vectors, its wait for a turn
+ * included (at most `concurrency` calls to the model at once); then it is answered 503 with Retry-After,
+ * as while the database cannot answer. Recent texts' vectors are kept (the pages of one query, a
+ * frequent description) so that they are not asked for again.
+ */
+import type { EndpointId } from '../../contract/endpoints.js';
+import { V1SearchRequestSchema } from '../../contract/v1.js';
+import { DescribeSchema, SearchRequestSchema } from '../../contract/v2/search.js';
+import type { LocalIndex } from '../../engine/local-index.js';
+import type { QueryVectors } from '../../engine/query/context.js';
+import type { TextEmbedder } from './text-embedder.js';
+
+/** How long a request may wait for its texts' vectors (ms), its turn included. */
+export const QUERY_EMBEDDING_TIMEOUT_MS = 5_000;
+/** How soon a caller refused for an embedder that did not answer may try again. */
+export const EMBEDDER_RETRY_AFTER_SECONDS = 2;
+export const EMBEDDER_UNAVAILABLE_DETAIL = `Service temporarily unavailable: its embedding model did not answer; retry in ${String(EMBEDDER_RETRY_AFTER_SECONDS)} seconds`;
+
+/** The embedder did not give a request's vectors in time, or failed: a 503 (the cause goes to the log). */
+export class EmbedderUnavailable extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+export interface QueryEmbeddingOptions {
+  timeoutMs?: number;
+  /** Calls to the model at once; more requests wait their turn (within their time-out). */
+  concurrency?: number;
+  /** Texts whose vectors are kept. */
+  cacheEntries?: number;
+}
+
+/** The texts of a request whose vectors the engine needs, once each; none for a request that is not valid. */
+export function queryTexts(id: EndpointId, body: unknown): string[] {
+  const texts: string[] = [];
+  if (id === 'v2.search') {
+    const request = SearchRequestSchema.safeParse(body);
+    if (!request.success) return [];
+    const { describe, similar_to: similarTo } = request.data;
+    if (describe !== null) texts.push(describe);
+    for (const entry of similarTo ?? []) texts.push(...entry.boost, ...entry.penalize);
+  } else if (id === 'v1.search') {
+    const request = V1SearchRequestSchema.safeParse(body);
+    // A page of a point-in-time search is read from the rows it froze: nothing is ranked again.
+    if (request.success && request.data.pit_id === null && request.data.semantic_input !== null) texts.push(request.data.semantic_input);
+  } else if (id === 'v1.download') {
+    const info = body !== null && typeof body === 'object' && 'search_info' in body ? body.search_info : undefined;
+    const query = info !== null && typeof info === 'object' && 'query' in info ? info.query : undefined;
+    const semantic = query !== null && typeof query === 'object' && 'semantic_input' in query ? DescribeSchema.safeParse(query.semantic_input) : null;
+    if (semantic?.success && semantic.data !== null) texts.push(semantic.data);
+  }
+  return [...new Set(texts)];
+}
+
+export class QueryEmbedding {
+  private readonly cache = new Map<string, Float32Array | null>();
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+  readonly timeoutMs: number;
+  private readonly concurrency: number;
+  private readonly cacheEntries: number;
+
+  constructor(
+    readonly embedder: TextEmbedder,
+    options: QueryEmbeddingOptions = {},
+  ) {
+    this.timeoutMs = options.timeoutMs ?? QUERY_EMBEDDING_TIMEOUT_MS;
+    this.concurrency = options.concurrency ?? 4;
+    this.cacheEntries = options.cacheEntries ?? 2_048;
+  }
+
+  /** The request's view of the index with its texts' vectors (the view itself when it has none to embed). */
+  async view(view: LocalIndex, id: EndpointId, body: unknown): Promise<LocalIndex> {
+    const texts = queryTexts(id, body);
+    return texts.length === 0 ? view : view.withQueryVectors(await this.vectors(texts));
+  }
+
+  /** The texts' vectors: kept ones, the others asked of the model in one call; an EmbedderUnavailable after the time-out. */
+  async vectors(texts: readonly string[]): Promise<QueryVectors> {
+    const found = new Map<string, Float32Array | null>();
+    const missing: string[] = [];
+    for (const text of new Set(texts)) {
+      const kept = this.cache.get(text);
+      if (kept === undefined) {
+        missing.push(text);
+        continue;
+      }
+      // Most recently used last: the first entry is the one to let go.
+      this.cache.delete(text);
+      this.cache.set(text, kept);
+      found.set(text, kept);
+    }
+    if (missing.length === 0) return found;
+    const deadline = Date.now() + this.timeoutMs;
+    await this.turn(deadline);
+    let vectors: (Float32Array | null)[];
+    try {
+      vectors = await this.embedder.embed(missing, 'query', Math.max(1, deadline - Date.now()));
+    } catch (error) {
+      throw new EmbedderUnavailable((error as Error).message);
+    } finally {
+      this.done();
+    }
+    missing.forEach((text, i) => {
+      const vector = vectors[i] ?? null;
+      found.set(text, vector);
+      this.cache.set(text, vector);
+      if (this.cache.size > this.cacheEntries) this.cache.delete(this.cache.keys().next().value as string);
+    });
+    return found;
+  }
+
+  /** Waits for a turn to call the model, until the deadline. */
+  private turn(deadline: number): Promise<void> {
+    if (this.running < this.concurrency) {
+      this.running++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const start = (): void => {
+        clearTimeout(timer);
+        this.running++;
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        const at = this.waiting.indexOf(start);
+        if (at >= 0) this.waiting.splice(at, 1);
+        reject(new EmbedderUnavailable(`no turn to call the embedding model within ${this.timeoutMs / 1000} s: ${this.concurrency} calls were running`));
+      }, Math.max(0, deadline - Date.now()));
+      this.waiting.push(start);
+    });
+  }
+
+  private done(): void {
+    this.running--;
+    this.waiting.shift()?.();
+  }
+
+  close(): Promise<void> {
+    return this.embedder.close();
+  }
+}

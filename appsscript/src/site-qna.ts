@@ -25,6 +25,7 @@ import { ENDPOINTS } from '../../src/contract/endpoints.js';
 import type { QnaResult } from '../../src/contract/language.js';
 import { validate } from '../../src/contract/validation.js';
 import { answerQuestion } from '../../src/engine/language/qna.js';
+import { linkPriority } from '../../src/engine/language/question-kind.js';
 import { crawlSteps, FetchError, isIPv4, isPublicAddress, MAX_PAGE_BYTES, MAX_REDIRECTS, parseIPv6, startAddress, USER_AGENT, type FetchAnswer, type FetchedPage, type ReaderFor } from '../../src/engine/language/site-reading.js';
 import { estimateTokens } from './token-estimate.js';
 import { responseOf } from './transport.js';
@@ -130,8 +131,11 @@ export interface ReadSite {
   note: string | null;
 }
 
-/** Up to `maxPages` (at most SHEETS_MAX_PAGES) pages of the site, breadth first, within the deadline. */
-export function readSite(domain: string, maxPages: number, settings: SiteSettings): ReadSite {
+/**
+ * Up to `maxPages` (at most SHEETS_MAX_PAGES) pages of the site, breadth first (the links likely to answer
+ * `question` first), within the deadline.
+ */
+export function readSite(domain: string, maxPages: number, settings: SiteSettings, question?: string): ReadSite {
   const start = parseWebAddress(startAddress(domain));
   if (!start) throw new FetchError(`${domain} is not an http(s) address`);
   const wanted = Math.min(maxPages, SHEETS_MAX_PAGES);
@@ -143,7 +147,7 @@ export function readSite(domain: string, maxPages: number, settings: SiteSetting
     if (settings.now() >= ends) deadline.passed = true;
     return deadline.passed;
   };
-  const steps = crawlSteps(start, wanted, { parse: parseWebAddress, stopped });
+  const steps = crawlSteps(start, wanted, { parse: parseWebAddress, stopped, priority: question ? linkPriority(question) : undefined });
   let answer: FetchAnswer<WebAddress> | undefined;
   for (;;) {
     const step = steps.next(answer);
@@ -177,7 +181,7 @@ export function askSite(body: unknown, settings: SiteSettings): QnaResult {
   const { question, domain, max_pages: maxPages } = checked.value;
   let site: ReadSite;
   try {
-    site = readSite(domain, maxPages, settings);
+    site = readSite(domain, maxPages, settings, question);
   } catch (error) {
     throw new ServiceError(`Could not read ${domain}: ${error instanceof Error ? error.message : String(error)}`, 200);
   }

@@ -20,6 +20,7 @@ import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import ipaddr from 'ipaddr.js';
+import { linkPriority } from '../engine/language/question-kind.js';
 import { crawlSteps, FetchError, isPublicAddress, MAX_PAGE_BYTES, MAX_REDIRECTS, startAddress, USER_AGENT, type BodyReader, type FetchAnswer, type FetchedPage, type ReaderFor } from '../engine/language/site-reading.js';
 import { nextTurn } from './slices.js';
 
@@ -50,6 +51,8 @@ export interface FetchOptions {
   signal?: AbortSignal;
   /** All addresses of a host name not in `hosts` (default: the system resolver, A and AAAA). */
   resolve?: (hostname: string) => Promise<readonly string[]>;
+  /** The question the pages are read for: the links likely to answer it are read first (default: breadth first). */
+  question?: string;
 }
 
 /** The system resolver: every A and AAAA record of a name. */
@@ -213,7 +216,8 @@ export function startUrl(domain: string): URL {
 class DeadlinePassed extends FetchError {}
 
 /**
- * Up to `maxPages` pages of the site with text, breadth first from the start page, within the deadline:
+ * Up to `maxPages` pages of the site with text, from the start page breadth first (the links likely to
+ * answer `fetchOptions.question` first), within the deadline:
  * when it passes, every connection is closed and the pages read so far are the result (none: a
  * FetchError naming the limit). When `signal` aborts, every connection is closed and this rejects.
  */
@@ -240,6 +244,7 @@ export async function fetchSite(domain: string, maxPages: number, fetchOptions: 
     deadlineMs,
     signal: controller.signal,
     resolve: fetchOptions.resolve ?? systemResolve,
+    question: fetchOptions.question ?? '',
   };
   try {
     const pages = await crawl(start, maxPages, options);
@@ -264,7 +269,7 @@ function parseUrl(href: string, base?: URL): URL | null {
 
 /** The pages read until `maxPages`, the end of the site's links, or the abort of `options.signal`. */
 async function crawl(start: URL, maxPages: number, options: Required<FetchOptions>): Promise<FetchedPage[]> {
-  const steps = crawlSteps(start, maxPages, { parse: parseUrl, stopped: () => options.signal.aborted });
+  const steps = crawlSteps(start, maxPages, { parse: parseUrl, stopped: () => options.signal.aborted, priority: options.question ? linkPriority(options.question) : undefined });
   let answer: FetchAnswer<URL> | undefined;
   for (;;) {
     const step = steps.next(answer);

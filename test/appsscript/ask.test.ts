@@ -96,7 +96,7 @@ test('the answer is the service’s /v1/qna body for the same site (same pages, 
   const sheet = sandbox();
   const local = JSON.parse(sheet.call('orgindexSidebarCall', 'qna', JSON.stringify({ body: { question, domain: siteUrl, max_pages: 3 } })) as string) as { ok: boolean; value: unknown };
   const service = localLanguageProvider(() => null, Date.now, {
-    fetchPages: (domain, maxPages) => fetchSite(domain, maxPages, { allowPrivate: true, hosts: { 'acme-solar.test': '127.0.0.1' } }),
+    fetchPages: (domain, maxPages, _signal, asked) => fetchSite(domain, maxPages, { allowPrivate: true, hosts: { 'acme-solar.test': '127.0.0.1' }, ...(asked ? { question: asked } : {}) }),
     countTokens,
   });
   expect(local).toEqual({ ok: true, value: await service.qna(question, siteUrl, 3), quota: null });

@@ -20,9 +20,10 @@ export interface LanguageProvider {
 export interface LanguageHost {
   /**
    * The site's pages; `note` says why fewer than asked were read (a time limit). Aborting `signal` ends
-   * the fetching (it then rejects).
+   * the fetching (it then rejects). `question`: what the pages are read for (the pages likely to answer it
+   * first: question-kind.ts `linkPriority`).
    */
-  fetchPages?: (domain: string, maxPages: number, signal?: AbortSignal) => Promise<{ pages: QnaPage[]; note?: string | null }>;
+  fetchPages?: (domain: string, maxPages: number, signal?: AbortSignal, question?: string) => Promise<{ pages: QnaPage[]; note?: string | null }>;
   /** A real tokenizer's count; without one, an estimate of one token per four characters. */
   countTokens?: (text: string) => number;
   /**
@@ -59,7 +60,7 @@ export function localLanguageProvider(index: () => LocalIndex | null, now: () =>
       if (!host.fetchPages) return { success: false, can_answer: false, message: `Could not read ${domain}`, error: 'this host cannot fetch web pages' };
       let site: { pages: QnaPage[]; note?: string | null };
       try {
-        site = await host.fetchPages(domain, maxPages, signal);
+        site = await host.fetchPages(domain, maxPages, signal, question);
       } catch (error) {
         return { success: false, can_answer: false, message: `Could not read ${domain}`, error: error instanceof Error ? error.message : String(error) };
       }

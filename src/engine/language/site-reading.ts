@@ -6,13 +6,17 @@
  * which has neither `URL` nor `TextEncoder`.
  *
  * - Page choice (`crawlSteps`): robots.txt first, then the start page, then same-site links (same host,
- *   http or https), breadth first, until `maxPages` pages with text. A generator: it yields what to fetch
- *   and is answered with the response, so each host drives it with its own I/O and its own URL parser.
+ *   http or https), breadth first, until `maxPages` pages with text; with a `priority` (the question's:
+ *   question-kind.ts), the links it ranks higher first (an Impressum for who runs the company, "Über uns"
+ *   for when it was founded). `/` and `/index.html` are one page, and a page with the same text as one
+ *   already read is not read again. A generator: it yields what to fetch and is answered with the response,
+ *   so each host drives it with its own I/O and its own URL parser.
  * - robots.txt: the groups for our agent and for `*` (robots-parser's grouping), matched as Google's
  *   robotstxt does (the longest matching pattern wins, Allow on a tie; `*` and a final `$`).
  * - Addresses (`isPublicAddress`): globally routable unicast only (an allow-list).
- * - Text (`PageReader`): scripts, styles, navigation and page chrome dropped, a line per block element;
- *   the page label is its title, else its path.
+ * - Text (`PageReader`): scripts, styles, navigation and page chrome dropped (header, footer, and the
+ *   elements sites mark as cookie or consent banners, skip links, top bars, dialogs or hidden), a line per
+ *   block element; the page label is its title, else its path.
  */
 import ipaddr from 'ipaddr.js';
 import { Parser } from 'htmlparser2';
@@ -270,6 +274,29 @@ export interface PageContent {
 
 /** Elements whose text is not page text: code, styles, navigation and page chrome (their links still count). */
 const SKIPPED = new Set(['script', 'style', 'noscript', 'nav', 'footer', 'header', 'svg', 'template']);
+/**
+ * Page chrome by the names sites give it (class or id): cookie and consent banners (Borlabs, Complianz,
+ * Cookiebot, cookieconsent: all say cookie, consent or gdpr, or cc-), skip links and screen-reader-only
+ * text, top bars. The element's text is dropped, its links still count.
+ */
+const CHROME_NAME = /cookie|consent|gdpr|cmplz|(?:^|[\s_-])(?:cc-(?:banner|window|message|revoke|grower)|skip-?links?|skip-to(?:-\w+)?|sr-only|screen-reader-text|visually-?hidden|top-?bar)(?:$|[\s_-])/i;
+/** ARIA roles of page chrome: the page's banner (a header), navigation, footer (contentinfo), dialogs. */
+const CHROME_ROLES = new Set(['banner', 'navigation', 'contentinfo', 'dialog', 'alertdialog']);
+
+/** Whether an element is page chrome by its attributes (see CHROME_NAME), or hidden. */
+function isChrome(attributes: Record<string, string>): boolean {
+  const names = `${attributes['class'] ?? ''} ${attributes['id'] ?? ''}`;
+  if (names.length > 1 && CHROME_NAME.test(names)) return true;
+  const role = attributes['role'];
+  if (role !== undefined && CHROME_ROLES.has(role.trim().toLowerCase())) return true;
+  if ('hidden' in attributes || attributes['aria-hidden'] === 'true') return true;
+  const style = attributes['style'];
+  return style !== undefined && /display\s*:\s*none|visibility\s*:\s*hidden/i.test(style);
+}
+/** Elements that hold the page itself, never chrome whatever their classes say. */
+const PAGE_ELEMENTS = new Set(['html', 'body', 'main']);
+/** Characters of a link's text kept for page choice. */
+const MAX_LINK_TEXT = 200;
 /** Elements that end a line of text: a sentence never runs across them. */
 const BLOCKS = new Set([
   ...['address', 'article', 'aside', 'blockquote', 'body', 'br', 'caption', 'center', 'dd', 'details', 'dialog', 'div', 'dl', 'dt', 'fieldset', 'figcaption', 'figure', 'footer', 'form'],
@@ -316,9 +343,11 @@ class Joiner {
 /**
  * An HTML page read as it arrives (htmlparser2, a streaming parser: each piece is parsed when it comes).
  * - label: the first <title>, whitespace collapsed;
- * - text: everything outside SKIPPED elements and the title; whitespace runs are one space, each BLOCKS
- *   element begins and ends a line, line breaks inside <pre> stay;
- * - links: every <a href> (inside navigation too), handed to `onLink` in document order.
+ * - text: everything outside SKIPPED elements, page chrome (`isChrome`) and the title; whitespace runs are
+ *   one space, each BLOCKS element begins and ends a line, line breaks inside <pre> stay;
+ * - links: every <a href> (inside navigation too), handed to `onLink` in document order with its text (its
+ *   first MAX_LINK_TEXT characters, whitespace collapsed; its aria-label or title when it has none), once
+ *   the link ends.
  */
 export class PageReader implements BodyReader<PageContent> {
   private readonly parser: Parser;
@@ -330,11 +359,15 @@ export class PageReader implements BodyReader<PageContent> {
   private title: string | null = null;
   private inTitle = false;
   private skipped = 0;
+  /** The depth of the page-chrome element being skipped (0: none). */
+  private chromeDepth = 0;
   private pre = 0;
   private depth = 0;
   private stopped = false;
+  /** The link being read: its address, its text so far, and the text its attributes give. */
+  private link: { href: string; text: string; label: string } | null = null;
 
-  constructor(private readonly onLink: (href: string) => void = () => undefined) {
+  constructor(private readonly onLink: (href: string, text: string) => void = () => undefined) {
     this.parser = new Parser(
       {
         onopentag: (name, attributes) => {
@@ -358,6 +391,7 @@ export class PageReader implements BodyReader<PageContent> {
   end(): PageContent {
     if (!this.stopped) this.parser.end();
     this.stopped = true;
+    this.endLink();
     this.breakLine();
     return { title: (this.title ?? '').replace(/\s+/g, ' ').trim().slice(0, MAX_TITLE), text: this.lines.take() };
   }
@@ -371,7 +405,12 @@ export class PageReader implements BodyReader<PageContent> {
       return;
     }
     const href = attributes['href'];
-    if (name === 'a' && href !== undefined) this.onLink(href);
+    if (name === 'a' && href !== undefined) {
+      this.endLink();
+      this.link = { href, text: '', label: attributes['aria-label'] ?? attributes['title'] ?? '' };
+    }
+    // Consent tools also mark <body> while their banner shows ("cookie-consent-open"): never the page itself.
+    if (this.chromeDepth === 0 && !PAGE_ELEMENTS.has(name) && isChrome(attributes)) this.chromeDepth = this.depth;
     if (name === 'title' && this.title === null) {
       this.title = '';
       this.inTitle = true;
@@ -383,6 +422,8 @@ export class PageReader implements BodyReader<PageContent> {
 
   private close(name: string): void {
     if (this.stopped) return;
+    if (name === 'a') this.endLink();
+    if (this.chromeDepth === this.depth) this.chromeDepth = 0;
     this.depth--;
     if (name === 'title') this.inTitle = false;
     if (SKIPPED.has(name)) this.skipped = Math.max(0, this.skipped - 1);
@@ -396,7 +437,8 @@ export class PageReader implements BodyReader<PageContent> {
       if (this.title !== null && this.title.length < MAX_TITLE * 4) this.title += text;
       return;
     }
-    if (this.skipped > 0) return;
+    if (this.link && this.link.text.length < MAX_LINK_TEXT) this.link.text += text;
+    if (this.skipped > 0 || this.chromeDepth > 0) return;
     if (this.pre === 0) {
       this.append(text);
       return;
@@ -428,6 +470,15 @@ export class PageReader implements BodyReader<PageContent> {
     if (!this.line.empty) this.lines.push(this.line.take());
     this.space = false;
   }
+
+  /** The link being read ends: handed on with its text. */
+  private endLink(): void {
+    const link = this.link;
+    if (!link) return;
+    this.link = null;
+    const text = link.text.replace(/\s+/g, ' ').trim() || link.label.replace(/\s+/g, ' ').trim();
+    this.onLink(link.href, text.slice(0, MAX_LINK_TEXT));
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -455,6 +506,24 @@ export interface CrawlOptions<U extends SiteUrl> {
   parse: (href: string, base?: U) => U | null;
   /** True once the host stops reading (a deadline, the caller left): the pages so far are the result. */
   stopped: () => boolean;
+  /**
+   * How early a link's page is read (higher first; equal ones in the order found): from the link's path
+   * and its text (see question-kind.ts `linkPriority`). Without it, breadth first.
+   */
+  priority?: ((path: string, text: string) => number) | undefined;
+}
+
+/** A page's address as it is compared: without its fragment, and `dir/index.html` (or .htm, .php) as `dir/`. */
+function pageKey(href: string): string {
+  const withoutHash = href.split('#')[0] ?? href;
+  return withoutHash.replace(/\/index\.(?:html?|php)(?=$|\?)/i, '/');
+}
+
+/** A cheap fingerprint of a page's text (length and FNV-1a): pages read twice under two addresses count once. */
+function textKey(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return `${text.length}:${hash >>> 0}`;
 }
 
 /** One fetch step, answered: the body is what the reader it asked with made of it. */
@@ -469,7 +538,7 @@ function* fetchStep<T, U extends SiteUrl>(url: U, readerFor: ReaderFor<T, U>): G
  * FetchError when the site may not be read at all or no page of it could be.
  */
 export function* crawlSteps<U extends SiteUrl>(start: U, maxPages: number, options: CrawlOptions<U>): Generator<CrawlStep<U>, FetchedPage[], FetchAnswer<U> | undefined> {
-  const { parse, stopped } = options;
+  const { parse, stopped, priority } = options;
   let robots: RobotsRules | null = null;
   const robotsUrl = parse('/robots.txt', start);
   if (robotsUrl) {
@@ -483,13 +552,17 @@ export function* crawlSteps<U extends SiteUrl>(start: U, maxPages: number, optio
     }
     // Otherwise no robots.txt (or unreachable): everything is allowed.
   }
-  const withoutHash = (href: string): string => href.split('#')[0] ?? href;
-  const queue: string[] = [start.href];
-  const seen = new Set<string>([withoutHash(start.href)]);
+  // Links to read: in the order found, taken highest priority first (all equal without a priority).
+  const queue: { href: string; rank: number }[] = [{ href: start.href, rank: 0 }];
+  const seen = new Set<string>([pageKey(start.href)]);
+  const texts = new Set<string>();
   const pages: FetchedPage[] = [];
   let firstError: Error | null = null;
   while (queue.length > 0 && pages.length < maxPages && !stopped()) {
-    const next = parse(queue.shift() as string);
+    let best = 0;
+    for (let i = 1; i < queue.length; i++) if ((queue[i]?.rank ?? 0) > (queue[best]?.rank ?? 0)) best = i;
+    const [entry] = queue.splice(best, 1);
+    const next = entry ? parse(entry.href) : null;
     if (!next) continue;
     if (robots) {
       // A check costs in proportion to the rules (up to a few ms for a long robots.txt): one per turn. The
@@ -497,8 +570,9 @@ export function* crawlSteps<U extends SiteUrl>(start: U, maxPages: number, optio
       yield { kind: 'turn' };
       if (!robots.isAllowed(next.pathname + next.search)) continue;
     }
-    // The page's new same-site links, resolved while it is parsed; queued once the page was read whole.
-    const links = new Set<string>();
+    // The page's new same-site links (with the text of the first), resolved while it is parsed; queued
+    // once the page was read whole.
+    const links = new Map<string, { path: string; text: string; whole: boolean }>();
     const readerFor: ReaderFor<PageContent, U> = (url, status, contentType) => {
       if (status !== 200) return null;
       if (/text\/plain/i.test(contentType)) {
@@ -506,12 +580,17 @@ export function* crawlSteps<U extends SiteUrl>(start: U, maxPages: number, optio
         return { write: (chunk) => { text.write(chunk); }, end: () => ({ title: '', text: text.end() }) };
       }
       if (!/text\/html/i.test(contentType)) return null;
-      return new PageReader((href) => {
+      return new PageReader((href, text) => {
         if (links.size >= MAX_LINKS_PER_PAGE || href.length > MAX_LINK_LENGTH) return;
         const link = parse(href, url);
         if (!link || link.host !== start.host || (link.protocol !== 'http:' && link.protocol !== 'https:')) return;
-        const target = withoutHash(link.href);
-        if (!seen.has(target)) links.add(target);
+        const target = pageKey(link.href);
+        if (seen.has(target)) return;
+        // A link with a fragment names a part of the page: the first text of a link to the whole page
+        // describes it better ("Datenschutz" links to impressum.html#datenschutz, "Impressum" to the page).
+        const whole = !link.href.includes('#');
+        const known = links.get(target);
+        if (!known || (!known.text && text) || (whole && !known.whole && text)) links.set(target, { path: link.pathname, text, whole });
       });
     };
     const answer = yield* fetchStep(next, readerFor);
@@ -524,11 +603,17 @@ export function* crawlSteps<U extends SiteUrl>(start: U, maxPages: number, optio
       continue;
     }
     const { title, text } = answer.body;
-    if (text) pages.push({ url: answer.url.href, label: title || answer.url.pathname, text });
-    for (const link of links) {
+    // A page whose text was read under another address (a redirect, `/` and `/home`) is not read twice.
+    const key = textKey(text);
+    if (text && !texts.has(key)) {
+      texts.add(key);
+      pages.push({ url: answer.url.href, label: title || answer.url.pathname, text });
+    }
+    seen.add(pageKey(answer.url.href));
+    for (const [link, { path, text: linkText }] of links) {
       if (seen.has(link)) continue;
       seen.add(link);
-      queue.push(link);
+      queue.push({ href: link, rank: priority ? priority(path, linkText) : 0 });
     }
   }
   if (stopped()) return pages;

@@ -27,8 +27,8 @@ export interface SiteFetching {
 /** The local, data-driven provider over the engine, reading websites with web-fetch.ts. */
 export function siteReadingProvider(engine: EngineState, now: () => number, fetching: SiteFetching): LanguageProvider {
   return localLanguageProvider(() => engine.index, now, {
-    fetchPages: (domain, maxPages, signal) =>
-      fetchSite(domain, maxPages, { allowPrivate: fetching.allowPrivateFetch ?? false, hosts: fetching.fetchHosts ?? {}, deadlineMs: fetching.qnaDeadlineMs ?? SITE_DEADLINE_MS, ...(signal ? { signal } : {}) }),
+    fetchPages: (domain, maxPages, signal, question) =>
+      fetchSite(domain, maxPages, { allowPrivate: fetching.allowPrivateFetch ?? false, hosts: fetching.fetchHosts ?? {}, deadlineMs: fetching.qnaDeadlineMs ?? SITE_DEADLINE_MS, ...(signal ? { signal } : {}), ...(question ? { question } : {}) }),
     countTokens,
     // The answer is computed in steps, the event loop served between them.
     runSteps: runInSlices,

@@ -28,7 +28,7 @@ test('the 20,000 most frequent words and every dataset word are kept, with their
   expect(inAsset.filter((word) => !kept.has(word))).toEqual([]);
   // Words beyond the 20,000 most frequent that the dataset needs (a build that kept only the most frequent words would lose them).
   for (const word of ['photovoltaic', 'horticulture', 'breweries']) expect(kept.has(word)).toBe(true);
-  expect(dependencies).toEqual([join(root, 'src/engine/dataset/industries.ts')]);
+  expect(dependencies).toEqual(['src/engine/dataset/industries.ts', 'src/engine/data/lexicon-de-en.json', 'src/engine/data/concepts.json'].map((file) => join(root, file)));
 
   const fullCodes = Buffer.from(full.vectors, 'base64');
   const trimmedCodes = Buffer.from(trimmed.vectors, 'base64');
@@ -47,6 +47,8 @@ test('organization texts embed exactly as with the full asset; a rare query word
     const text = [c.title, ...c.offerings, ...c.activities].join(' ');
     expect(small.embed(text)).toEqual(large.embed(text));
   }
-  expect(large.embed('kittens')).not.toBeNull();
-  expect(small.embed('kittens')).toBeNull();
+  // German words too: the lexicon's English senses are all kept.
+  for (const text of ['Handwerker, die Heizungen und Rohre reparieren', 'Bäckerei mit glutenfreiem Brot']) expect(small.embed(text)).toEqual(large.embed(text));
+  expect(large.embed('sonnets')).not.toBeNull();
+  expect(small.embed('sonnets')).toBeNull();
 });

@@ -89,6 +89,8 @@ const TABLE: [string, Expected][] = [
   ['KMU im Maschinenbau in Sachsen', { must_one: ['maschinenbau'], state: ['Sachsen'], custom_filters: { organization_size: ['Micro (0-9)', 'Small (10-49)', 'Medium-sized (50-249)'] } }],
   ['bakeries with more than 50', { must_one: ['bakeries'], not_understood: ['50'] }],
   ['bakeries xqzvbt in Munich', { must_one: ['bakeries'], municipality: ['München'], not_understood: ['xqzvbt'] }],
+  // Words that name properties of JavaScript objects are words like any other.
+  ['constructor toString __proto__ bakeries', { must_one: ['bakeries'], not_understood: ['constructor', 'toString', '__proto__'] }],
   ['restaurants not in Munich', { must_one: ['restaurants'] }],
   ['large logistics firms outside Hamburg', { must_one: ['logistics'], custom_filters: { organization_size: ['Large enterprise (250+)'] } }],
   ['consulting firms in Bavaria except in Nuremberg', { must_one: ['consulting'], state: ['Bayern'] }],

@@ -71,8 +71,9 @@ describe('POST /v1/nlp_search', () => {
     const response = await client.language.nlpSearch({ user_query: 'small bakeries in Munich without gluten', search_id: 'q-1' });
     expect(response.payload).toMatchObject({
       keywords: { must_one: ['bakeries'], must_all: [], must_not: ['gluten'] },
-      custom_filters: { organization_size: ['Small (10-49)'] },
+      custom_filters: { organization_size: ['Micro (0-9)', 'Small (10-49)'] },
       semantic_input: 'bakeries',
+      not_understood: [],
     });
     expect(response.payload.locations.municipality).toEqual(['München']);
     expect(response.metadata).toMatchObject({

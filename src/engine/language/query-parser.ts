@@ -24,6 +24,7 @@ import type { QueryResponse } from '../../contract/language.js';
 import type { LocalIndex } from '../local-index.js';
 import { EXONYMS } from '../locations/exonyms.js';
 import { textIndexOf } from '../relevance/store-relevance.js';
+import { MAX_COMPOUND } from '../relevance/german-lexicon.js';
 import type { TextIndex } from '../relevance/text-index.js';
 import { stemMinimalEnglish } from '../relevance/tokenize.js';
 import { headcountsIn } from './headcounts.js';
@@ -99,6 +100,11 @@ const SIZE_WORDS: Readonly<Record<string, string | readonly string[]>> = {
   grosse: 'Large enterprise (250+)',
   grossen: 'Large enterprise (250+)',
 };
+
+/** A word's entry in a lexicon table, its own keys only: "constructor" is a word, not the object's. */
+function wordIn<T>(table: Readonly<Record<string, T>>, word: string): T | undefined {
+  return Object.hasOwn(table, word) ? table[word] : undefined;
+}
 
 const NEGATIONS = new Set(['not', 'without', 'except', 'excluding', 'no', 'but not', 'other than', 'ohne', 'nicht', 'ausser', 'ausgenommen', 'kein', 'keine', 'keinen', 'aber nicht']);
 const PLACE_NEGATIONS = /\b(?:not(?: in)?|outside(?: of)?|except(?: in)?|but not(?: in)?|excluding|without|nicht(?: in)?|ausserhalb(?: von)?|ausser(?: in)?|ohne)\s*$/;
@@ -216,6 +222,7 @@ const LINKING = ['', 's', 'es', 'n', 'en'];
  */
 function knownWords(text: TextIndex, word: string): string[] {
   if (text.knows(word)) return [word];
+  if (word.length > MAX_COMPOUND) return [];
   for (let cut = word.length - MIN_COMPOUND_PART; cut >= MIN_COMPOUND_PART; cut--) {
     const tail = word.slice(cut);
     const tailKnown = STOP_WORDS.has(tail) || text.knows(tail);
@@ -277,8 +284,8 @@ export function parseQuery(index: LocalIndex, userQuery: string, today: string):
     for (const n of [2, 1]) {
       const phrase = phraseAt(i, n);
       const stemmed = stemmedPhrase(phrase);
-      const type = TYPE_WORDS[phrase] ?? TYPE_WORDS[stemmed];
-      const size = SIZE_WORDS[phrase] ?? SIZE_WORDS[stemmed];
+      const type = wordIn(TYPE_WORDS, phrase) ?? wordIn(TYPE_WORDS, stemmed);
+      const size = wordIn(SIZE_WORDS, phrase) ?? wordIn(SIZE_WORDS, stemmed);
       const value = type ?? size;
       if (value !== undefined) {
         for (let j = i; j < i + n; j++) used[j] = true;

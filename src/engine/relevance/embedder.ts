@@ -4,6 +4,13 @@
  * committed asset `data/embeddings.json` (50,000 most frequent GloVe words plus every word of the dataset
  * vocabulary, int8 with one scale per vector; built by `npm run data:embeddings`, see data/README.md).
  *
+ * German: each entry of the German lexicon (german-lexicon.ts) is one more row, the mean of its English
+ * senses' vectors (`withGermanRows`), so German and English texts share one space. A text that reads as
+ * German (its function words and umlauts, `collectRows`) is read word by word through the lexicon —
+ * inflections and compounds included — with English only where the lexicon has nothing; an English text
+ * reads a word English lacks as German when it plainly is one. Queries also borrow the trade words of the
+ * kinds of organizations whose needs they describe (`embedQuery`, concepts.ts).
+ *
  * Portable: no host globals (the asset's base64 is decoded here), synchronous, deterministic. The asset is
  * decoded once, on first use (tens of milliseconds).
  *
@@ -12,6 +19,8 @@
  * the common component (`removePrincipalComponent` + `applyComponentRemoval`) from documents and queries.
  */
 import asset from '../data/embeddings.json' with { type: 'json' };
+import { ConceptExpansion } from './concepts.js';
+import { germanLexicon, isEnglishFunctionWord, isGermanFunctionWord, plainGerman, type GermanLexicon } from './german-lexicon.js';
 import { TermDictionary } from './term-dictionary.js';
 import { ASCII_WORD, END, WordScanner } from './tokenize.js';
 
@@ -24,7 +33,12 @@ export interface Embedder {
    * texts embed as one text made of their words (a document's summary and its tags, without joining them).
    */
   embedInto(text: string | readonly string[], target: Float32Array, offset: number): boolean;
+  /** A search query's vector, for an embedder that reads queries apart from documents; else `embed` serves. */
+  embedQuery?(text: string): Float32Array | null;
 }
+
+/** The language of a text, when the caller knows it. */
+export type TextLanguage = 'en' | 'de';
 
 /** The committed asset's shape (see data/README.md). */
 export interface EmbeddingsAsset {
@@ -228,12 +242,19 @@ const EULER_GAMMA = 0.5772156649015329;
 
 export interface SifOptions {
   /**
-   * SIF smoothing: a word weighs a / (a + p(w)). Default 1e-3 (Arora et al. use 1e-4 … 1e-3): "the"
-   * (p ≈ 0.075) weighs 0.013, a word of rank 100 about 0.57, of rank 1,000 0.93, rarer words ≈ 1.
+   * SIF smoothing: a word weighs a / (a + p(w)). Default 1e-4 (Arora et al. use 1e-4 … 1e-3): "the"
+   * (p ≈ 0.075) weighs 0.001, a word of rank 100 about 0.12, of rank 1,000 0.57, of rank 10,000 0.93.
+   * People describe a need with common words around a few telling ones ("put something on top of my
+   * house to make my own electricity from sunlight"); 1e-4 lets the telling ones lead (docs/design.md).
    */
   a?: number;
   /** A decoded vocabulary other than the committed asset (tests). */
   vocabulary?: EmbeddingVocabulary;
+  /**
+   * The German → English lexicon that places German words in the vocabulary's space (german-lexicon.ts);
+   * default the committed one, `null` for English words only.
+   */
+  german?: GermanLexicon | null;
 }
 
 /**
@@ -259,10 +280,31 @@ export class SifGloveEmbedder implements Embedder {
   /** Vocabulary row of each `asciiWords` term (set when the term is added), −1 when unknown. */
   private asciiRows = new Int32Array(1024);
   private readonly complexRows = new Map<string, readonly number[]>();
+  private concepts: ConceptExpansion | undefined;
+  private readonly lexicon: GermanLexicon | null;
+  /** Stem key of a German lexicon entry → its row (after the English rows; see withGermanRows). */
+  private readonly germanRows: ReadonlyMap<string, number>;
+  /**
+   * Per `asciiWords` term: bit 1 an English, bit 2 a German function word ("in", "so": both); bit 4 a word
+   * the lexicon has that English uses rarely (see RARE_IN_ENGLISH): read as German in any text.
+   */
+  private asciiKinds = new Uint8Array(1024);
+  /** Per `asciiWords` term: its rows as a German word (computed when a German text first has it). */
+  private asciiGerman: (readonly number[] | undefined)[] = [];
+  private readonly complexGerman = new Map<string, readonly number[]>();
+  private readonly strictGerman = new Map<string, readonly number[]>();
+  private asciiStrictGerman: (readonly number[] | undefined)[] = [];
+  /** The words of the text being collected: an `asciiWords` id, or the word itself when not plain ASCII. */
+  private readonly pending: (number | string)[] = [];
 
   constructor(options: SifOptions = {}) {
-    this.vocab = options.vocabulary ?? embeddingVocabulary();
-    this.a = options.a ?? 1e-3;
+    const english = options.vocabulary ?? embeddingVocabulary();
+    const lexicon = options.german === undefined ? germanLexicon() : options.german;
+    const bilingual = lexicon ? withGermanRows(english, lexicon) : null;
+    this.vocab = bilingual?.vocab ?? english;
+    this.lexicon = lexicon;
+    this.germanRows = bilingual?.rows ?? new Map<string, number>();
+    this.a = options.a ?? 1e-4;
     if (!(this.a > 0)) throw new RangeError('SIF parameter a must be positive');
     this.dims = this.vocab.dims;
     this.sum = new Float64Array(this.dims);
@@ -278,24 +320,55 @@ export class SifGloveEmbedder implements Embedder {
   weight(word: string): number | null {
     const row = this.rowOf(word);
     if (row < 0) return null;
+    return this.rowWeight(row);
+  }
+
+  /** The SIF weight of a vocabulary row. */
+  rowWeight(row: number): number {
     return (this.coefficients[row] ?? 0) / (this.vocab.scales[row] ?? 1);
   }
 
-  embed(text: string): Float32Array | null {
+  /**
+   * The vocabulary rows a text's words stand for, in order, as `embed` reads them (German texts as
+   * German, function words dropped) — which words two texts share, whatever their language or spelling.
+   */
+  wordRows(text: string, language?: TextLanguage): number[] {
+    this.rows.length = 0;
+    this.collectRows(text, language);
+    return [...this.rows];
+  }
+
+  /**
+   * The text's unit vector, or null when no word of it is known. `language` says which language the text
+   * is in; without it, the text's function words and umlauts decide (see collectRows).
+   */
+  embed(text: string, language?: TextLanguage): Float32Array | null {
     const out = new Float32Array(this.dims);
-    return this.embedInto(text, out, 0) ? out : null;
+    return this.embedInto(text, out, 0, language) ? out : null;
+  }
+
+  /**
+   * A search query's vector: `embed`, then moved towards the trade words of the kinds of organizations
+   * whose customers' needs it reads like (concepts.ts) — "the breaker keeps tripping" borrows
+   * "electrician". Null when no word is known.
+   */
+  embedQuery(text: string): Float32Array | null {
+    const vector = this.embed(text);
+    if (!vector || !this.lexicon) return vector;
+    this.concepts ??= new ConceptExpansion(this);
+    return this.concepts.expand(text, vector);
   }
 
   /**
    * Writes the text's unit vector into `target[offset … offset + dims)` (for one contiguous matrix of many
    * documents, without allocating); returns false, leaving the slot untouched, when no word is known.
    */
-  embedInto(text: string | readonly string[], target: Float32Array, offset: number): boolean {
+  embedInto(text: string | readonly string[], target: Float32Array, offset: number, language?: TextLanguage): boolean {
     const { codes } = this.vocab;
     const { dims, sum, rows, coefficients } = this;
     rows.length = 0;
-    if (typeof text === 'string') this.collectRows(text);
-    else for (const part of text) this.collectRows(part);
+    if (typeof text === 'string') this.collectRows(text, language);
+    else for (const part of text) this.collectRows(part, language);
     if (rows.length === 0) return false;
     // The index build spends most of its embedding time here. Dimension by dimension, so that each sum
     // stays in a register (word by word, every addition would load and store the sum array); plain
@@ -371,22 +444,38 @@ export class SifGloveEmbedder implements Embedder {
    * `embeddingTokens` (words are found by the keyword engine's scanner; a word that is not plain ASCII is
    * re-tokenised with `embeddingTokens`, so hyphens, apostrophes and ß are treated exactly as there).
    */
-  private collectRows(text: string): void {
-    const { scanner, rows, complexRows } = this;
+  private collectRows(text: string, language?: TextLanguage): void {
+    const { scanner, rows, complexRows, pending } = this;
     const { index } = this.vocab;
+    const start = rows.length;
+    pending.length = 0;
+    let germanEvidence = 0;
+    let englishEvidence = 0;
     scanner.reset(text);
     for (let kind = scanner.next(); kind !== END; kind = scanner.next()) {
       if (kind === ASCII_WORD) {
         // Queries of a long-running server bring new words for ever: start afresh rather than grow.
-        if (this.asciiWords.size >= WORD_CACHE_LIMIT) this.asciiWords = new TermDictionary();
+        if (this.asciiWords.size >= WORD_CACHE_LIMIT) this.forgetAsciiWords();
         const known = this.asciiWords.size;
         const id = this.asciiWords.internRange(text, scanner.start, scanner.end, scanner.hash);
         if (id >= known) this.rememberAsciiRow(id);
+        const wordKind = this.asciiKinds[id] ?? 0;
+        // A word of both languages ("in", "so", "was") tells neither.
+        if (wordKind === 1) englishEvidence++;
+        else if (wordKind === 2) germanEvidence++;
+        pending.push(id);
         const row = this.asciiRows[id] ?? -1;
-        if (row >= 0) rows.push(row);
+        // Not yet known to be German: an English word the vectors lack is read as German only when it is
+        // plainly a German word (strict); a rare English word the lexicon has, as German.
+        const german = (wordKind & 4) !== 0 ? this.asciiGermanRows(id) : row < 0 ? this.asciiGermanRows(id, true) : NO_ROWS;
+        if (german.length > 0) for (const r of german) rows.push(r);
+        else if (row >= 0) rows.push(row);
         continue;
       }
       const raw = text.slice(scanner.start, scanner.end);
+      if (/[äöüß]/i.test(raw)) germanEvidence++;
+      else if (isGermanFunctionWord(plainGerman(raw))) germanEvidence++;
+      pending.push(raw);
       let wordRows = complexRows.get(raw);
       if (wordRows === undefined) {
         const found: number[] = [];
@@ -395,8 +484,60 @@ export class SifGloveEmbedder implements Embedder {
         complexRows.set(raw, found);
         wordRows = found;
       }
+      if (wordRows.length === 0) wordRows = this.germanRowsOf(raw, true);
       for (const row of wordRows) rows.push(row);
     }
+    // A German text: its words are read as German first, English only where the lexicon has nothing, and
+    // its function words ("die", "mit", "war": English words too) are dropped.
+    if (this.lexicon && (language === 'de' || (language === undefined && germanEvidence > englishEvidence))) {
+      rows.length = start;
+      for (const word of pending) {
+        if (typeof word === 'number') {
+          if (((this.asciiKinds[word] ?? 0) & 2) !== 0) continue;
+          const german = this.asciiGermanRows(word);
+          const row = this.asciiRows[word] ?? -1;
+          if (german.length > 0) for (const r of german) rows.push(r);
+          else if (row >= 0) rows.push(row);
+        } else {
+          if (isGermanFunctionWord(plainGerman(word))) continue;
+          const german = this.germanRowsOf(word);
+          for (const r of german.length > 0 ? german : (complexRows.get(word) ?? [])) rows.push(r);
+        }
+      }
+    }
+  }
+
+  /**
+   * The rows of a word read as German: its lexicon entry, or the entries of its compound's parts. `strict`
+   * for a word of a text that does not read as German (GermanLexicon.strictKeysOf).
+   */
+  private germanRowsOf(word: string, strict = false): readonly number[] {
+    if (!this.lexicon) return NO_ROWS;
+    const cache = strict ? this.strictGerman : this.complexGerman;
+    let found = cache.get(word);
+    if (found === undefined) {
+      const keys = strict ? this.lexicon.strictKeysOf(word) : this.lexicon.keysOf(word);
+      found = keys.map((key) => this.germanRows.get(key) ?? -1).filter((row) => row >= 0);
+      if (cache.size >= WORD_CACHE_LIMIT) cache.clear();
+      cache.set(word, found);
+    }
+    return found;
+  }
+
+  private asciiGermanRows(id: number, strict = false): readonly number[] {
+    const cache = strict ? this.asciiStrictGerman : this.asciiGerman;
+    let found = cache[id];
+    if (found === undefined) {
+      found = this.germanRowsOf(this.asciiWords.terms[id] ?? '', strict);
+      cache[id] = found;
+    }
+    return found;
+  }
+
+  private forgetAsciiWords(): void {
+    this.asciiWords = new TermDictionary();
+    this.asciiGerman = [];
+    this.asciiStrictGerman = [];
   }
 
   private growWordBuffers(words: number): void {
@@ -409,15 +550,126 @@ export class SifGloveEmbedder implements Embedder {
       const grown = new Int32Array(this.asciiRows.length * 2);
       grown.set(this.asciiRows);
       this.asciiRows = grown;
+      const kinds = new Uint8Array(grown.length);
+      kinds.set(this.asciiKinds);
+      this.asciiKinds = kinds;
     }
-    this.asciiRows[id] = rowOfPlain(this.vocab.index, this.asciiWords.terms[id] ?? '');
+    const term = this.asciiWords.terms[id] ?? '';
+    this.asciiRows[id] = rowOfPlain(this.vocab.index, term);
+    const row = this.asciiRows[id] ?? -1;
+    const rare = row >= 0 && (this.vocab.ranks[row] ?? 0) > RARE_IN_ENGLISH && this.lexicon?.has(term) === true;
+    this.asciiKinds[id] = (isEnglishFunctionWord(term) ? 1 : 0) | (isGermanFunctionWord(plainGerman(term)) ? 2 : 0) | (rare ? 4 : 0);
   }
 
+  /** The row of one word: English first, else the German lexicon's (a compound's first part). */
   private rowOf(word: string): number {
     const tokens = embeddingTokens(word);
     const [token] = tokens;
-    return tokens.length === 1 && token !== undefined ? rowOfWord(this.vocab.index, token) : -1;
+    if (tokens.length !== 1 || token === undefined) return -1;
+    const row = rowOfWord(this.vocab.index, token);
+    if (row >= 0 || !this.lexicon) return row;
+    const german = this.germanRowsOf(token);
+    return german.length === 1 ? (german[0] ?? -1) : -1;
   }
+}
+
+const NO_ROWS: readonly number[] = [];
+/**
+ * GloVe learnt German words from English text too ("krankenhaus", "stadt", "garten": ranks 45,000 –
+ * 235,000), where they sit among German names rather than beside their meaning; the English words German
+ * shares ("bad", "kind", "rat", "handy", "bauer") are all more frequent than this rank. So a word the lexicon
+ * has and English uses more rarely than this is read as German, whatever the text's language.
+ */
+const RARE_IN_ENGLISH = 20_000;
+
+// ---------------------------------------------------------------------------------------------------------
+// German words: rows after the English ones
+
+/** How much each of a German word's senses counts, in the lexicon's order (the first sense is the main one). */
+const SENSE_WEIGHTS = [1, 0.8, 0.6, 0.5];
+
+interface BilingualVocabulary {
+  vocab: EmbeddingVocabulary;
+  /** Stem key of a lexicon entry → its row. */
+  rows: ReadonlyMap<string, number>;
+}
+
+const bilingualCache = new WeakMap<EmbeddingVocabulary, WeakMap<GermanLexicon, BilingualVocabulary>>();
+
+/**
+ * The vocabulary with one more row per German lexicon entry: the weighted mean of its senses' unit
+ * vectors (a sense of several words — "real estate" — is the mean of its words), scaled to the senses'
+ * mean length and quantised like the English rows. Its frequency rank, which sets its SIF weight, is its
+ * most frequent sense's (a sense of several words counts by its rarest word): "machen" (make, do) weighs
+ * as little as "do". Entries none of whose words the vocabulary has are left out. Built once per
+ * vocabulary and lexicon (about 10 ms for 8,000 entries).
+ */
+export function withGermanRows(english: EmbeddingVocabulary, lexicon: GermanLexicon): BilingualVocabulary {
+  let byLexicon = bilingualCache.get(english);
+  const cached = byLexicon?.get(lexicon);
+  if (cached) return cached;
+  const { dims, index, codes, scales } = english;
+  const vectors: Float32Array[] = [];
+  const extraRanks: number[] = [];
+  const keys: string[] = [];
+  const norm = (v: Float64Array): number => {
+    let squares = 0;
+    for (const x of v) squares += x * x;
+    return Math.sqrt(squares);
+  };
+  const mean = new Float64Array(dims);
+  for (const [key, senses] of lexicon.entries()) {
+    const sum = new Float64Array(dims);
+    let length = 0;
+    let weights = 0;
+    let rank = Infinity;
+    senses.slice(0, SENSE_WEIGHTS.length).forEach((sense, i) => {
+      const rows = sense.split(/\s+/).map((word) => rowOfWord(index, word));
+      if (rows.length === 0 || rows.some((row) => row < 0)) return;
+      mean.fill(0);
+      let rarest = 1;
+      for (const row of rows) {
+        const scale = (scales[row] ?? 0) / rows.length;
+        for (let d = 0; d < dims; d++) mean[d] = (mean[d] ?? 0) + (codes[row * dims + d] ?? 0) * scale;
+        rarest = Math.max(rarest, english.ranks[row] ?? 1);
+      }
+      const meanNorm = norm(mean);
+      if (meanNorm === 0) return;
+      const weight = SENSE_WEIGHTS[i] ?? 0;
+      for (let d = 0; d < dims; d++) sum[d] = (sum[d] ?? 0) + (weight * (mean[d] ?? 0)) / meanNorm;
+      length += weight * meanNorm;
+      weights += weight;
+      rank = Math.min(rank, rarest);
+    });
+    if (weights === 0) continue;
+    const scale = length / weights / norm(sum);
+    vectors.push(Float32Array.from(sum, (x) => x * scale));
+    extraRanks.push(rank);
+    keys.push(key);
+  }
+  const count = english.count + vectors.length;
+  const allCodes = new Int8Array(count * dims);
+  allCodes.set(codes.subarray(0, english.count * dims));
+  const allScales = new Float32Array(count);
+  allScales.set(scales.subarray(0, english.count));
+  const allRanks = new Uint32Array(count);
+  allRanks.set(english.ranks.subarray(0, english.count));
+  const rows = new Map<string, number>();
+  vectors.forEach((vector, i) => {
+    const row = english.count + i;
+    let peak = 0;
+    for (const x of vector) peak = Math.max(peak, Math.abs(x));
+    const scale = peak / 127 || 1;
+    for (let d = 0; d < dims; d++) allCodes[row * dims + d] = Math.round((vector[d] ?? 0) / scale);
+    allScales[row] = scale;
+    allRanks[row] = extraRanks[i] ?? 1;
+    rows.set(keys[i] ?? '', row);
+  });
+  const vocab: EmbeddingVocabulary = { ...english, count, ranks: allRanks, scales: allScales, codes: allCodes };
+  const built = { vocab, rows };
+  if (!byLexicon) bilingualCache.set(english, (byLexicon = new WeakMap()));
+  byLexicon.set(lexicon, built);
+  return built;
 }
 
 let defaultEmbedder: SifGloveEmbedder | undefined;

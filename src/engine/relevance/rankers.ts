@@ -37,24 +37,26 @@ export function fulltextRanker(context: QueryContext, keywords: Keywords, allowe
  * the embedder of those vectors), else the store's embedder's; null when the text has none. `ahead` says
  * which (the messages differ).
  */
-function textVector(context: QueryContext, text: string): { vector: Float32Array | null; ahead: boolean } {
+function textVector(context: QueryContext, text: string, asQuery = false): { vector: Float32Array | null; ahead: boolean } {
   const given = context.queryVectors?.get(text);
   if (given !== undefined) return { vector: given && Float32Array.from(given), ahead: true };
   const { embedder } = vectorsOf(context.store);
   if (!embedder) throw new Error('this index\'s vectors come from a model the engine cannot run: its queries must bring their texts\' vectors');
-  return { vector: embedder.embed(text), ahead: false };
+  // A description is a search query: the built-in embedder reads a need as its trade too (concepts.ts).
+  const vector = asQuery && embedder.embedQuery ? embedder.embedQuery(text) : embedder.embed(text);
+  return { vector, ahead: false };
 }
 
 /** The query vector of `describe`, with the corpus's common component removed. */
 function describeVector(context: QueryContext, describe: string): Float32Array {
   const { component } = vectorsOf(context.store);
-  const { vector, ahead } = textVector(context, describe);
+  const { vector, ahead } = textVector(context, describe, true);
   if (!vector) {
     throw unprocessable([
       {
         type: 'value_error',
         loc: ['body', 'describe'],
-        msg: ahead ? 'Value error, the embedding model gave describe no vector' : 'Value error, none of the words of describe is in the local embedding vocabulary (English words work best)',
+        msg: ahead ? 'Value error, the embedding model gave describe no vector' : 'Value error, none of the words of describe is known to the built-in embedding vocabulary (English or German)',
         input: describe,
         ctx: { error: ahead ? 'no vector' : 'no known word' },
       },

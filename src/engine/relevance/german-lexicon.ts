@@ -1,0 +1,250 @@
+/**
+ * German words in the English vector space: a German word stands for the English words it translates to
+ * (the committed lexicon `data/lexicon-de-en.json`, built from `data/lexicon/*.tsv`, OrgIndex's own: German
+ * lemma → English senses), so a
+ * German query and an English description — or the reverse — meet where their meanings do.
+ *
+ * - Inflection: a word not in the lexicon as written meets its lemma by their Snowball German stem
+ *   (`stemGerman`), so "Heizungen", "Rohre" and "Bäckereien" find "heizung", "rohr" and "bäckerei",
+ *   however the umlaut is typed.
+ * - Compounds: a word the lexicon lacks is split once or twice into words it has, German linking letters
+ *   allowed between them ("Heizungsbauer" → heizung + bauer, "Steuerberatungskanzlei" → steuer + beratung +
+ *   kanzlei); German builds nouns that way, and the lexicon cannot list them all.
+ * - Which language a text is in decides a word both languages have ("bad", "kind", "rat", "art", "gift"):
+ *   `isGermanText` counts the function words and umlauts of each language.
+ *
+ * Portable, synchronous; the lexicon is read once on first use.
+ */
+import lexicon from '../data/lexicon-de-en.json' with { type: 'json' };
+import { stemGerman } from './tokenize.js';
+
+interface LexiconAsset {
+  about: string;
+  files: string[];
+  /** German lemma (lower case, umlauts as written) → "sense, sense" (English words of the vocabulary). */
+  entries: Record<string, string>;
+}
+
+/** Lower case German spelt plain: umlauts and accents stripped, ß → ss ("für", "fuer" and "fur" → "fur"). */
+export function plainGerman(word: string): string {
+  return stemKeyFold(word.toLowerCase().replace(/ä/g, 'ae').replace(/ö/g, 'oe').replace(/ü/g, 'ue').replace(/ß/g, 'ss'));
+}
+
+function stemKeyFold(word: string): string {
+  return word
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/(?<![aeiouq])(a|o|u)e/g, '$1');
+}
+
+// Function words, spelt plain: they carry no topic, and they tell the language of a text.
+const GERMAN_FUNCTION_WORDS = new Set(
+  (
+    'der die das den dem des ein eine einen einem einer eines und oder aber sondern denn doch mit ohne fur von vom zu zum zur ' +
+    'im in ins an am auf aus bei beim nach vor uber unter zwischen durch gegen um bis seit ab als wie wenn weil dass ob ' +
+    'ist sind war waren wird werden wurde wurden hat haben hatte hatten kann konnen muss mussen soll sollen will wollen mochte ' +
+    'ich du er sie es wir ihr mich mir dich dir sich uns euch ihn ihm ihnen mein meine meinen unser unsere unseren ihre ihren ' +
+    'sein seine seinen dieser diese dieses diesen welche welcher welches was wer wo wann warum wieso wohin woher ' +
+    'nicht kein keine keinen auch noch schon nur sehr ganz gern gerne hier dort da so dann jetzt immer etwas alle allen jede jeden ' +
+    'man mehr viel viele vielen bitte gibt einfach'
+  ).split(' '),
+);
+const ENGLISH_FUNCTION_WORDS = new Set(
+  (
+    'the a an and or but of to in on at for from with without by about into over after before under between through ' +
+    'is are was were be been being has have had do does did can could will would should must may might ' +
+    'i you he she it we they me him her us them my your his its our their this that these those which who whom whose ' +
+    'what where when why how not no all any some more most very just also only than then there here so such who'
+  ).split(' '),
+);
+
+/** Whether a lower-case word is an English function word. */
+export function isEnglishFunctionWord(word: string): boolean {
+  return ENGLISH_FUNCTION_WORDS.has(word);
+}
+
+/** Whether a word (spelt plain) is a German function word (dropped from German texts). */
+export function isGermanFunctionWord(plain: string): boolean {
+  return GERMAN_FUNCTION_WORDS.has(plain);
+}
+
+/**
+ * Whether a text's words read as German: more German function words and words with umlauts or ß than
+ * English function words. Ties (no evidence either way: "Bäckerei glutenfrei" has its umlaut) are English.
+ */
+export function isGermanText(words: readonly string[]): boolean {
+  let german = 0;
+  let english = 0;
+  for (const word of words) {
+    if (/[äöüß]/.test(word)) german++;
+    const plain = plainGerman(word);
+    if (GERMAN_FUNCTION_WORDS.has(plain)) german++;
+    if (ENGLISH_FUNCTION_WORDS.has(word)) english++;
+  }
+  return german > english;
+}
+
+/**
+ * The endings German inflection adds to a lemma ("Rohr-e", "Heizung-en", "Kind-er-n"), shortest first, so
+ * that the longest lemma wins ("Bauer-n" before "Bau-ern").
+ */
+const GERMAN_ENDINGS = new Set(['e', 'n', 's', 'en', 'er', 'es', 'em', 'in', 'ern', 'nen', 'innen']);
+
+/** The endings of a conjugated verb or its participle in place of the infinitive's -en / -n. */
+const VERB_ENDINGS = ['t', 'st', 'et', 'est', 'te', 'ten', 'tet', 'e'];
+
+/**
+ * The longest word tried as a compound (the splitting costs the square of the length); German's long
+ * compounds in use ("Steuerberatungsgesellschaft", 27) stay well below it.
+ */
+export const MAX_COMPOUND = 40;
+
+/** The shortest part of a compound that counts ("Bio", "Kfz", "Bau"). */
+const MIN_HEAD = 3;
+const MIN_TAIL = 3;
+/** German linking letters between the parts of a compound ("Heizung-s-bau", "Blume-n-laden"). */
+const LINKS = ['', 's', 'es', 'n', 'en', 'e'];
+
+/** A German word with its umlauts spelt out, lower case, ß → ss, other accents stripped ("Küche" → "kueche"). */
+function spelt(word: string): string {
+  return word
+    .toLowerCase()
+    .replace(/ä/g, 'ae')
+    .replace(/ö/g, 'oe')
+    .replace(/ü/g, 'ue')
+    .replace(/ß/g, 'ss')
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '');
+}
+
+export class GermanLexicon {
+  /** Lemma, umlauts spelt out ("kueche") → English senses (each one or more words), most important first. */
+  private readonly senses = new Map<string, string[]>();
+  /** Snowball stem → the lemmas (spelt out) with that stem, shortest first. */
+  private readonly byStem = new Map<string, string[]>();
+  private readonly found = new Map<string, readonly string[]>();
+
+  constructor(entries: Readonly<Record<string, string>>) {
+    for (const [lemma, list] of Object.entries(entries)) {
+      const key = spelt(lemma);
+      const known = this.senses.get(key) ?? [];
+      for (const sense of list.split(',')) {
+        const trimmed = sense.trim();
+        if (trimmed && !known.includes(trimmed)) known.push(trimmed);
+      }
+      this.senses.set(key, known);
+    }
+    for (const key of this.senses.keys()) {
+      const stem = stemGerman(key);
+      const lemmas = this.byStem.get(stem) ?? [];
+      lemmas.push(key);
+      this.byStem.set(stem, lemmas);
+    }
+    for (const lemmas of this.byStem.values()) lemmas.sort((a, b) => a.length - b.length || (a < b ? -1 : 1));
+  }
+
+  get size(): number {
+    return this.senses.size;
+  }
+
+  /** The lemmas of the lexicon (umlauts spelt out), each with its English senses. */
+  entries(): IterableIterator<[string, readonly string[]]> {
+    return this.senses.entries();
+  }
+
+  /** Whether the lexicon has the word (any inflection). */
+  has(word: string): boolean {
+    return this.lemmaOf(spelt(word)) !== null;
+  }
+
+  /**
+   * The lemma of a word (spelt out): the word itself, else of the lemmas with its Snowball stem the longest
+   * that begins the word — stems join unrelated words ("Bau" and "Bauer", "Küche" and "Kuchen"), and an
+   * inflection only adds letters ("Bauern" → bauer, "Küchen" → kueche, "Heizungen" → heizung) — else the
+   * shortest of them ("Rohre" → rohr).
+   */
+  private lemmaOf(word: string, strict = false): string | null {
+    if (this.senses.has(word)) return word;
+    // A lemma and an inflection ending: short words the stemmer leaves alone ("Baus", "Hofes").
+    for (const ending of GERMAN_ENDINGS) {
+      const lemma = word.slice(0, word.length - ending.length);
+      if (word.endsWith(ending) && lemma.length >= MIN_HEAD && this.senses.has(lemma)) return lemma;
+    }
+    // A verb as people write it, its lemma the infinitive: "tropft", "springt", "repariert", "sammelt".
+    for (const ending of VERB_ENDINGS) {
+      if (!word.endsWith(ending)) continue;
+      const base = word.slice(0, word.length - ending.length);
+      for (const infinitive of [`${base}en`, `${base}n`]) if (base.length >= MIN_HEAD && this.senses.has(infinitive)) return infinitive;
+    }
+    const lemmas = this.byStem.get(stemGerman(word));
+    if (!lemmas) return null;
+    let best: string | null = null;
+    for (const lemma of lemmas) {
+      if (!word.startsWith(lemma) || (best !== null && lemma.length <= best.length)) continue;
+      if (!strict || GERMAN_ENDINGS.has(word.slice(lemma.length))) best = lemma;
+    }
+    return strict ? best : (best ?? lemmas[0] ?? null);
+  }
+
+  /**
+   * The lemmas a German word stands for: its own, or the parts of the compound it is made of (at most
+   * three, the longest last part first); an empty list when neither.
+   */
+  keysOf(word: string): readonly string[] {
+    const key = spelt(word);
+    let parts = this.found.get(key);
+    if (parts === undefined) {
+      const lemma = this.lemmaOf(key);
+      parts = lemma !== null ? [lemma] : (this.split(key, 2) ?? []);
+      // Queries of a long-running server bring new words for ever: start afresh rather than grow.
+      if (this.found.size >= 100_000) this.found.clear();
+      this.found.set(key, parts);
+    }
+    return parts;
+  }
+
+  /**
+   * `keysOf` for a word of a text that does not read as German (an English word the English vectors
+   * lack): only the lemma itself, the lemma with a German inflection ending, or a compound — a Snowball
+   * stem alone would read "kittens" as "Kitt".
+   */
+  strictKeysOf(word: string): readonly string[] {
+    const key = spelt(word);
+    const lemma = this.lemmaOf(key, true);
+    if (lemma !== null) return [lemma];
+    const parts = this.keysOf(word);
+    return parts.length > 1 ? parts : [];
+  }
+
+  /** A compound's parts (lemmas), splitting the first part again up to `depth` times; null when none. */
+  private split(word: string, depth: number): string[] | null {
+    if (word.length > MAX_COMPOUND) return null;
+    for (let cut = MIN_HEAD; cut <= word.length - MIN_TAIL; cut++) {
+      const tail = this.lemmaOf(word.slice(cut));
+      if (tail === null) continue;
+      for (const link of LINKS) {
+        const head = word.slice(0, cut);
+        if (!head.endsWith(link) || head.length - link.length < MIN_HEAD) continue;
+        const bare = head.slice(0, head.length - link.length);
+        const headLemma = this.lemmaOf(bare);
+        if (headLemma !== null) return [headLemma, tail];
+        const inner = depth > 1 ? this.split(bare, depth - 1) : null;
+        if (inner) return [...inner, tail];
+      }
+    }
+    return null;
+  }
+
+  /** The English senses of a lemma (spelt out). */
+  sensesOf(lemma: string): readonly string[] {
+    return this.senses.get(lemma) ?? [];
+  }
+}
+
+let shared: GermanLexicon | undefined;
+
+/** The committed lexicon, read on first use. */
+export function germanLexicon(): GermanLexicon {
+  shared ??= new GermanLexicon((lexicon as LexiconAsset).entries);
+  return shared;
+}

@@ -86,7 +86,7 @@ export async function orgStats(group_by: any[][], group_by_secondary?: any[][], 
  * @customfunction ORGASK ASK
  * @param domain The organization's domain, e.g. example.com.
  * @param question The question, e.g. "Do they offer an API?".
- * @param [max_pages] How many pages of the site to read (default 1).
+ * @param [max_pages] How many pages of the site to read (default 3: the pages likeliest to answer first).
  * @param [options] "detail=1" spills answer | confidence | sources (links to the pages where the host shows them); "links=1" adds the pages' addresses; "headers=1" adds a header row.
  * @returns The answer.
  */

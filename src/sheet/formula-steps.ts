@@ -244,6 +244,13 @@ export function* statsSteps(groupBy: Argument, secondary: Argument, filters: Arg
 }
 
 /**
+ * Pages ORG.ASK reads when the formula does not say (the HTTP interface's default is 1, the home page):
+ * the answers to everyday questions sit on the Impressum, About and Contact pages, which the answerer
+ * reads first for the question's kind, so three pages answer what ten do on the question set.
+ */
+export const ASK_DEFAULT_PAGES = 3;
+
+/**
  * ORG.ASK(domain, question, [max_pages], [options]) → the answer in one cell (Markdown flattened), or
  * with `detail=1` a row: answer | confidence | sources (the page labels, one per line), and with
  * `links=1` their addresses after them. No answer → `#N/A` with the service's message.
@@ -263,7 +270,7 @@ function* answerSteps(domain: Argument, question: Argument, maxPages: Argument, 
   const asked = scalarText('question', question);
   if (asked === '') throw new ArgumentError('question', 'is required');
   const pagesText = scalarText('max_pages', maxPages);
-  const pages = pagesText === '' ? 1 : Number(pagesText);
+  const pages = pagesText === '' ? ASK_DEFAULT_PAGES : Number(pagesText);
   if (!Number.isInteger(pages) || pages < 1) throw new ArgumentError('max_pages', `must be a whole number from 1 (got "${pagesText}")`);
   const option = parseOptions('options', options, ASK_OPTIONS);
   const result = yield* cachedCall('qna', 'ask', { domain: site, question: asked, max_pages: pages });

@@ -45,18 +45,20 @@ export const WORD_SHARE = 0.7;
 /** The least SIF weight a query's words must add up to (one word of rank ~1,000) for it to match a kind. */
 const MIN_TELLING_WEIGHT = 0.5;
 
-interface KindVectors {
-  id: string;
+/** The kinds' vectors as rows of two matrices (kinds × dims, centred, unit length), and the word index. */
+interface KindTable {
+  ids: string[];
   needs: Float32Array;
   trade: Float32Array;
+  /** c · needs_k and c · trade_k: (q − c) · v = q · v − c · v, so the query is never copied. */
+  centerNeeds: Float64Array;
+  centerTrade: Float64Array;
+  /** Vocabulary row → the kinds whose terms have it. */
+  byRow: Map<number, number[]>;
 }
 
 export class ConceptExpansion {
-  private kinds: KindVectors[] | null = null;
-  /** Vocabulary row → the kinds whose terms have it (indexes into `kinds`). */
-  private byRow = new Map<number, number[]>();
-  /** The mean of the kinds' needs vectors: what all needs share, taken out before comparing. */
-  private center = new Float32Array(0);
+  private table: KindTable | null = null;
 
   constructor(
     private readonly embedder: TextEmbedder,
@@ -65,68 +67,95 @@ export class ConceptExpansion {
 
   /** The kinds a query matches, best first, with their match in [0, 1]. */
   matches(text: string, query: Float32Array): { id: string; match: number }[] {
-    const kinds = this.vectors();
-    // Shared words: the query's rows (and their English singulars) found among a kind's terms, by weight.
-    const rows = new Set([...this.embedder.wordRows(text), ...this.embedder.wordRows(singulars(text))]);
-    let total = 0;
-    const shared = new Float64Array(kinds.length);
-    for (const row of rows) {
-      const weight = this.embedder.rowWeight(row);
-      total += weight;
-      for (const k of this.byRow.get(row) ?? []) shared[k] = (shared[k] ?? 0) + weight;
-    }
-    // A query of function words alone says nothing to match ("the of and": its vector is noise).
-    if (total < MIN_TELLING_WEIGHT) return [];
-    const centered = subtract(query, this.center);
-    const found: { kind: KindVectors; match: number }[] = [];
-    kinds.forEach((kind, k) => {
-      const similarity = Math.max(dot(centered, kind.needs), dot(centered, kind.trade));
-      const words = total > 0 ? (shared[k] ?? 0) / total : 0;
-      const match = WORD_SHARE * words + (1 - WORD_SHARE) * Math.max(0, similarity);
-      if (match >= MATCH_FLOOR) found.push({ kind, match });
-    });
-    found.sort((a, b) => b.match - a.match || (a.kind.id < b.kind.id ? -1 : 1));
-    return found.slice(0, TOP_KINDS).map(({ kind, match }) => ({ id: kind.id, match }));
+    return this.best(text, query).map(({ k, match }) => ({ id: this.kinds().ids[k] ?? '', match }));
   }
 
   /** The query vector with the trade vectors of the kinds it matches added, unit length (a new array). */
   expand(text: string, query: Float32Array): Float32Array {
+    const { trade } = this.kinds();
+    const dims = query.length;
     const out = Float32Array.from(query);
-    const byId = new Map(this.vectors().map((kind) => [kind.id, kind]));
-    for (const { id, match } of this.matches(text, query)) {
-      const trade = byId.get(id)?.trade;
-      if (!trade) continue;
-      for (let d = 0; d < out.length; d++) out[d] = (out[d] ?? 0) + EXPANSION * match * (trade[d] ?? 0);
+    for (const { k, match } of this.best(text, query)) {
+      const weight = EXPANSION * match;
+      for (let d = 0; d < dims; d++) out[d] = (out[d] ?? 0) + weight * (trade[k * dims + d] ?? 0);
     }
     return unit(out);
   }
 
+  private best(text: string, query: Float32Array): { k: number; match: number }[] {
+    const { ids, needs, trade, centerNeeds, centerTrade, byRow } = this.kinds();
+    // Shared words: the query's rows (and their English singulars) found among a kind's terms, by weight.
+    const rows = new Set([...this.embedder.wordRows(text), ...this.embedder.wordRows(singulars(text))]);
+    let total = 0;
+    const shared = new Float64Array(ids.length);
+    for (const row of rows) {
+      const weight = this.embedder.rowWeight(row);
+      total += weight;
+      for (const k of byRow.get(row) ?? []) shared[k] = (shared[k] ?? 0) + weight;
+    }
+    // A query of function words alone says nothing to match ("the of and": its vector is noise).
+    if (total < MIN_TELLING_WEIGHT) return [];
+    const dims = query.length;
+    const found: { k: number; match: number }[] = [];
+    for (let k = 0; k < ids.length; k++) {
+      let toNeeds = 0;
+      let toTrade = 0;
+      for (let d = 0, at = k * dims; d < dims; d++, at++) {
+        const q = query[d] ?? 0;
+        toNeeds += q * (needs[at] ?? 0);
+        toTrade += q * (trade[at] ?? 0);
+      }
+      const similarity = Math.max(toNeeds - (centerNeeds[k] ?? 0), toTrade - (centerTrade[k] ?? 0));
+      const match = (WORD_SHARE * (shared[k] ?? 0)) / total + (1 - WORD_SHARE) * Math.max(0, similarity);
+      if (match >= MATCH_FLOOR) found.push({ k, match });
+    }
+    found.sort((a, b) => b.match - a.match || a.k - b.k);
+    return found.slice(0, TOP_KINDS);
+  }
+
   /** Each kind's needs and trade vectors (the mean of its languages', centred), and the word index. */
-  private vectors(): KindVectors[] {
-    if (!this.kinds) {
+  private kinds(): KindTable {
+    if (!this.table) {
       const { dims } = this.embedder;
-      const raw: KindVectors[] = [];
+      const ids: string[] = [];
+      const rawNeeds: Float32Array[] = [];
+      const rawTrade: Float32Array[] = [];
+      const byRow = new Map<number, number[]>();
       for (const { id, trade, needs } of this.asset.kinds) {
         const needsVector = this.meanOfLanguages(needs, dims);
         const tradeVector = this.meanOfLanguages(trade, dims);
         if (!needsVector || !tradeVector) continue;
-        const k = raw.length;
-        raw.push({ id, needs: needsVector, trade: tradeVector });
+        const k = ids.length;
+        ids.push(id);
+        rawNeeds.push(needsVector);
+        rawTrade.push(tradeVector);
         for (const [language, terms] of [...Object.entries(needs), ...Object.entries(trade)]) {
           const lang = language === 'de' ? 'de' : 'en';
           for (const row of new Set([...this.embedder.wordRows(terms, lang), ...this.embedder.wordRows(singulars(terms), lang)])) {
-            const list = this.byRow.get(row) ?? [];
+            const list = byRow.get(row) ?? [];
             if (list[list.length - 1] !== k) list.push(k);
-            this.byRow.set(row, list);
+            byRow.set(row, list);
           }
         }
       }
+      // What every need shares, taken out of both sides before they are compared.
       const center = new Float32Array(dims);
-      for (const kind of raw) for (let d = 0; d < dims; d++) center[d] = (center[d] ?? 0) + (kind.needs[d] ?? 0) / raw.length;
-      this.center = center;
-      this.kinds = raw.map((kind) => ({ id: kind.id, needs: unit(subtract(kind.needs, center)), trade: unit(subtract(kind.trade, center)) }));
+      for (const vector of rawNeeds) for (let d = 0; d < dims; d++) center[d] = (center[d] ?? 0) + (vector[d] ?? 0) / rawNeeds.length;
+      const needs = new Float32Array(ids.length * dims);
+      const trade = new Float32Array(ids.length * dims);
+      const centerNeeds = new Float64Array(ids.length);
+      const centerTrade = new Float64Array(ids.length);
+      ids.forEach((_, k) => {
+        const n = unit(subtract(rawNeeds[k] ?? center, center));
+        const t = unit(subtract(rawTrade[k] ?? center, center));
+        needs.set(n, k * dims);
+        trade.set(t, k * dims);
+        centerNeeds[k] = dot(center, n);
+        centerTrade[k] = dot(center, t);
+      });
+      this.table = { ids, needs, trade, centerNeeds, centerTrade, byRow };
     }
-    return this.kinds;
+    return this.table;
   }
 
   private meanOfLanguages(texts: Record<string, string>, dims: number): Float32Array | null {

@@ -602,69 +602,74 @@ const bilingualCache = new WeakMap<EmbeddingVocabulary, WeakMap<GermanLexicon, B
  * mean length and quantised like the English rows. Its frequency rank, which sets its SIF weight, is its
  * most frequent sense's (a sense of several words counts by its rarest word): "machen" (make, do) weighs
  * as little as "do". Entries none of whose words the vocabulary has are left out. Built once per
- * vocabulary and lexicon (about 10 ms for 8,000 entries).
+ * vocabulary and lexicon (tens of milliseconds for 10,000 entries).
  */
 export function withGermanRows(english: EmbeddingVocabulary, lexicon: GermanLexicon): BilingualVocabulary {
   let byLexicon = bilingualCache.get(english);
   const cached = byLexicon?.get(lexicon);
   if (cached) return cached;
-  const { dims, index, codes, scales } = english;
-  const vectors: Float32Array[] = [];
+  const { dims, index, codes, scales, ranks } = english;
+  // At most one row per entry; the entries none of whose senses the vocabulary has are dropped at the end.
+  const extra = new Float32Array(lexicon.size * dims);
   const extraRanks: number[] = [];
   const keys: string[] = [];
-  const norm = (v: Float64Array): number => {
-    let squares = 0;
-    for (const x of v) squares += x * x;
-    return Math.sqrt(squares);
-  };
+  const sum = new Float64Array(dims);
   const mean = new Float64Array(dims);
+  /* eslint-disable @typescript-eslint/no-non-null-assertion -- typed arrays indexed within their length */
   for (const [key, senses] of lexicon.entries()) {
-    const sum = new Float64Array(dims);
+    sum.fill(0);
     let length = 0;
     let weights = 0;
     let rank = Infinity;
-    senses.slice(0, SENSE_WEIGHTS.length).forEach((sense, i) => {
-      const rows = sense.split(/\s+/).map((word) => rowOfWord(index, word));
-      if (rows.length === 0 || rows.some((row) => row < 0)) return;
+    for (let i = 0; i < senses.length && i < SENSE_WEIGHTS.length; i++) {
+      const rows = senses[i]!.split(/\s+/).map((word) => rowOfWord(index, word));
+      if (rows.length === 0 || rows.some((row) => row < 0)) continue;
       mean.fill(0);
       let rarest = 1;
       for (const row of rows) {
-        const scale = (scales[row] ?? 0) / rows.length;
-        for (let d = 0; d < dims; d++) mean[d] = (mean[d] ?? 0) + (codes[row * dims + d] ?? 0) * scale;
-        rarest = Math.max(rarest, english.ranks[row] ?? 1);
+        const scale = scales[row]! / rows.length;
+        const base = row * dims;
+        for (let d = 0; d < dims; d++) mean[d] = mean[d]! + codes[base + d]! * scale;
+        rarest = Math.max(rarest, ranks[row]!);
       }
-      const meanNorm = norm(mean);
-      if (meanNorm === 0) return;
-      const weight = SENSE_WEIGHTS[i] ?? 0;
-      for (let d = 0; d < dims; d++) sum[d] = (sum[d] ?? 0) + (weight * (mean[d] ?? 0)) / meanNorm;
+      let squares = 0;
+      for (let d = 0; d < dims; d++) squares += mean[d]! * mean[d]!;
+      const meanNorm = Math.sqrt(squares);
+      if (meanNorm === 0) continue;
+      const weight = SENSE_WEIGHTS[i]!;
+      for (let d = 0; d < dims; d++) sum[d] = sum[d]! + (weight * mean[d]!) / meanNorm;
       length += weight * meanNorm;
       weights += weight;
       rank = Math.min(rank, rarest);
-    });
+    }
     if (weights === 0) continue;
-    const scale = length / weights / norm(sum);
-    vectors.push(Float32Array.from(sum, (x) => x * scale));
+    let squares = 0;
+    for (let d = 0; d < dims; d++) squares += sum[d]! * sum[d]!;
+    const scale = length / weights / Math.sqrt(squares);
+    const base = keys.length * dims;
+    for (let d = 0; d < dims; d++) extra[base + d] = sum[d]! * scale;
     extraRanks.push(rank);
     keys.push(key);
   }
-  const count = english.count + vectors.length;
+  const count = english.count + keys.length;
   const allCodes = new Int8Array(count * dims);
   allCodes.set(codes.subarray(0, english.count * dims));
   const allScales = new Float32Array(count);
   allScales.set(scales.subarray(0, english.count));
   const allRanks = new Uint32Array(count);
-  allRanks.set(english.ranks.subarray(0, english.count));
+  allRanks.set(ranks.subarray(0, english.count));
   const rows = new Map<string, number>();
-  vectors.forEach((vector, i) => {
+  for (let i = 0; i < keys.length; i++) {
     const row = english.count + i;
     let peak = 0;
-    for (const x of vector) peak = Math.max(peak, Math.abs(x));
+    for (let d = 0; d < dims; d++) peak = Math.max(peak, Math.abs(extra[i * dims + d]!));
     const scale = peak / 127 || 1;
-    for (let d = 0; d < dims; d++) allCodes[row * dims + d] = Math.round((vector[d] ?? 0) / scale);
+    for (let d = 0; d < dims; d++) allCodes[row * dims + d] = Math.round(extra[i * dims + d]! / scale);
     allScales[row] = scale;
-    allRanks[row] = extraRanks[i] ?? 1;
-    rows.set(keys[i] ?? '', row);
-  });
+    allRanks[row] = extraRanks[i]!;
+    rows.set(keys[i]!, row);
+  }
+  /* eslint-enable @typescript-eslint/no-non-null-assertion */
   const vocab: EmbeddingVocabulary = { ...english, count, ranks: allRanks, scales: allScales, codes: allCodes };
   const built = { vocab, rows };
   if (!byLexicon) bilingualCache.set(english, (byLexicon = new WeakMap()));

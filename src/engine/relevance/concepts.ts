@@ -7,7 +7,8 @@
  * of a kind borrows that kind's trade words:
  *
  *   match_k = WORD_SHARE · (the query's words among the kind's terms, by SIF weight, as a share of all of
- *             its words) + (1 − WORD_SHARE) · max(0, cos(q − c, needs_k − c), cos(q − c, trade_k − c))
+ *             its words, at most LONG_QUERY_WEIGHT of them) + (1 − WORD_SHARE) · max(0, (q − c) · needs_k,
+ *             (q − c) · trade_k)
  *   q'      = q + EXPANSION · Σ over the best kinds (at most TOP_KINDS, match ≥ MATCH_FLOOR) of match_k · trade_k
  *
  * with q, needs_k and trade_k SIF vectors of the same embedder (unit length; a kind's vector is the mean of
@@ -42,6 +43,12 @@ export const MATCH_FLOOR = 0.3;
 export const EXPANSION = 1.2;
 /** The share of the match that comes from shared words (the rest: the cosine of the vectors). */
 export const WORD_SHARE = 0.7;
+/**
+ * The shared words' weight counts against the query's words' weight, but against at most this much (about
+ * three telling words): a long description ("someone to keep an eye on our yard after dark and check the
+ * gate") names its need in a few of its words and should not be diluted by the rest.
+ */
+const LONG_QUERY_WEIGHT = 3;
 /** The least SIF weight a query's words must add up to (one word of rank ~1,000) for it to match a kind. */
 const MIN_TELLING_WEIGHT = 0.5;
 
@@ -106,7 +113,7 @@ export class ConceptExpansion {
         toTrade += q * (trade[at] ?? 0);
       }
       const similarity = Math.max(toNeeds - (centerNeeds[k] ?? 0), toTrade - (centerTrade[k] ?? 0));
-      const match = (WORD_SHARE * (shared[k] ?? 0)) / total + (1 - WORD_SHARE) * Math.max(0, similarity);
+      const match = (WORD_SHARE * (shared[k] ?? 0)) / Math.min(total, LONG_QUERY_WEIGHT) + (1 - WORD_SHARE) * Math.max(0, similarity);
       if (match >= MATCH_FLOOR) found.push({ k, match });
     }
     found.sort((a, b) => b.match - a.match || a.k - b.k);

@@ -279,7 +279,7 @@ export class SifGloveEmbedder implements Embedder {
   private asciiWords = new TermDictionary();
   /** Vocabulary row of each `asciiWords` term (set when the term is added), −1 when unknown. */
   private asciiRows = new Int32Array(1024);
-  private readonly complexRows = new Map<string, readonly number[]>();
+  private readonly complexRows = new Map<string, ComplexWord>();
   private concepts: ConceptExpansion | undefined;
   private readonly lexicon: GermanLexicon | null;
   /** Stem key of a German lexicon entry → its row (after the English rows; see withGermanRows). */
@@ -294,8 +294,6 @@ export class SifGloveEmbedder implements Embedder {
   private readonly complexGerman = new Map<string, readonly number[]>();
   private readonly strictGerman = new Map<string, readonly number[]>();
   private asciiStrictGerman: (readonly number[] | undefined)[] = [];
-  /** The words of the text being collected: an `asciiWords` id, or the word itself when not plain ASCII. */
-  private readonly pending: (number | string)[] = [];
 
   constructor(options: SifOptions = {}) {
     const english = options.vocabulary ?? embeddingVocabulary();
@@ -445,66 +443,92 @@ export class SifGloveEmbedder implements Embedder {
    * re-tokenised with `embeddingTokens`, so hyphens, apostrophes and ß are treated exactly as there).
    */
   private collectRows(text: string, language?: TextLanguage): void {
-    const { scanner, rows, complexRows, pending } = this;
-    const { index } = this.vocab;
-    const start = rows.length;
-    pending.length = 0;
+    if (!this.lexicon) {
+      this.readRows(text, 'english');
+      return;
+    }
+    if (language !== undefined) {
+      this.readRows(text, language === 'de' ? 'german' : 'english');
+      return;
+    }
+    const start = this.rows.length;
+    const { germanEvidence, englishEvidence } = this.readRows(text, 'english-or-german');
+    // A German text is read again, as German (English texts, most of them, are read once).
+    if (germanEvidence > englishEvidence) {
+      this.rows.length = start;
+      this.readRows(text, 'german');
+    }
+  }
+
+  /**
+   * Appends the rows of a text's words read one way: 'english' (the English rows; a word the lexicon has
+   * that English uses rarely, as German), 'english-or-german' (the same, and a word English lacks as German
+   * where it plainly is one: German firms' English texts keep German trade words, "Meisterbetrieb"),
+   * 'german' (as German first, English where the lexicon has nothing, German function words dropped).
+   * Counts what tells the language.
+   */
+  private readRows(text: string, reading: 'english' | 'english-or-german' | 'german'): { germanEvidence: number; englishEvidence: number } {
+    const { scanner, rows } = this;
     let germanEvidence = 0;
     let englishEvidence = 0;
     scanner.reset(text);
     for (let kind = scanner.next(); kind !== END; kind = scanner.next()) {
       if (kind === ASCII_WORD) {
-        // Queries of a long-running server bring new words for ever: start afresh rather than grow.
-        if (this.asciiWords.size >= WORD_CACHE_LIMIT) this.forgetAsciiWords();
-        const known = this.asciiWords.size;
-        const id = this.asciiWords.internRange(text, scanner.start, scanner.end, scanner.hash);
-        if (id >= known) this.rememberAsciiRow(id);
+        const id = this.asciiId(text);
         const wordKind = this.asciiKinds[id] ?? 0;
         // A word of both languages ("in", "so", "was") tells neither.
         if (wordKind === 1) englishEvidence++;
         else if (wordKind === 2) germanEvidence++;
-        pending.push(id);
+        if (reading === 'german' && (wordKind & 2) !== 0) continue;
         const row = this.asciiRows[id] ?? -1;
-        // Not yet known to be German: an English word the vectors lack is read as German only when it is
-        // plainly a German word (strict); a rare English word the lexicon has, as German.
-        const german = (wordKind & 4) !== 0 ? this.asciiGermanRows(id) : row < 0 ? this.asciiGermanRows(id, true) : NO_ROWS;
+        let german = NO_ROWS;
+        if (reading === 'german' || (wordKind & 4) !== 0) german = this.asciiGermanRows(id);
+        else if (row < 0 && reading === 'english-or-german') german = this.asciiGermanRows(id, true);
         if (german.length > 0) for (const r of german) rows.push(r);
         else if (row >= 0) rows.push(row);
         continue;
       }
       const raw = text.slice(scanner.start, scanner.end);
-      if (/[äöüß]/i.test(raw)) germanEvidence++;
-      else if (isGermanFunctionWord(plainGerman(raw))) germanEvidence++;
-      pending.push(raw);
-      let wordRows = complexRows.get(raw);
-      if (wordRows === undefined) {
-        const found: number[] = [];
-        for (const token of embeddingTokens(raw)) rowsOfToken(index, token, found);
-        if (complexRows.size >= WORD_CACHE_LIMIT) complexRows.clear();
-        complexRows.set(raw, found);
-        wordRows = found;
+      const word = this.complexWord(raw);
+      if (word.german) germanEvidence++;
+      if (reading === 'german' && word.functionWord) continue;
+      let found = word.english;
+      if (reading === 'german') {
+        const german = this.germanRowsOf(raw);
+        if (german.length > 0) found = german;
+      } else if (found.length === 0 && reading === 'english-or-german') {
+        found = this.germanRowsOf(raw, true);
       }
-      if (wordRows.length === 0) wordRows = this.germanRowsOf(raw, true);
-      for (const row of wordRows) rows.push(row);
+      for (const r of found) rows.push(r);
     }
-    // A German text: its words are read as German first, English only where the lexicon has nothing, and
-    // its function words ("die", "mit", "war": English words too) are dropped.
-    if (this.lexicon && (language === 'de' || (language === undefined && germanEvidence > englishEvidence))) {
-      rows.length = start;
-      for (const word of pending) {
-        if (typeof word === 'number') {
-          if (((this.asciiKinds[word] ?? 0) & 2) !== 0) continue;
-          const german = this.asciiGermanRows(word);
-          const row = this.asciiRows[word] ?? -1;
-          if (german.length > 0) for (const r of german) rows.push(r);
-          else if (row >= 0) rows.push(row);
-        } else {
-          if (isGermanFunctionWord(plainGerman(word))) continue;
-          const german = this.germanRowsOf(word);
-          for (const r of german.length > 0 ? german : (complexRows.get(word) ?? [])) rows.push(r);
-        }
-      }
+    return { germanEvidence, englishEvidence };
+  }
+
+  /** The `asciiWords` id of the scanner's current word (plain ASCII), remembering a new word's rows. */
+  private asciiId(text: string): number {
+    const { scanner } = this;
+    // Queries of a long-running server bring new words for ever: start afresh rather than grow.
+    if (this.asciiWords.size >= WORD_CACHE_LIMIT) this.forgetAsciiWords();
+    const known = this.asciiWords.size;
+    const id = this.asciiWords.internRange(text, scanner.start, scanner.end, scanner.hash);
+    if (id >= known) this.rememberAsciiRow(id);
+    return id;
+  }
+
+  /** What the embedder knows of a word that is not plain ASCII (cached). */
+  private complexWord(raw: string): ComplexWord {
+    let word = this.complexRows.get(raw);
+    if (word === undefined) {
+      const english: number[] = [];
+      for (const token of embeddingTokens(raw)) rowsOfToken(this.vocab.index, token, english);
+      const functionWord = isGermanFunctionWord(plainGerman(raw));
+      // An umlaut or ß, or a German function word with another letter ("für"), says German.
+      const german = functionWord || /[äöüß]/i.test(raw);
+      if (this.complexRows.size >= WORD_CACHE_LIMIT) this.complexRows.clear();
+      word = { english, german, functionWord };
+      this.complexRows.set(raw, word);
     }
+    return word;
   }
 
   /**
@@ -574,6 +598,15 @@ export class SifGloveEmbedder implements Embedder {
 }
 
 const NO_ROWS: readonly number[] = [];
+
+/** A word that is not plain ASCII, as the embedder reads it. */
+interface ComplexWord {
+  /** Its English rows (diacritics stripped or umlauts spelt out). */
+  english: readonly number[];
+  /** Whether it says a text is German (an umlaut or ß, or a German function word). */
+  german: boolean;
+  functionWord: boolean;
+}
 /**
  * GloVe learnt German words from English text too ("krankenhaus", "stadt", "garten": ranks 45,000 –
  * 235,000), where they sit among German names rather than beside their meaning; the English words German

@@ -123,6 +123,7 @@ export class GermanLexicon {
   /** Snowball stem → the lemmas (spelt out) with that stem, shortest first. */
   private readonly byStem = new Map<string, string[]>();
   private readonly found = new Map<string, readonly string[]>();
+  private readonly strictFound = new Map<string, readonly string[]>();
 
   constructor(entries: Readonly<Record<string, string>>) {
     for (const [lemma, list] of Object.entries(entries)) {
@@ -167,8 +168,9 @@ export class GermanLexicon {
     if (this.senses.has(word)) return word;
     // A lemma and an inflection ending: short words the stemmer leaves alone ("Baus", "Hofes").
     for (const ending of GERMAN_ENDINGS) {
+      if (!word.endsWith(ending)) continue;
       const lemma = word.slice(0, word.length - ending.length);
-      if (word.endsWith(ending) && lemma.length >= MIN_HEAD && this.senses.has(lemma)) return lemma;
+      if (lemma.length >= MIN_HEAD && this.senses.has(lemma)) return lemma;
     }
     // A verb as people write it, its lemma the infinitive: "tropft", "springt", "repariert", "sammelt".
     for (const ending of VERB_ENDINGS) {
@@ -176,14 +178,13 @@ export class GermanLexicon {
       const base = word.slice(0, word.length - ending.length);
       for (const infinitive of [`${base}en`, `${base}n`]) if (base.length >= MIN_HEAD && this.senses.has(infinitive)) return infinitive;
     }
+    // Strictly, that is all: a lemma and a German ending. Else the lemmas with the word's Snowball stem.
+    if (strict) return null;
     const lemmas = this.byStem.get(stemGerman(word));
     if (!lemmas) return null;
     let best: string | null = null;
-    for (const lemma of lemmas) {
-      if (!word.startsWith(lemma) || (best !== null && lemma.length <= best.length)) continue;
-      if (!strict || GERMAN_ENDINGS.has(word.slice(lemma.length))) best = lemma;
-    }
-    return strict ? best : (best ?? lemmas[0] ?? null);
+    for (const lemma of lemmas) if (word.startsWith(lemma) && (best === null || lemma.length > best.length)) best = lemma;
+    return best ?? lemmas[0] ?? null;
   }
 
   /**
@@ -205,15 +206,20 @@ export class GermanLexicon {
 
   /**
    * `keysOf` for a word of a text that does not read as German (an English word the English vectors
-   * lack): only the lemma itself, the lemma with a German inflection ending, or a compound — a Snowball
-   * stem alone would read "kittens" as "Kitt".
+   * lack): only the lemma itself, the lemma with a German inflection or verb ending, or a compound — not
+   * a word by its Snowball stem alone, which would read "kittens" as "Kitt".
    */
   strictKeysOf(word: string): readonly string[] {
     const key = spelt(word);
-    const lemma = this.lemmaOf(key, true);
-    if (lemma !== null) return [lemma];
-    const parts = this.keysOf(word);
-    return parts.length > 1 ? parts : [];
+    let parts = this.strictFound.get(key);
+    if (parts === undefined) {
+      const lemma = this.lemmaOf(key, true);
+      const compound = lemma === null ? this.keysOf(word) : [];
+      parts = lemma !== null ? [lemma] : compound.length > 1 ? compound : [];
+      if (this.strictFound.size >= 100_000) this.strictFound.clear();
+      this.strictFound.set(key, parts);
+    }
+    return parts;
   }
 
   /** A compound's parts (lemmas), splitting the first part again up to `depth` times; null when none. */

@@ -43,8 +43,12 @@ export const TOP_KINDS = 2;
 export const MATCH_FLOOR = 0.3;
 /** The weight of the borrowed trade vectors against the query's own. */
 export const EXPANSION = 1.2;
-/** The share of the match that comes from shared words (the rest: the cosine of the vectors). */
-export const WORD_SHARE = 0.7;
+/**
+ * The share of the match that comes from shared words (the rest: the cosine of the vectors). Shared words
+ * find the candidate kinds; the vectors mostly choose among them ("Handwerker, die Heizungen und Rohre
+ * reparieren" shares words with builders' merchants too, but reads like heating engineers and plumbers).
+ */
+export const WORD_SHARE = 0.2;
 /**
  * The shared words' weight counts against the query's words' weight, but against at most this much (about
  * three telling words): a long description ("someone to keep an eye on our yard after dark and check the

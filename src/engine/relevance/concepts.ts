@@ -102,9 +102,8 @@ export class ConceptExpansion {
     for (const row of this.embedder.wordRows(singulars(text))) rows.add(row);
     let total = 0;
     const shared = new Float64Array(ids.length);
-    // Only a kind that shares a word with the query is a candidate: by its vectors alone a kind scores at
-    // most (1 − WORD_SHARE) · (q − c) · v, which stays below the floor in practice (measured: no match
-    // on either evaluation set came without a shared word), and most kinds share none.
+    // Only a kind that shares a word with the query is a candidate: a word of the need must be there (a
+    // query whose vector merely leans towards a kind borrows nothing), and most kinds share none.
     const candidates = new Set<number>();
     for (const row of rows) {
       const weight = this.embedder.rowWeight(row);

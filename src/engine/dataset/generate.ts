@@ -8,6 +8,7 @@
 import { NACE_SECTIONS, sectionOf } from '../../contract/nace.js';
 import type { OrganizationSize, OrganizationType } from '../../contract/v2/filters.js';
 import { Random, WeightedPicker } from '../random.js';
+import { spellOutGerman } from '../relevance/tokenize.js';
 import { geography, type Geography, type Place } from './geography.js';
 import { INDUSTRY_CLASSES, type IndustryClass } from './industries.js';
 import { GIVEN_NAMES, INTERNATIONAL_WORDS, legalFormsOf, registerKind, STARTUP_STEMS, surnamesOf } from './naming.js';
@@ -72,14 +73,7 @@ const SNAPSHOTS = ['dataset_03_2024', 'dataset_09_2024', 'dataset_03_2025', 'dat
 
 /** ASCII slug for domains: German transliteration first (ü → ue, ß → ss), then accents dropped. */
 export function slugify(text: string): string {
-  return text
-    .toLowerCase()
-    .replace(/ä/g, 'ae')
-    .replace(/ö/g, 'oe')
-    .replace(/ü/g, 'ue')
-    .replace(/ß/g, 'ss')
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
+  return spellOutGerman(text)
     .replace(/&/g, '-und-')
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '');

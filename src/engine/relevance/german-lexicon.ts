@@ -16,7 +16,7 @@
  * Portable, synchronous; the lexicon is read once on first use.
  */
 import lexicon from '../data/lexicon-de-en.json' with { type: 'json' };
-import { stemGerman } from './tokenize.js';
+import { spellOutGerman, stemGerman } from './tokenize.js';
 
 interface LexiconAsset {
   about: string;
@@ -27,14 +27,7 @@ interface LexiconAsset {
 
 /** Lower case German spelt plain: umlauts and accents stripped, ß → ss ("für", "fuer" and "fur" → "fur"). */
 export function plainGerman(word: string): string {
-  return stemKeyFold(word.toLowerCase().replace(/ä/g, 'ae').replace(/ö/g, 'oe').replace(/ü/g, 'ue').replace(/ß/g, 'ss'));
-}
-
-function stemKeyFold(word: string): string {
-  return word
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/(?<![aeiouq])(a|o|u)e/g, '$1');
+  return spellOutGerman(word).replace(/(?<![aeiouq])(a|o|u)e/g, '$1');
 }
 
 // Function words, spelt plain: they carry no topic, and they tell the language of a text.
@@ -105,17 +98,6 @@ const MIN_TAIL = 3;
 /** German linking letters between the parts of a compound ("Heizung-s-bau", "Blume-n-laden"). */
 const LINKS = ['', 's', 'es', 'n', 'en', 'e'];
 
-/** A German word with its umlauts spelt out, lower case, ß → ss, other accents stripped ("Küche" → "kueche"). */
-function spelt(word: string): string {
-  return word
-    .toLowerCase()
-    .replace(/ä/g, 'ae')
-    .replace(/ö/g, 'oe')
-    .replace(/ü/g, 'ue')
-    .replace(/ß/g, 'ss')
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '');
-}
 
 export class GermanLexicon {
   /** Lemma, umlauts spelt out ("kueche") → English senses (each one or more words), most important first. */
@@ -127,7 +109,7 @@ export class GermanLexicon {
 
   constructor(entries: Readonly<Record<string, string>>) {
     for (const [lemma, list] of Object.entries(entries)) {
-      const key = spelt(lemma);
+      const key = spellOutGerman(lemma);
       const known = this.senses.get(key) ?? [];
       for (const sense of list.split(',')) {
         const trimmed = sense.trim();
@@ -155,7 +137,7 @@ export class GermanLexicon {
 
   /** Whether the lexicon has the word (any inflection). */
   has(word: string): boolean {
-    return this.lemmaOf(spelt(word)) !== null;
+    return this.lemmaOf(spellOutGerman(word)) !== null;
   }
 
   /**
@@ -192,7 +174,7 @@ export class GermanLexicon {
    * three, the longest last part first); an empty list when neither.
    */
   keysOf(word: string): readonly string[] {
-    const key = spelt(word);
+    const key = spellOutGerman(word);
     let parts = this.found.get(key);
     if (parts === undefined) {
       const lemma = this.lemmaOf(key);
@@ -210,7 +192,7 @@ export class GermanLexicon {
    * a word by its Snowball stem alone, which would read "kittens" as "Kitt".
    */
   strictKeysOf(word: string): readonly string[] {
-    const key = spelt(word);
+    const key = spellOutGerman(word);
     let parts = this.strictFound.get(key);
     if (parts === undefined) {
       const lemma = this.lemmaOf(key, true);

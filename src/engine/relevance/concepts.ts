@@ -11,16 +11,18 @@
  *             (q − c) · trade_k)
  *   q'      = q + EXPANSION · Σ over the best kinds (at most TOP_KINDS, match ≥ MATCH_FLOOR) of match_k · trade_k
  *
- * over the kinds that share at least one word with the query
- *
- * with q, needs_k and trade_k SIF vectors of the same embedder (unit length; a kind's vector is the mean of
- * its English and German ones) and c the mean of all kinds' needs vectors (what every need shares). Words
- * are compared as the embedder reads them — the same vocabulary row, so "Steckdosen" meets "Steckdose" and
- * "outlets" meets "outlet" — which the averaged vectors alone blur. Query-side only: organization vectors
+ * over the kinds that share at least one word with the query (words find the candidates, the vectors choose
+ * among them), a word not counting when more than COMMON_WORD_SHARE of the kinds name it ("company",
+ * "Firma"); q, needs_k and trade_k are SIF vectors of the same embedder (unit length; a kind's vector is
+ * the mean of its English and German ones) and c the mean of all kinds' needs vectors (what every need
+ * shares). Words are compared as the embedder reads them — the same vocabulary row, so "Steckdosen" meets
+ * "Steckdose" and "outlets" meets "outlet" — or by their Snowball English stem ("washing" meets "wash"),
+ * which the averaged vectors alone blur. Query-side only: organization vectors
  * stay what their own texts say, so operators' data needs no NACE code or anything else for this to work.
  * Portable, synchronous; the table's vectors and word index are built once, on the first query (~0.1 s).
  */
 import table from '../data/concepts.json' with { type: 'json' };
+import { stemmer as stemEnglish } from '@orama/stemmers/english';
 import { stemMinimalEnglish } from './tokenize.js';
 
 /** The committed table's shape: per kind, the trade and needs terms of each language, comma-separated. */
@@ -40,7 +42,9 @@ export interface TextEmbedder {
 /** How many kinds a query may borrow from (a need can fit two: "garden wall" → landscaping, masonry). */
 export const TOP_KINDS = 2;
 /** The least match between a query and a kind for it to borrow anything. */
-export const MATCH_FLOOR = 0.3;
+export const MATCH_FLOOR = 0.2;
+/** A word in the terms of more than this share of the kinds is too common to make a kind a candidate. */
+export const COMMON_WORD_SHARE = 0.05;
 /** The weight of the borrowed trade vectors against the query's own. */
 export const EXPANSION = 1.2;
 /**
@@ -68,6 +72,8 @@ interface KindTable {
   centerTrade: Float64Array;
   /** Vocabulary row → the kinds whose terms have it. */
   byRow: Map<number, number[]>;
+  /** Snowball English stem of an English term's word → the kinds whose terms have it. */
+  byEnglishStem: Map<string, number[]>;
 }
 
 export class ConceptExpansion {
@@ -96,7 +102,7 @@ export class ConceptExpansion {
   }
 
   private best(text: string, query: Float32Array): { k: number; match: number }[] {
-    const { ids, needs, trade, centerNeeds, centerTrade, byRow } = this.kinds();
+    const { ids, needs, trade, centerNeeds, centerTrade, byRow, byEnglishStem } = this.kinds();
     // Shared words: the query's rows (and their English singulars) found among a kind's terms, by weight.
     const rows = new Set(this.embedder.wordRows(text));
     for (const row of this.embedder.wordRows(singulars(text))) rows.add(row);
@@ -105,10 +111,29 @@ export class ConceptExpansion {
     // Only a kind that shares a word with the query is a candidate: a word of the need must be there (a
     // query whose vector merely leans towards a kind borrows nothing), and most kinds share none.
     const candidates = new Set<number>();
+    // A word many kinds name ("company", "service", "Firma") nominates none of them.
+    const commonWordKinds = COMMON_WORD_SHARE * ids.length;
     for (const row of rows) {
       const weight = this.embedder.rowWeight(row);
       total += weight;
-      for (const k of byRow.get(row) ?? []) {
+      const kindsOfRow = byRow.get(row) ?? [];
+      if (kindsOfRow.length > commonWordKinds) continue;
+      for (const k of kindsOfRow) {
+        shared[k] = (shared[k] ?? 0) + weight;
+        candidates.add(k);
+      }
+    }
+    // English words the terms have in another form ("washing" for "wash", "drawings" for "draw up"):
+    // the Snowball English stem, where the word's own row did not match.
+    for (const word of new Set(text.toLowerCase().match(/[a-z]+/g) ?? [])) {
+      const kinds = byEnglishStem.get(stemEnglish(word));
+      if (!kinds || kinds.length > commonWordKinds) continue;
+      const [row] = this.embedder.wordRows(word, 'en');
+      if (row === undefined) continue;
+      const weight = this.embedder.rowWeight(row);
+      const byItsRow = byRow.get(row) ?? [];
+      for (const k of kinds) {
+        if (byItsRow.includes(k)) continue;
         shared[k] = (shared[k] ?? 0) + weight;
         candidates.add(k);
       }
@@ -144,6 +169,7 @@ export class ConceptExpansion {
       const rawNeeds: Float32Array[] = [];
       const rawTrade: Float32Array[] = [];
       const byRow = new Map<number, number[]>();
+      const byEnglishStem = new Map<string, number[]>();
       for (const { id, trade, needs } of this.asset.kinds) {
         const needsVector = this.meanOfLanguages(needs, dims);
         const tradeVector = this.meanOfLanguages(trade, dims);
@@ -152,6 +178,12 @@ export class ConceptExpansion {
         ids.push(id);
         rawNeeds.push(needsVector);
         rawTrade.push(tradeVector);
+        for (const word of `${needs.en ?? ''} ${trade.en ?? ''}`.toLowerCase().match(/[a-z]+/g) ?? []) {
+          const stem = stemEnglish(word);
+          const list = byEnglishStem.get(stem) ?? [];
+          if (list[list.length - 1] !== k) list.push(k);
+          byEnglishStem.set(stem, list);
+        }
         for (const [language, terms] of [...Object.entries(needs), ...Object.entries(trade)]) {
           const lang = language === 'de' ? 'de' : 'en';
           for (const row of new Set([...this.embedder.wordRows(terms, lang), ...this.embedder.wordRows(singulars(terms), lang)])) {
@@ -176,7 +208,7 @@ export class ConceptExpansion {
         centerNeeds[k] = dot(center, n);
         centerTrade[k] = dot(center, t);
       });
-      this.table = { ids, needs, trade, centerNeeds, centerTrade, byRow };
+      this.table = { ids, needs, trade, centerNeeds, centerTrade, byRow, byEnglishStem };
     }
     return this.table;
   }

@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { GermanLexicon, germanLexicon, isGermanText } from '../../src/engine/relevance/german-lexicon.js';
-import { ConceptExpansion } from '../../src/engine/relevance/concepts.js';
+import { ConceptExpansion, type ConceptsAsset } from '../../src/engine/relevance/concepts.js';
 import { SifGloveEmbedder } from '../../src/engine/relevance/embedder.js';
 
 /** The cosine of two unit vectors; 0 when either text has no vector. */
@@ -146,7 +146,22 @@ describe('from a need to a trade (the committed table of kinds of organizations)
     expect(embedder.embedQuery('xqzvbt')).toBeNull();
   });
 
-  test('a query that matches no need borrows nothing', () => {
+  test('a query that matches no need borrows nothing; nor do words that many kinds name', () => {
     expect(kindsOf('the of and')).toEqual([]);
+    expect(kindsOf('company in Munich')).toEqual([]);
+    expect(kindsOf('Firmen in München')).toEqual([]);
+  });
+
+  test('an English word meets a term written in another form of it (Snowball English stem)', () => {
+    const table: ConceptsAsset = {
+      about: 'two kinds',
+      kinds: [
+        { id: 'laundry', trade: { en: 'laundry, laundrette' }, needs: { en: 'washing, ironing, stains, shirts' } },
+        { id: 'bakery', trade: { en: 'bakery, baker' }, needs: { en: 'bread, rolls, cakes' } },
+      ],
+    };
+    const small = new ConceptExpansion(embedder, table);
+    const query = 'who can get these stains washed out';
+    expect(small.matches(query, embedder.embed(query) ?? new Float32Array(embedder.dims)).map((m) => m.id)).toEqual(['laundry']);
   });
 });

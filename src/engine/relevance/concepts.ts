@@ -112,7 +112,7 @@ export class ConceptExpansion {
     // query whose vector merely leans towards a kind borrows nothing), and most kinds share none.
     const candidates = new Set<number>();
     // A word many kinds name ("company", "service", "Firma") nominates none of them.
-    const commonWordKinds = COMMON_WORD_SHARE * ids.length;
+    const commonWordKinds = Math.max(1, COMMON_WORD_SHARE * ids.length);
     for (const row of rows) {
       const weight = this.embedder.rowWeight(row);
       total += weight;

@@ -22,7 +22,7 @@ import asset from '../data/embeddings.json' with { type: 'json' };
 import { ConceptExpansion } from './concepts.js';
 import { germanLexicon, isEnglishFunctionWord, isGermanFunctionWord, plainGerman, type GermanLexicon } from './german-lexicon.js';
 import { TermDictionary } from './term-dictionary.js';
-import { ASCII_WORD, END, WordScanner } from './tokenize.js';
+import { ASCII_WORD, END, spellOutGerman, WordScanner } from './tokenize.js';
 
 export interface Embedder {
   readonly dims: number;
@@ -192,7 +192,6 @@ export function embeddingTokens(text: string): string[] {
 }
 
 const stripMarks = (s: string): string => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '');
-const transliterate = (s: string): string => stripMarks(s.replace(/ä/g, 'ae').replace(/ö/g, 'oe').replace(/ü/g, 'ue'));
 
 /** Row of one lower-case word, or -1; British -ise spellings fall back to GloVe's -ize ones. */
 function rowOfPlain(index: ReadonlyMap<string, number>, word: string): number {
@@ -210,7 +209,7 @@ function rowOfPlain(index: ReadonlyMap<string, number>, word: string): number {
 function rowOfWord(index: ReadonlyMap<string, number>, word: string): number {
   if (PLAIN_WORD.test(word)) return rowOfPlain(index, word);
   const stripped = rowOfPlain(index, stripMarks(word));
-  const german = /[äöü]/.test(word) ? rowOfPlain(index, transliterate(word)) : -1;
+  const german = /[äöü]/.test(word) ? rowOfPlain(index, spellOutGerman(word)) : -1;
   if (stripped < 0) return german;
   if (german < 0) return stripped;
   return Math.min(stripped, german); // rows are in frequency order

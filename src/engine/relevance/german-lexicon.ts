@@ -11,7 +11,7 @@
  *   allowed between them ("Heizungsbauer" → heizung + bauer, "Steuerberatungskanzlei" → steuer + beratung +
  *   kanzlei); German builds nouns that way, and the lexicon cannot list them all.
  * - Which language a text is in decides a word both languages have ("bad", "kind", "rat", "art", "gift"):
- *   `isGermanText` counts the function words and umlauts of each language.
+ *   the embedder counts the function words (below) and umlauts of each language (embedder.ts).
  *
  * Portable, synchronous; the lexicon is read once on first use.
  */
@@ -59,22 +59,6 @@ export function isEnglishFunctionWord(word: string): boolean {
 /** Whether a word (spelt plain) is a German function word (dropped from German texts). */
 export function isGermanFunctionWord(plain: string): boolean {
   return GERMAN_FUNCTION_WORDS.has(plain);
-}
-
-/**
- * Whether a text's words read as German: more German function words and words with umlauts or ß than
- * English function words. Ties (no evidence either way: "Bäckerei glutenfrei" has its umlaut) are English.
- */
-export function isGermanText(words: readonly string[]): boolean {
-  let german = 0;
-  let english = 0;
-  for (const word of words) {
-    if (/[äöüß]/.test(word)) german++;
-    const plain = plainGerman(word);
-    if (GERMAN_FUNCTION_WORDS.has(plain)) german++;
-    if (ENGLISH_FUNCTION_WORDS.has(word)) english++;
-  }
-  return german > english;
 }
 
 /**
@@ -221,11 +205,6 @@ export class GermanLexicon {
       }
     }
     return null;
-  }
-
-  /** The English senses of a lemma (spelt out). */
-  sensesOf(lemma: string): readonly string[] {
-    return this.senses.get(lemma) ?? [];
   }
 }
 

@@ -1,6 +1,6 @@
 // Search quality on a hand-written eval: nDCG@10 per mode (semantic, fulltext, hybrid) and per part (dev,
-// heldout), over the hand-written organizations alone and mixed into 20,000 generated organizations as
-// distractors. Two sets:
+// heldout; the language set also dev2), over the hand-written organizations alone and mixed into 20,000
+// generated organizations as distractors. Two sets:
 //   independent (eval/independent/, the default): grades by domain, written by hand (see its README);
 //   language    (eval/language/): queries in English and German, graded by intent (see its README); also
 //               split by query language, and across languages (German queries against English-text
@@ -10,7 +10,7 @@
 //   --verbose  per-query nDCG@10 and the top results with their grades
 //   --expand   also measure query expansion through related keywords (language/related-keywords.ts):
 //              the related terms of the query's content words are added to `describe` and to must_any
-//   --part=dev only print that part (while trying ideas, so that heldout stays unseen)
+//   --part=dev only print that part (while trying ideas, so that heldout stays unseen; dev2 too on the language set)
 import { readFileSync } from 'node:fs';
 import { createLocalIndex, generateDataset, OrganizationRecordSchema } from '../dist/lib/index.js';
 // Not exported from the package entry: deep import of the compiled module.
@@ -23,7 +23,6 @@ const onlyPart = process.argv.find((a) => a.startsWith('--part='))?.slice('--par
 const setName = process.argv.find((a) => a.startsWith('--set='))?.slice('--set='.length) ?? 'independent';
 const DISTRACTORS = { count: 20_000, seed: 20261121 };
 const EXPANSION_TERMS = 5;
-const PARTS = ['dev', 'heldout'];
 
 const readJson = (dir, name) => JSON.parse(readFileSync(new URL(`../eval/${dir}/${name}`, import.meta.url), 'utf8'));
 
@@ -35,8 +34,8 @@ const STOP_WORDS = new Set([
 const englishKeywordsOf = (text) => [...new Set((text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !STOP_WORDS.has(w)))];
 
 /**
- * A set: its organizations, its queries (each with `relevant`, domain → grade), the query's keywords, and the
- * slices reported per part. A slice takes some of the queries and may judge them against some of the
+ * A set: its organizations, its queries (each with `relevant`, domain → grade), the query's keywords, its
+ * parts, and the slices reported per part. A slice takes some of the queries and may judge them against some of the
  * organizations only: `exclude(query)` is the set of hand-written domains taken out of the ranking and out
  * of the ideal.
  */
@@ -51,6 +50,7 @@ function independentSet() {
     queries,
     keywordsOf: englishKeywordsOf,
     column: 'part',
+    parts: ['dev', 'heldout'],
     slices: (part) => [{ label: part, take: (q) => q.part === part }],
     title: `Independent eval: ${queries.length} queries (dev ${count('dev')}, heldout ${count('heldout')}); ${organizations.length} hand-written organizations`,
   };
@@ -74,6 +74,7 @@ function languageSet() {
     queries,
     keywordsOf: queryKeywords,
     column: 'queries',
+    parts: ['dev', 'dev2', 'heldout'],
     slices: (part) => [
       { label: `${part}`, take: (q) => q.part === part },
       { label: `${part} en`, take: (q) => q.part === part && q.language === 'en' },
@@ -82,14 +83,15 @@ function languageSet() {
       { label: `${part} de → en-text`, take: (q) => q.part === part && q.language === 'de', exclude: () => inLanguage.de },
       { label: `${part} en → de-text`, take: (q) => q.part === part && q.language === 'en', exclude: () => inLanguage.en },
     ],
-    title: `Language eval: ${queries.length} queries (dev ${count('part', 'dev')}, heldout ${count('part', 'heldout')}; en ${count('language', 'en')}, de ${count('language', 'de')}); `
+    title: `Language eval: ${queries.length} queries (dev ${count('part', 'dev')}, dev2 ${count('part', 'dev2')}, heldout ${count('part', 'heldout')}; en ${count('language', 'en')}, de ${count('language', 'de')}); `
       + `${organizations.length} hand-written organizations (en-text ${inLanguage.en.size}, de-text ${inLanguage.de.size}; ${traps} traps)`,
   };
 }
 
 const SETS = { independent: independentSet, language: languageSet };
 if (!SETS[setName]) throw new Error(`--set=${setName}: expected one of ${Object.keys(SETS).join(', ')}`);
-const { organizations, queries, keywordsOf, column, slices: slicesOf, title } = SETS[setName]();
+const { organizations, queries, keywordsOf, column, parts, slices: slicesOf, title } = SETS[setName]();
+if (onlyPart && !parts.includes(onlyPart)) throw new Error(`--part=${onlyPart}: expected one of ${parts.join(', ')}`);
 const NONE = new Set();
 /** The slices of a part; a slice without `exclude` judges its queries against every organization. */
 const slices = (part) => slicesOf(part).map((slice) => ({ exclude: () => NONE, ...slice }));
@@ -193,7 +195,7 @@ console.log(`\n${title}; distractors: ${generated.length.toLocaleString('en')} g
 console.log(`| mode | ${column} | alone: nDCG@10 | with distractors: nDCG@10 (strict) | with distractors: nDCG@10 (condensed) | with distractors: grade-3 in top 100 |`);
 console.log('|---|---|---|---|---|---|');
 for (const mode of modes) {
-  for (const part of onlyPart ? [onlyPart] : PARTS) {
+  for (const part of onlyPart ? [onlyPart] : parts) {
     for (const slice of slices(part)) {
       console.log(`| ${mode} | ${slice.label} | ${cell(aloneRuns, mode, slice, 'ndcg')} | ${cell(mixedRuns, mode, slice, 'ndcg')} | ${cell(mixedRuns, mode, slice, 'condensed')} | ${cell(mixedRuns, mode, slice, 'found')} |`);
     }

@@ -1,8 +1,9 @@
 /**
- * The bilingual eval (eval/language/): organizations written per intent in German and English, and per
- * intent one English and one German query. The files parse, the counts per intent and language are as
- * declared, every grade names an intent, the split is every third intent, and no query shares a content
- * word (by German or English stem) with its grade-3 organizations.
+ * The bilingual eval (eval/language/): organizations written per intent in German and English, per intent
+ * one English and one German query, and per dev intent two more of each by a second writer (part dev2). The
+ * files parse, the counts per intent, part and language are as declared, every grade names an intent, the
+ * split is every third intent, and no query shares a content word (by German or English stem) with its
+ * grade-3 organizations.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -81,11 +82,11 @@ describe('language eval: organizations', () => {
 });
 
 describe('language eval: queries', () => {
-  test('ids are unique; every intent has one English and one German query; every grade is 1–3 and names an intent', () => {
+  test('ids are unique; every intent has one English and one German dev or heldout query; every grade is 1–3 and names an intent', () => {
     expect(new Set(queries.map((q) => q.id)).size).toBe(queries.length);
     expect(new Set(queries.map((q) => q.intent))).toEqual(new Set(intents));
     for (const intent of intents) {
-      const languages = queries.filter((q) => q.intent === intent).map((q) => q.language).sort();
+      const languages = queries.filter((q) => q.intent === intent && q.part !== 'dev2').map((q) => q.language).sort();
       expect({ intent, languages }).toEqual({ intent, languages: ['de', 'en'] });
     }
     for (const query of queries) {
@@ -97,12 +98,24 @@ describe('language eval: queries', () => {
     }
   });
 
-  test('the split: the intents at positions 3, 6, 9, … are heldout (both queries), the others dev', () => {
+  test('the split: the intents at positions 3, 6, 9, … are heldout (both queries), the others dev (dev2 aside)', () => {
     for (const query of queries) {
+      if (query.part === 'dev2') continue;
       const position = intents.indexOf(query.intent) + 1;
       expect({ id: query.id, part: query.part }).toEqual({ id: query.id, part: position % 3 === 0 ? 'heldout' : 'dev' });
     }
     expect(queries.filter((q) => q.part === 'heldout')).toHaveLength(26);
+  });
+
+  test('dev2: every dev intent has two more English and two more German queries, <intent>-en-2, -en-3, -de-2, -de-3; heldout intents none', () => {
+    expect(queries.filter((q) => !['dev', 'dev2', 'heldout'].includes(q.part))).toEqual([]);
+    for (const [i, intent] of intents.entries()) {
+      const ids = queries.filter((q) => q.intent === intent && q.part === 'dev2').map((q) => `${q.id} ${q.language}`).sort();
+      const expected = (i + 1) % 3 === 0 ? [] : ['de-2 de', 'de-3 de', 'en-2 en', 'en-3 en'].map((tail) => `${intent}-${tail}`);
+      expect({ intent, ids }).toEqual({ intent, ids: expected });
+    }
+    expect(queries.filter((q) => q.part === 'dev2')).toHaveLength(108);
+    expect(queries.filter((q) => q.part === 'dev')).toHaveLength(54);
   });
 
   test('no query shares a content word with the name, summary or keywords of its grade-3 organizations', () => {

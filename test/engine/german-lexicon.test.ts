@@ -121,8 +121,8 @@ describe('from a need to a trade (the committed table of kinds of organizations)
 
   test('a need in everyday words, English or German, finds the kind of organization that meets it', () => {
     const needs: [string, string][] = [
-      ['my toilet is blocked and the basement smells of sewage', 'plumber'],
-      ['die Toilette ist verstopft', 'plumber'],
+      ['my toilet is blocked and the basement smells of sewage', 'drain-cleaning'],
+      ['die Toilette ist verstopft', 'drain-cleaning'],
       ['our puppy needs its first vaccinations', 'veterinarian'],
       ['Welpe impfen lassen', 'veterinarian'],
       ['I need new glasses for reading', 'optician'],

@@ -9,7 +9,8 @@
  *   match_k = WORD_SHARE · (the query's words among the kind's terms, by SIF weight, as a share of all of
  *             its words, at most LONG_QUERY_WEIGHT of them) + (1 − WORD_SHARE) · max(0, (q − c) · needs_k,
  *             (q − c) · trade_k)
- *   q'      = q + EXPANSION · Σ over the best kinds (at most TOP_KINDS, match ≥ MATCH_FLOOR) of match_k · trade_k
+ *   q'      = q + EXPANSION · Σ over the best kinds (at most TOP_KINDS, match ≥ MATCH_FLOOR and
+ *             ≥ SECOND_KIND_RATIO · the best match) of match_k · trade_k
  *
  * over the kinds that share at least one word with the query (words find the candidates, the vectors choose
  * among them), a word not counting when more than COMMON_WORD_SHARE of the kinds name it ("company",
@@ -43,16 +44,26 @@ export interface TextEmbedder {
 export const TOP_KINDS = 2;
 /** The least match between a query and a kind for it to borrow anything. */
 export const MATCH_FLOOR = 0.2;
-/** A word in the terms of more than this share of the kinds is too common to make a kind a candidate. */
-export const COMMON_WORD_SHARE = 0.05;
+/**
+ * A word in the terms of more than this share of the kinds is too common to make a kind a candidate
+ * ("help", "Firma"); below it, the vectors choose among the kinds a word names.
+ */
+export const COMMON_WORD_SHARE = 0.12;
+/**
+ * The second kind is borrowed only when it matches nearly as well as the best: a weaker second reading
+ * pulls the query away from the need ("learning to drive a car" is not golf, "a puncture on my bike" not
+ * a tyre dealer's).
+ */
+export const SECOND_KIND_RATIO = 0.8;
 /** The weight of the borrowed trade vectors against the query's own. */
 export const EXPANSION = 1.2;
 /**
  * The share of the match that comes from shared words (the rest: the cosine of the vectors). Shared words
- * find the candidate kinds; the vectors mostly choose among them ("Handwerker, die Heizungen und Rohre
+ * find the candidate kinds and weigh as much as a short query's vector needs against a table of wide
+ * need lists; the vectors choose among the kinds ("Handwerker, die Heizungen und Rohre
  * reparieren" shares words with builders' merchants too, but reads like heating engineers and plumbers).
  */
-export const WORD_SHARE = 0.2;
+export const WORD_SHARE = 0.4;
 /**
  * The shared words' weight counts against the query's words' weight, but against at most this much (about
  * three telling words): a long description ("someone to keep an eye on our yard after dark and check the
@@ -158,7 +169,8 @@ export class ConceptExpansion {
     }
     /* eslint-enable @typescript-eslint/no-non-null-assertion */
     found.sort((a, b) => b.match - a.match || a.k - b.k);
-    return found.slice(0, TOP_KINDS);
+    const best = found[0]?.match ?? 0;
+    return found.slice(0, TOP_KINDS).filter(({ match }) => match >= SECOND_KIND_RATIO * best);
   }
 
   /** Each kind's needs and trade vectors (the mean of its languages', centred), and the word index. */

@@ -113,7 +113,7 @@ function portableCore(mode) {
  * function call — so the local sample is small (appsscript/src/runtime.ts) and the word vectors keep
  * the most frequent words plus every dataset word (appsscript/build/trim-embeddings.mjs).
  */
-export const APPS_SCRIPT_BUDGETS = { code: 6_000_000, embeddingWords: 15_000 };
+export const APPS_SCRIPT_BUDGETS = { code: 6_000_000, embeddingWords: 10_000 };
 
 /**
  * dist/appsscript/: one classic script (Code.js: the top-level stubs Sheets needs — each with its JSDoc —

@@ -118,7 +118,7 @@ export async function refreshWorkbook(file: string, options: RefreshOptions = {}
   const opened = await openWorkbook(file, { command: 'orgindex refresh' });
   const { workbook, names } = opened;
   const sheet = workbook.getWorksheet(SAVED_QUERY_SHEET);
-  if (!sheet) throw new RefreshUsageError(`${file} has no saved queries (no worksheet "${SAVED_QUERY_SHEET}"; README: "orgindex refresh" describes its rows)`);
+  if (!sheet) throw new RefreshUsageError(`${file} has no saved queries (no worksheet "${SAVED_QUERY_SHEET}"; docs/automation.md, "orgindex refresh WORKBOOK.xlsx", describes its rows)`);
   const entries = readQueries(sheet);
   const service = serviceOf(options.baseUrl);
   const functions = refreshFunctions(service, options.apiKey);

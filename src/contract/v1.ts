@@ -1,6 +1,6 @@
 /**
  * Legacy v1 search interface (paths under /v1 on the legacy base URL).
- * Where the spec leaves layouts open, our choices (documented in README):
+ * Where the spec leaves layouts open, our choices (documented in docs/http-api.md, Legacy v1):
  *   - `custom_filters` takes the v2 filters object (OR inside a key, AND across keys);
  *   - columns are the v2 selectable columns plus v1's own `description`, `main_contact_mail`,
  *     `main_contact_number`; omitted → `domain, name, country`;

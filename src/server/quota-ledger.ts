@@ -6,8 +6,8 @@
  * to `quota-<generation>.log`, and its response waits until that line is written. Lines that arrive
  * while a write is running go out together with the next one (group commit). Two durability levels:
  *   'fsync' (default)  the answer waits for fdatasync: nothing answered is lost, even by a machine crash.
- *                      Group commit makes it cheap: one flush per batch, not per answer (README: the load
- *                      benchmark measures both levels alike within noise).
+ *                      Group commit makes it cheap: one flush per batch, not per answer (docs/benchmarks.md,
+ *                      Server load: the two levels measure alike within noise).
  *   'write'            the answer waits for the write to reach the operating system; fdatasync runs every
  *                      100 ms and at close. A kill -9 (or any crash of the process) still loses no
  *                      answered request — the kernel has the line; a machine crash can lose 100 ms.

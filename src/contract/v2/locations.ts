@@ -1,6 +1,6 @@
 /**
  * v2 location endpoints. The spec gives the item shape and the search endpoint; query parameters and the
- * sibling endpoints are ours (documented in README):
+ * sibling endpoints are ours (documented in docs/http-api.md, v2 → locations):
  *   GET /locations/search?q=…&location_type=…&parent_id=…&limit=…   ranked name search
  *   GET /locations?parent_id=…&location_type=…&limit=…&offset=…       listing (children of a parent, or all of a type)
  *   GET /locations/{location_id}                                       one item

@@ -52,7 +52,7 @@
  * at STEM_WEIGHT = 0.5 (Elasticsearch's exact-plus-stemmed `most_fields` pattern, without a second index).
  * On the eval set: plural queries the data spells singular ("electricians", "tax advisors") find their
  * organizations, and exact words still rank first — stemming the index instead lets "dentist" rank the
- * labs that serve "dentists" above dentists, and turns "news" into "new" (README: Search quality).
+ * labs that serve "dentists" above dentists, and turns "news" into "new" (docs/benchmarks.md: Relevance quality).
  *
  * BOOLEAN. candidates = (∩ must_all) ∩ (∪ must_any, when it has a clause) − (∪ must_not), intersected with
  * the `allowed` mask (each clause is a group, see PLURALS); an unknown word in must_all gives no candidate, in
@@ -114,7 +114,7 @@ export interface TextIndexOptions {
 
 export type Stemmer = 'none' | 'english-minimal' | 'english-german';
 
-/** The stemmer of indexes built without the option (decided on the eval set: see README). */
+/** The stemmer of indexes built without the option (decided on the eval set: docs/benchmarks.md, Relevance quality). */
 export const TEXT_STEMMER: Stemmer = 'english-german';
 /** Score weight of a clause's other forms ("dentists" for "dentist") against the form as typed. */
 export const STEM_WEIGHT = 0.5;

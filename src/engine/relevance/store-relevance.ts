@@ -171,7 +171,7 @@ function vectorTextsOf(source: VectorTextSource, summaries: Utf8Column, row: num
 /** About this many organizations (a regular sample) estimate the common component and the axis units of a large corpus. */
 const COMPONENT_SAMPLE = 16_384;
 /** Rows embedded and coded at a time: the f32 vectors of a block, never of the whole corpus. */
-const VECTOR_BLOCK = 4_096;
+export const VECTOR_BLOCK = 4_096;
 
 /** Organization vectors as the index keeps them (coded: vector-scan.ts), made apart from their store (possibly on another thread) and installed into it. */
 export interface StoredVectors {
@@ -179,6 +179,44 @@ export interface StoredVectors {
   /** The common component removed from every vector. */
   component: Float32Array;
   scan: ScanRecords;
+}
+
+/** Every how many organizations one is in the regular sample that fixes the axis units (and SIF's component). */
+export function sampleStride(count: number): number {
+  return Math.max(1, Math.ceil(count / COMPONENT_SAMPLE));
+}
+
+/**
+ * Codes a corpus's vectors into scan records a block of VECTOR_BLOCK rows at a time, once a sample has
+ * fixed the axis units — the one way every embedder's vectors (built-in or an operator's) become records.
+ */
+export class BlockCoder {
+  private readonly block: Float32Array;
+  private peak = 0;
+
+  constructor(
+    private readonly count: number,
+    private readonly dims: number,
+    private readonly axis: Float64Array,
+    private readonly into: { present: Uint8Array; records: Uint8Array },
+  ) {
+    this.block = new Float32Array(Math.min(count, VECTOR_BLOCK) * dims);
+  }
+
+  /** Rows first … first + rows − 1: `fill` writes their vectors into the zeroed block and marks the present ones. */
+  code(first: number, rows: number, fill: (block: Float32Array, present: Uint8Array) => void): void {
+    const { block, dims, axis, into } = this;
+    block.fill(0);
+    const present = into.present.subarray(first, first + rows);
+    fill(block, present);
+    this.peak = Math.max(this.peak, codeRows(dims, block, present, rows, axis, into.records, first));
+  }
+
+  /** The records, once every block is coded. */
+  scan(): ScanRecords {
+    const { count, dims, axis, into } = this;
+    return { rows: count, dims, axis, records: into.records, decodedPeak: roundedPeak(this.peak) };
+  }
 }
 
 /**
@@ -194,26 +232,22 @@ export function buildVectors(
   into: { present: Uint8Array; records: Uint8Array } = { present: new Uint8Array(count), records: new Uint8Array(scanRecordBytes(count, embedder.dims)) },
 ): StoredVectors {
   const { dims } = embedder;
-  const { present, records } = into;
-  const stride = Math.max(1, Math.ceil(count / COMPONENT_SAMPLE));
+  const stride = sampleStride(count);
   const sampled = Math.ceil(count / stride);
   const sample = new Float32Array(sampled * dims);
   const samplePresent = new Uint8Array(sampled);
   for (let i = 0; i < sampled; i++) samplePresent[i] = embedder.embedInto(textsOf(i * stride), sample, i * dims) ? 1 : 0;
   const component = removePrincipalComponent(sample, sampled, dims);
   applyComponentRemovalRows(sample, sampled, dims, component);
-  const axis = axisUnits(dims, sample, samplePresent, sampled);
-  const block = new Float32Array(Math.min(count, VECTOR_BLOCK) * dims);
-  let peak = 0;
+  const coder = new BlockCoder(count, dims, axisUnits(dims, sample, samplePresent, sampled), into);
   for (let first = 0; first < count; first += VECTOR_BLOCK) {
     const rows = Math.min(VECTOR_BLOCK, count - first);
-    block.fill(0);
-    const blockPresent = present.subarray(first, first + rows);
-    for (let row = 0; row < rows; row++) blockPresent[row] = embedder.embedInto(textsOf(first + row), block, row * dims) ? 1 : 0;
-    applyComponentRemovalRows(block, rows, dims, component);
-    peak = Math.max(peak, codeRows(dims, block, blockPresent, rows, axis, records, first));
+    coder.code(first, rows, (block, present) => {
+      for (let row = 0; row < rows; row++) present[row] = embedder.embedInto(textsOf(first + row), block, row * dims) ? 1 : 0;
+      applyComponentRemovalRows(block, rows, dims, component);
+    });
   }
-  return { present, component, scan: { rows: count, dims, axis, records, decodedPeak: roundedPeak(peak) } };
+  return { present: into.present, component, scan: coder.scan() };
 }
 
 /**

@@ -3,7 +3,7 @@
  * once, at build or start: every organization's text (its summary, then its tags: documentText) embedded
  * in batches, a few batches at once, each batch bounded in time and tried again after a failure that may
  * pass, with the progress on a line every few seconds. The vectors are coded into scan records as the
- * built-in ones are (store-relevance.ts buildVectors): a regular sample first, which fixes the axis units
+ * built-in ones are (store-relevance.ts BlockCoder): a regular sample first, which fixes the axis units
  * of the codes, then block by block — each organization embedded once, the sample's kept for their block.
  *
  * A model's vectors are used as the model gives them (unit length): the common component that SIF
@@ -11,15 +11,11 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { StoredVectors } from '../../engine/relevance/store-relevance.js';
-import { vectorTexts, vectorTextSource } from '../../engine/relevance/store-relevance.js';
-import { axisUnits, codeRows, roundedPeak, scanRecordBytes } from '../../engine/relevance/vector-scan.js';
+import { BlockCoder, sampleStride, VECTOR_BLOCK, vectorTexts, vectorTextSource } from '../../engine/relevance/store-relevance.js';
+import { axisUnits, scanRecordBytes } from '../../engine/relevance/vector-scan.js';
 import type { ColumnStore } from '../../engine/store/store.js';
 import { documentText, EmbedderFailure, type TextEmbedder } from './text-embedder.js';
 
-/** About this many organizations (a regular sample) fix the axis units of a large corpus. */
-const SAMPLE = 16_384;
-/** Organizations embedded and coded at a time. */
-const BLOCK = 4_096;
 /** The longest one batch may take while organizations are embedded (a CPU model on long texts is slow). */
 export const DOCUMENT_BATCH_TIMEOUT_MS = 120_000;
 /** Tries of a batch whose failure may pass (a time-out, a refused connection, a 5xx), with waits of 1, 2, 4 s between. */
@@ -46,9 +42,8 @@ export async function embedOrganizations(store: ColumnStore, embedder: TextEmbed
   const { dims } = embedder.identity;
   const textsOf = vectorTexts(vectorTextSource(store));
   const textOf = (row: number): string | null => documentText(textsOf(row));
-  const present = new Uint8Array(count);
-  const records = new Uint8Array(scanRecordBytes(count, dims));
-  const stride = Math.max(1, Math.ceil(count / SAMPLE));
+  const into = { present: new Uint8Array(count), records: new Uint8Array(scanRecordBytes(count, dims)) };
+  const stride = sampleStride(count);
   const sampled = Math.ceil(count / stride);
   const progress = new Progress(count, embedder, options.progress);
   const embed = (texts: (string | null)[]): Promise<(Float32Array | null)[]> => embedAll(texts, embedder, options, progress);
@@ -63,28 +58,25 @@ export async function embedOrganizations(store: ColumnStore, embedder: TextEmbed
     sample.set(vector, i * dims);
     samplePresent[i] = 1;
   });
-  const axis = axisUnits(dims, sample, samplePresent, sampled);
-  const block = new Float32Array(Math.min(count, BLOCK) * dims);
-  let peak = 0;
-  for (let first = 0; first < count; first += BLOCK) {
-    const rows = Math.min(BLOCK, count - first);
-    block.fill(0);
-    const blockPresent = present.subarray(first, first + rows);
+  const coder = new BlockCoder(count, dims, axisUnits(dims, sample, samplePresent, sampled), into);
+  for (let first = 0; first < count; first += VECTOR_BLOCK) {
+    const rows = Math.min(VECTOR_BLOCK, count - first);
     // The sample's organizations have their vectors already.
     const texts = Array.from({ length: rows }, (_, row) => ((first + row) % stride === 0 ? null : textOf(first + row)));
     progress.add(texts.filter((text, row) => text === null && (first + row) % stride !== 0).length);
     const vectors = await embed(texts);
-    for (let row = 0; row < rows; row++) {
-      const at = first + row;
-      const vector = at % stride === 0 ? sampleVectors[at / stride] : vectors[row];
-      if (!vector) continue;
-      block.set(vector, row * dims);
-      blockPresent[row] = 1;
-    }
-    peak = Math.max(peak, codeRows(dims, block, blockPresent, rows, axis, records, first));
+    coder.code(first, rows, (block, present) => {
+      for (let row = 0; row < rows; row++) {
+        const at = first + row;
+        const vector = at % stride === 0 ? sampleVectors[at / stride] : vectors[row];
+        if (!vector) continue;
+        block.set(vector, row * dims);
+        present[row] = 1;
+      }
+    });
   }
   progress.finish();
-  return { present, component: new Float32Array(dims), scan: { rows: count, dims, axis, records, decodedPeak: roundedPeak(peak) } };
+  return { present: into.present, component: new Float32Array(dims), scan: coder.scan() };
 }
 
 /** The vectors of `texts` (null stays null), batch by batch, `embedder.concurrency` batches at once. */

@@ -13,7 +13,7 @@ import { Worker } from 'node:worker_threads';
 import { embeddingDims } from '../engine/relevance/embedder.js';
 import { scanRecordBytes } from '../engine/relevance/vector-scan.js';
 import {
-  hasVectors, installVectors, textIndexOf, vectorsOf, vectorTextSource, warmRelevance, type VectorTextSource,
+  hasVectors, installVectors, textIndexOf, vectorTextSource, warmRelevance, warmVectors, type VectorTextSource,
 } from '../engine/relevance/store-relevance.js';
 import type { ColumnStore } from '../engine/store/store.js';
 
@@ -63,7 +63,7 @@ export function warmRelevanceOnTwoThreads(store: ColumnStore): 1 | 2 {
   worker.unref();
   // Its errors are seen through the state cell; a listener keeps them from being thrown here.
   worker.on('error', () => undefined);
-  textIndexOf(store);
+  textIndexOf(store).warm();
   const { state } = shared;
   Atomics.wait(state, 0, LOADING, START_LIMIT_MS);
   Atomics.wait(state, 0, STARTED, workLimitMs(rows));
@@ -74,6 +74,6 @@ export function warmRelevanceOnTwoThreads(store: ColumnStore): 1 | 2 {
   }
   const { present, component, records, axisAndPeak } = shared;
   installVectors(store, { present, component, scan: { rows, dims, records, axis: axisAndPeak.subarray(0, dims), decodedPeak: axisAndPeak[dims] ?? 0 } });
-  vectorsOf(store).matrix.prepareScan();
+  warmVectors(store);
   return 2;
 }

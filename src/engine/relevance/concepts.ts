@@ -20,7 +20,8 @@
  * "Steckdose" and "outlets" meets "outlet" — or by their Snowball English stem ("washing" meets "wash"),
  * which the averaged vectors alone blur. Query-side only: organization vectors
  * stay what their own texts say, so operators' data needs no NACE code or anything else for this to work.
- * Portable, synchronous; the table's vectors and word index are built once, on the first query (~0.1 s).
+ * Portable, synchronous; the table's vectors and word index are built once, at a server's warm-up (`warm`) or
+ * else on the first query (0.1–0.5 s).
  */
 import table from '../data/concepts.json' with { type: 'json' };
 import { stemmer as stemEnglish } from '@orama/stemmers/english';
@@ -94,6 +95,11 @@ export class ConceptExpansion {
     private readonly embedder: TextEmbedder,
     private readonly asset: ConceptsAsset = table,
   ) {}
+
+  /** Builds the kinds' vectors and word index now rather than in the first query. */
+  warm(): void {
+    this.kinds();
+  }
 
   /** The kinds a query matches, best first, with their match in [0, 1]. */
   matches(text: string, query: Float32Array): { id: string; match: number }[] {

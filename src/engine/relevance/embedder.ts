@@ -35,6 +35,8 @@ export interface Embedder {
   embedInto(text: string | readonly string[], target: Float32Array, offset: number): boolean;
   /** A search query's vector, for an embedder that reads queries apart from documents; else `embed` serves. */
   embedQuery?(text: string): Float32Array | null;
+  /** Builds now what the first query would otherwise build (a server's warm-up). */
+  warm?(): void;
 }
 
 /** The language of a text, when the caller knows it. */
@@ -351,9 +353,19 @@ export class SifGloveEmbedder implements Embedder {
    */
   embedQuery(text: string): Float32Array | null {
     const vector = this.embed(text);
-    if (!vector || !this.lexicon) return vector;
+    const concepts = this.conceptExpansion();
+    return vector && concepts ? concepts.expand(text, vector) : vector;
+  }
+
+  /** Builds the need-to-trade table now rather than in the first `describe`. */
+  warm(): void {
+    this.conceptExpansion()?.warm();
+  }
+
+  private conceptExpansion(): ConceptExpansion | null {
+    if (!this.lexicon) return null;
     this.concepts ??= new ConceptExpansion(this);
-    return this.concepts.expand(text, vector);
+    return this.concepts;
   }
 
   /**

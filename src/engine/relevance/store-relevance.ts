@@ -295,8 +295,15 @@ export function storedVectorsOf(store: ColumnStore): StoredVectors {
 
 /** Builds both structures now (servers call it at start-up; otherwise the first query pays). */
 export function warmRelevance(store: ColumnStore): void {
-  textIndexOf(store);
-  vectorsOf(store).matrix.prepareScan();
+  textIndexOf(store).warm();
+  warmVectors(store);
+}
+
+/** The vectors' scan, and what the embedder builds for its first query. */
+export function warmVectors(store: ColumnStore): void {
+  const { matrix, embedder } = vectorsOf(store);
+  matrix.prepareScan();
+  embedder?.warm?.();
 }
 
 export function unprocessable(items: ValidationErrorItem[]): ValidationError {

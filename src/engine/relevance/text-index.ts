@@ -875,16 +875,26 @@ export class TextIndex {
     return groups;
   }
 
+  /** Groups the index's words by stem now (a server's warm-up) rather than in the first query. */
+  warm(): void {
+    if (this.params.stemmer !== 'none') this.stemGroups();
+  }
+
   /** A query word and, with the stemmer, the index's other words with the same stem (English, then German). */
   private formsOf(word: string): string[] {
     if (this.params.stemmer === 'none') return [word];
+    const stems = this.stemGroups();
+    const forms = new Set([word, ...(stems.english.get(stemMinimalEnglish(word)) ?? [])]);
+    for (const form of stems.german?.get(stemGerman(word)) ?? []) forms.add(form);
+    return [...forms];
+  }
+
+  private stemGroups(): { english: Map<string, string[]>; german: Map<string, string[]> | null } {
     if (!this.stems) {
       const german = this.params.stemmer === 'english-german';
       this.stems = { english: groupBy(this.dict.terms, stemMinimalEnglish), german: german ? groupBy(this.dict.terms, stemGerman) : null };
     }
-    const forms = new Set([word, ...(this.stems.english.get(stemMinimalEnglish(word)) ?? [])]);
-    for (const form of this.stems.german?.get(stemGerman(word)) ?? []) forms.add(form);
-    return [...forms];
+    return this.stems;
   }
 
   /** Σ idf of the clause's terms in a field (a term's idf for a single term). */

@@ -6,7 +6,7 @@
  * vectors of the same model — exactly the engine's answers over those vectors — and refuses to serve the
  * snapshot with another model, or without naming its model.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -94,6 +94,60 @@ describe('the runtime gives the encoder\'s vectors', () => {
     expect(() => readOnnxDirectory(noTokenizer)).toThrow(/no tokenizer\.json in it/);
     const badSettings = writeEncoder(scratch(), encoder, { settings: { pooling: 'max', normalise: true } });
     expect(() => readOnnxDirectory(badSettings)).toThrow(/orgindex-embedder\.json: .*pooling/);
+  });
+});
+
+/**
+ * A model that loads and then never answers (stuck in its run): the thread is a real one, its script the
+ * test's own, which counts its starts in the model's directory.
+ */
+function stuckWorker(): URL {
+  const file = join(scratch(), 'stuck-worker.mjs');
+  writeFileSync(
+    file,
+    [
+      "import { appendFileSync } from 'node:fs';",
+      "import { parentPort, workerData } from 'node:worker_threads';",
+      "appendFileSync(`${workerData.dir}/starts`, 'x');",
+      "parentPort.postMessage({ type: 'ready', dims: 36, loadMs: 0 });",
+      '// Takes every request and answers none.',
+      'parentPort.on(\'message\', () => undefined);',
+    ].join('\n'),
+  );
+  return pathToFileURL(file);
+}
+
+describe('a model that stops answering', () => {
+  const failure = (promise: Promise<unknown>): Promise<{ message: string; retry: boolean }> =>
+    promise.then(
+      () => ({ message: 'answered', retry: false }),
+      (error: unknown) => ({ message: (error as Error).message, retry: (error as { retry?: boolean }).retry === true }),
+    );
+
+  test('each wait ends at its time-out; a request unanswered for twice its time-out has the thread replaced', async () => {
+    const dir = writeEncoder(scratch(), encoder);
+    const embedder = await OnnxEmbedder.open(readOnnxDirectory(dir), stuckWorker());
+    try {
+      expect(await failure(embedder.embed(['a'], 'query', 100))).toEqual({ message: 'the ONNX model did not answer within 0.1 s', retry: true });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await failure(embedder.embed(['b'], 'query', 100))).toEqual({ message: expect.stringMatching(/^the ONNX model's thread stopped: stuck: no answer for /), retry: true });
+      expect(await failure(embedder.embed(['c'], 'query', 100))).toEqual({ message: 'the ONNX model did not answer within 0.1 s', retry: true });
+      expect(readFileSync(join(dir, 'starts'), 'utf8')).toBe('xx');
+    } finally {
+      await embedder.close();
+    }
+  });
+
+  test('at most 64 requests wait on it: the next is refused at once, retryable', async () => {
+    const dir = writeEncoder(scratch(), encoder);
+    const embedder = await OnnxEmbedder.open(readOnnxDirectory(dir), stuckWorker());
+    const waiting = Array.from({ length: 64 }, (_, i) => failure(embedder.embed([`text ${i}`], 'query', 60_000)));
+    try {
+      expect(await failure(embedder.embed(['one more'], 'query', 60_000))).toEqual({ message: 'the ONNX model is busy: 64 requests unanswered', retry: true });
+    } finally {
+      await embedder.close();
+    }
+    expect(new Set((await Promise.all(waiting)).map((f) => f.message))).toEqual(new Set(["the ONNX model's thread stopped: closed"]));
   });
 });
 

@@ -109,7 +109,6 @@ export const EMBEDDER_IDENTITY = z.strictObject({
   fingerprint: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'is not sha256:<64 hex digits>'),
 });
 
-export const sha256 = (data: string | Uint8Array): string => `sha256:${createHash('sha256').update(data).digest('hex')}`;
 
 /**
  * Texts whose built-in vectors fingerprint the built-in embedder: English and German words, umlauts and

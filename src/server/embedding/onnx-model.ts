@@ -24,7 +24,7 @@ import { performance } from 'node:perf_hooks';
 import * as z from 'zod';
 import type * as OrtModule from 'onnxruntime-web';
 import type { InferenceSession, Tensor } from 'onnxruntime-web';
-import { sha256 } from './embedder-spec.js';
+import { sha256 } from './fingerprint.js';
 
 /** What is used of @huggingface/tokenizers' Tokenizer (its published types do not resolve under NodeNext). */
 interface Tokenizer {

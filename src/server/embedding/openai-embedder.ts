@@ -10,7 +10,8 @@
  * answer that is not a list of finite vectors, one per text.
  */
 import { EmbedderFailure, unitVector, type EmbedRole, type TextEmbedder } from './text-embedder.js';
-import { sha256, type EmbedderIdentity, type Prefixes } from './embedder-spec.js';
+import type { EmbedderIdentity, Prefixes } from './embedder-spec.js';
+import { sha256 } from './fingerprint.js';
 
 /** Where the key is read from. */
 export const EMBEDDER_KEY_VARIABLE = 'ORGINDEX_EMBEDDER_KEY';

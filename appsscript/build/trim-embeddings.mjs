@@ -19,7 +19,7 @@ export default function trimEmbeddings(source) {
     this.addDependency(file);
     const data = JSON.parse(readFileSync(file, 'utf8'));
     const english = name === 'concepts.json' ? data.kinds.flatMap((kind) => [kind.trade.en ?? '', kind.needs.en ?? '']) : Object.values(data.entries);
-    for (const text of english) for (const word of text.toLowerCase().split(/[\s,]+/)) if (word) datasetForms.add(word);
+    for (const text of english) for (const word of lookupForms(text)) datasetForms.add(word);
   }
   const asset = JSON.parse(source);
   const rows = asset.words.flatMap((word, row) => (row < keep || row >= asset.common || datasetForms.has(word) ? [row] : []));

@@ -31,6 +31,7 @@
  */
 import type { QnaResult } from '../../contract/language.js';
 import { sifGloveEmbedder } from '../relevance/embedder.js';
+import { foldTypedUmlauts } from '../relevance/tokenize.js';
 import { AnswerExtractor, contentWords, phoneNumbers, sameWord, type Sentence } from './answer-extractors.js';
 import { fold, pageKind, questionIntent } from './question-kind.js';
 
@@ -125,7 +126,7 @@ function hostWords(pages: readonly QnaPage[]): Set<string> {
     if (part.length < 3) continue;
     words.add(part);
     // Typed transliterations: baeckerei is Bäckerei, folded bäckerei.
-    words.add(part.replace(/(?<=[^aeiouq])(a|o|u)e/g, '$1'));
+    words.add(foldTypedUmlauts(part));
   }
   return words;
 }

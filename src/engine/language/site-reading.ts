@@ -20,6 +20,7 @@
  */
 import ipaddr from 'ipaddr.js';
 import { Parser } from 'htmlparser2';
+import { fnv1a } from '../../contract/hash.js';
 
 export const USER_AGENT = 'OrgIndexBot/1.0 (+https://github.com/orgindex)';
 /** The most of one page that is read; a larger page is not read at all. */
@@ -521,9 +522,7 @@ function pageKey(href: string): string {
 
 /** A cheap fingerprint of a page's text (length and FNV-1a): pages read twice under two addresses count once. */
 function textKey(text: string): string {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  return `${text.length}:${hash >>> 0}`;
+  return `${text.length}:${fnv1a(text)}`;
 }
 
 /** One fetch step, answered: the body is what the reader it asked with made of it. */

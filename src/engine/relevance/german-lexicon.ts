@@ -16,7 +16,7 @@
  * Portable, synchronous; the lexicon is read once on first use.
  */
 import lexicon from '../data/lexicon-de-en.json' with { type: 'json' };
-import { spellOutGerman, stemGerman } from './tokenize.js';
+import { foldTypedUmlauts, spellOutGerman, stemGerman } from './tokenize.js';
 
 interface LexiconAsset {
   about: string;
@@ -27,7 +27,7 @@ interface LexiconAsset {
 
 /** Lower case German spelt plain: umlauts and accents stripped, ß → ss ("für", "fuer" and "fur" → "fur"). */
 export function plainGerman(word: string): string {
-  return spellOutGerman(word).replace(/(?<![aeiouq])(a|o|u)e/g, '$1');
+  return foldTypedUmlauts(spellOutGerman(word));
 }
 
 // Function words, spelt plain: they carry no topic, and they tell the language of a text.

@@ -119,7 +119,12 @@ export function spellOutGerman(text: string): string {
  */
 export function stemGerman(term: string): string {
   if (term.length < 4 || /\d/.test(term)) return term;
-  return snowballGerman(term.replace(/(?<![aeiouq])(a|o|u)e/g, '$1'));
+  return snowballGerman(foldTypedUmlauts(term));
+}
+
+/** `ae`/`oe`/`ue` after a consonant other than `q` (or at the start) as the plain vowel: "baeckerei" → "backerei", as "bäckerei" folds. */
+export function foldTypedUmlauts(word: string): string {
+  return word.replace(/(?<![aeiouq])(a|o|u)e/g, '$1');
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -248,7 +248,7 @@ export function* statsSteps(groupBy: Argument, secondary: Argument, filters: Arg
  * the answers to everyday questions sit on the Impressum, About and Contact pages, which the answerer
  * reads first for the question's kind, so three pages answer what ten do on the question set.
  */
-export const ASK_DEFAULT_PAGES = 3;
+const ASK_DEFAULT_PAGES = 3;
 
 /**
  * ORG.ASK(domain, question, [max_pages], [options]) → the answer in one cell (Markdown flattened), or

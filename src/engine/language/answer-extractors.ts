@@ -465,7 +465,7 @@ export interface SiteFacts {
 }
 
 /** Evidence below this is no answer (the generic passage ranking may still find one). */
-export const MIN_EVIDENCE = 0.45;
+const MIN_EVIDENCE = 0.45;
 
 /**
  * The best evidence among `sentences` for `intent`, or null. `asked`: the question's content words (name

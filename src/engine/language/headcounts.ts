@@ -51,7 +51,7 @@ export interface Headcount {
 }
 
 /** The size classes that overlap [low, high]. */
-export function sizesOverlapping(low: number, high: number): OrganizationSize[] {
+function sizesOverlapping(low: number, high: number): OrganizationSize[] {
   const sizes = SIZE_RANGES.filter(([, from, to]) => from <= high && to >= low).map(([size]) => size);
   return ORGANIZATION_SIZES.filter((size) => sizes.includes(size));
 }

@@ -34,7 +34,7 @@ export interface ConceptsAsset {
 }
 
 /** What the expansion needs of an embedder: unit vectors of texts, and the vocabulary rows of their words. */
-export interface TextEmbedder {
+export interface ConceptEmbedder {
   readonly dims: number;
   embed(text: string, language?: 'en' | 'de'): Float32Array | null;
   wordRows(text: string, language?: 'en' | 'de'): number[];
@@ -42,29 +42,29 @@ export interface TextEmbedder {
 }
 
 /** How many kinds a query may borrow from (a need can fit two: "garden wall" → landscaping, masonry). */
-export const TOP_KINDS = 2;
+const TOP_KINDS = 2;
 /** The least match between a query and a kind for it to borrow anything. */
-export const MATCH_FLOOR = 0.2;
+const MATCH_FLOOR = 0.2;
 /**
  * A word in the terms of more than this share of the kinds is too common to make a kind a candidate
  * ("help", "Firma"); below it, the vectors choose among the kinds a word names.
  */
-export const COMMON_WORD_SHARE = 0.12;
+const COMMON_WORD_SHARE = 0.12;
 /**
  * The second kind is borrowed only when it matches nearly as well as the best: a weaker second reading
  * pulls the query away from the need ("learning to drive a car" is not golf, "a puncture on my bike" not
  * a tyre dealer's).
  */
-export const SECOND_KIND_RATIO = 0.8;
+const SECOND_KIND_RATIO = 0.8;
 /** The weight of the borrowed trade vectors against the query's own. */
-export const EXPANSION = 1.2;
+const EXPANSION = 1.2;
 /**
  * The share of the match that comes from shared words (the rest: the cosine of the vectors). Shared words
  * find the candidate kinds and weigh as much as a short query's vector needs against a table of wide
  * need lists; the vectors choose among the kinds ("Handwerker, die Heizungen und Rohre
  * reparieren" shares words with builders' merchants too, but reads like heating engineers and plumbers).
  */
-export const WORD_SHARE = 0.4;
+const WORD_SHARE = 0.4;
 /**
  * The shared words' weight counts against the query's words' weight, but against at most this much (about
  * three telling words): a long description ("someone to keep an eye on our yard after dark and check the
@@ -92,7 +92,7 @@ export class ConceptExpansion {
   private table: KindTable | null = null;
 
   constructor(
-    private readonly embedder: TextEmbedder,
+    private readonly embedder: ConceptEmbedder,
     private readonly asset: ConceptsAsset = table,
   ) {}
 

@@ -40,7 +40,7 @@ export interface Embedder {
 }
 
 /** The language of a text, when the caller knows it. */
-export type TextLanguage = 'en' | 'de';
+type TextLanguage = 'en' | 'de';
 
 /** The committed asset's shape (see data/README.md). */
 export interface EmbeddingsAsset {
@@ -648,7 +648,7 @@ const bilingualCache = new WeakMap<EmbeddingVocabulary, WeakMap<GermanLexicon, B
  * as little as "do". Entries none of whose words the vocabulary has are left out. Built once per
  * vocabulary and lexicon (tens of milliseconds for 10,000 entries).
  */
-export function withGermanRows(english: EmbeddingVocabulary, lexicon: GermanLexicon): BilingualVocabulary {
+function withGermanRows(english: EmbeddingVocabulary, lexicon: GermanLexicon): BilingualVocabulary {
   let byLexicon = bilingualCache.get(english);
   const cached = byLexicon?.get(lexicon);
   if (cached) return cached;

@@ -17,7 +17,7 @@ import type { ColumnStore } from '../../engine/store/store.js';
 import { documentText, EmbedderFailure, type TextEmbedder } from './text-embedder.js';
 
 /** The longest one batch may take while organizations are embedded (a CPU model on long texts is slow). */
-export const DOCUMENT_BATCH_TIMEOUT_MS = 120_000;
+const DOCUMENT_BATCH_TIMEOUT_MS = 120_000;
 /** Tries of a batch whose failure may pass (a time-out, a refused connection, a 5xx), with waits of 1, 2, 4 s between. */
 const TRIES = 4;
 /** Seconds between two progress lines. */

@@ -18,7 +18,7 @@ import { resolve } from 'node:path';
 import * as z from 'zod';
 import { embeddingSource, sifGloveEmbedder } from '../../engine/relevance/embedder.js';
 
-export type EmbedderKind = 'builtin' | 'onnx' | 'openai';
+type EmbedderKind = 'builtin' | 'onnx' | 'openai';
 
 /** Texts put before each text an embedder embeds (e5's "query: " and "passage: ", nomic's "search_query: " …). */
 export interface Prefixes {

@@ -272,6 +272,12 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
         setExitCode(2);
         return;
       }
+      if (options.workers !== undefined && embedder !== null && embedder.kind !== 'builtin' && options.index === undefined) {
+        // Each process would embed every organization through the model or the service on its own.
+        io.stderr('orgindex serve: --workers with --embedder needs --index: build the snapshot once (orgindex index build --embedder …), then serve it from every worker\n');
+        setExitCode(2);
+        return;
+      }
       const embedderTimeout = options.embedderTimeout === undefined ? undefined : Number(options.embedderTimeout);
       if (embedderTimeout !== undefined && (options.embedderTimeout?.trim() === '' || !Number.isFinite(embedderTimeout) || embedderTimeout < 0.05 || embedderTimeout > 120)) {
         io.stderr(`orgindex serve: --embedder-timeout is a number of seconds from 0.05 to 120, e.g. 5; not "${options.embedderTimeout ?? ''}"\n`);

@@ -220,6 +220,12 @@ describe('a build the service cannot serve stops with the reason', () => {
     expect(run.stderr).not.toContain('sk-wrong-key-000');
   });
 
+  test('several worker processes must serve a snapshot rather than each embed the organizations', async () => {
+    const run = await runCli(['serve', '--port', '0', '--workers', '2', '--count', '50', '--embedder', 'openai:http://127.0.0.1:9/v1', '--embedder-model', MODEL]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe('orgindex serve: --workers with --embedder needs --index: build the snapshot once (orgindex index build --embedder …), then serve it from every worker\n');
+  });
+
   test('a service that is not there', async () => {
     const port = await closedPort();
     const run = await runCli(['index', 'build', '--count', '50', '--out', join(scratch(), 'none'), '--embedder', `openai:http://127.0.0.1:${port}/v1`, '--embedder-model', MODEL]);

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { OnnxDirectory } from './onnx-model.js';
 import type { EmbedderIdentity } from './embedder-spec.js';
-import { EmbedderFailure, type EmbedRole, type TextEmbedder } from './text-embedder.js';
+import { EmbedderFailure, seconds, type EmbedRole, type TextEmbedder } from './text-embedder.js';
 
 /** What the thread is sent. */
 export interface OnnxRequest {
@@ -48,8 +48,6 @@ interface Runner {
   /** False once the thread has stopped. */
   alive(): boolean;
 }
-
-const seconds = (ms: number): string => `${(ms / 1000).toLocaleString('en', { maximumFractionDigits: 1 })} s`;
 
 /** The compiled thread beside this module. */
 export const ONNX_WORKER_FILE = new URL('./onnx-worker.js', import.meta.url);

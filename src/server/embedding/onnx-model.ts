@@ -25,6 +25,7 @@ import * as z from 'zod';
 import type * as OrtModule from 'onnxruntime-web';
 import type { InferenceSession, Tensor } from 'onnxruntime-web';
 import { sha256 } from './fingerprint.js';
+import { unitVector } from './text-embedder.js';
 
 /** What is used of @huggingface/tokenizers' Tokenizer (its published types do not resolve under NodeNext). */
 interface Tokenizer {
@@ -255,7 +256,7 @@ export class OnnxModel {
     const out: (Float32Array | null)[] = [];
     if (shape.length === 2 && shape[0] === rows.length) {
       const dims = shape[1] ?? 0;
-      for (let r = 0; r < rows.length; r++) out.push(unit(data.subarray(r * dims, (r + 1) * dims)));
+      for (let r = 0; r < rows.length; r++) out.push(unitVector(data.subarray(r * dims, (r + 1) * dims), 'the model'));
     } else if (shape.length === 3 && shape[0] === rows.length && shape[1] === width) {
       const dims = shape[2] ?? 0;
       for (let r = 0; r < rows.length; r++) {
@@ -268,7 +269,7 @@ export class OnnxModel {
           const base = (r * width + t) * dims;
           for (let d = 0; d < dims; d++) sum[d] = (sum[d] ?? 0) + (data[base + d] ?? 0);
         }
-        out.push(count === 0 ? null : unit(sum));
+        out.push(count === 0 ? null : unitVector(sum, 'the model'));
       }
     } else {
       throw new Error(`the model's output ${this.output} has the shape [${shape.join(', ')}]; a sentence encoder's is [batch, dims] or [batch, tokens, dims]`);
@@ -279,14 +280,4 @@ export class OnnxModel {
   async close(): Promise<void> {
     await this.session.release();
   }
-}
-
-/** A unit Float32Array of the values (null for a zero vector). */
-function unit(values: ArrayLike<number>): Float32Array | null {
-  let norm = 0;
-  for (let i = 0; i < values.length; i++) norm += (values[i] ?? 0) ** 2;
-  if (!Number.isFinite(norm)) throw new Error('the model gave a vector with values that are not finite numbers');
-  if (norm === 0) return null;
-  const inv = 1 / Math.sqrt(norm);
-  return Float32Array.from({ length: values.length }, (_, i) => (values[i] ?? 0) * inv);
 }

@@ -9,7 +9,7 @@
  * the first answer (or by the index being served): an answer of other dimensions is a failure, as is an
  * answer that is not a list of finite vectors, one per text.
  */
-import { EmbedderFailure, unitVector, type EmbedRole, type TextEmbedder } from './text-embedder.js';
+import { EmbedderFailure, seconds, unitVector, type EmbedRole, type TextEmbedder } from './text-embedder.js';
 import type { EmbedderIdentity, Prefixes } from './embedder-spec.js';
 import { sha256 } from './fingerprint.js';
 
@@ -141,8 +141,6 @@ export class OpenAiEmbedder implements TextEmbedder {
     return Promise.resolve();
   }
 }
-
-const seconds = (ms: number): string => `${(ms / 1000).toLocaleString('en', { maximumFractionDigits: 1 })} s`;
 
 /** The cause of a failed request in a few words (a code such as ECONNREFUSED when there is one). */
 function causeOf(error: unknown): string {

@@ -48,6 +48,9 @@ export function documentText(parts: readonly string[]): string | null {
 }
 
 /** `values` as a unit Float32Array (null for a zero vector); NaN or infinite values are a failure. */
+/** A wait or a duration as people read it: "0.1 s", "120 s". */
+export const seconds = (ms: number): string => `${(ms / 1000).toLocaleString('en', { maximumFractionDigits: 1 })} s`;
+
 export function unitVector(values: ArrayLike<number>, what: string): Float32Array | null {
   let norm = 0;
   for (let i = 0; i < values.length; i++) {

@@ -64,6 +64,17 @@ export default tseslint.config(
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   {
+    // One FNV-1a (src/contract/hash.ts): its offset basis or prime written anywhere else is a second copy.
+    files: ['src/**/*.ts', 'src/**/*.tsx', 'addin/**/*.ts', 'addin/**/*.tsx', 'appsscript/**/*.ts'],
+    ignores: ['src/contract/hash.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...[0x811c9dc5, 0x01000193].map((value) => ({ selector: `Literal[value=${value}]`, message: 'FNV-1a lives in src/contract/hash.ts (fnv1a, fnv1aStep): call it rather than write a second one.' })),
+      ],
+    },
+  },
+  {
     // React event props take arrow shorthands such as `onChange={(_, d) => set(d.value)}`: returning the setter's void there is idiomatic.
     files: ['src/ui/**/*.tsx'],
     rules: { '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }] },

@@ -21,6 +21,7 @@ import { applyComponentRemoval, sifGloveEmbedder } from '../dist/lib/engine/rele
 import { nearest, VectorMatrix } from '../dist/lib/engine/relevance/vectors.js';
 import { scanCandidates } from '../dist/lib/engine/relevance/vector-scan.js';
 import { Random } from '../dist/lib/engine/random.js';
+import { fnv1a } from '../dist/lib/contract/hash.js';
 
 const args = process.argv.slice(2);
 const arg = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
@@ -28,9 +29,7 @@ const arg = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) +
 /** The service: POST /v1/embeddings answers each input's vector (xorshift seeded by the text's FNV-1a hash). */
 function serve(dims) {
   const vector = (text) => {
-    let hash = 0x811c9dc5;
-    for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
-    let state = hash || 1;
+    let state = fnv1a(text) || 1;
     const out = new Array(dims);
     for (let d = 0; d < dims; d++) {
       state ^= state << 13;

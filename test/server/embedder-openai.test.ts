@@ -17,6 +17,7 @@ import { EmbedderSpecError, parseEmbedderSpec } from '../../src/server/embedding
 import { readManifest, readSnapshot } from '../../src/server/index-snapshot.js';
 import { runCli, startServe, type Served } from '../support/embedder-cli.js';
 import { closedPort, startLoopbackServer, type LoopbackServer, type RecordedRequest, type ScriptedResponse } from '../support/loopback-server.js';
+import { fnv1a } from '../../src/contract/hash.js';
 
 jest.setTimeout(120_000);
 
@@ -27,9 +28,7 @@ const MODEL = 'test-embed-1024';
 
 /** The service's vector of a text: seeded by its FNV-1a hash, values in (−3, 3) — deliberately not unit length. */
 function serviceVector(text: string, dims = DIMS): number[] {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
-  let state = hash || 1;
+  let state = fnv1a(text) || 1;
   return Array.from({ length: dims }, () => {
     state ^= state << 13;
     state ^= state >>> 17;

@@ -14,6 +14,7 @@ import { INDUSTRY_CLASSES, type IndustryClass } from './industries.js';
 import { GIVEN_NAMES, INTERNATIONAL_WORDS, legalFormsOf, registerKind, STARTUP_STEMS, surnamesOf } from './naming.js';
 import type { OrganizationRecord, Registration } from './record.js';
 import { registerCourt } from './registers.js';
+import { FNV1A_OFFSET, fnv1aStep } from '../../contract/hash.js';
 
 export interface GenerateOptions {
   count: number;
@@ -154,11 +155,11 @@ class DomainSet {
 
 /** A domain's 53-bit hash (two 32-bit hashes combined; never 0, the empty slot). */
 function domainKey(domain: string): number {
-  let a = 0x811c9dc5;
+  let a = FNV1A_OFFSET;
   let b = 0;
   for (let i = 0; i < domain.length; i++) {
     const code = domain.charCodeAt(i);
-    a = Math.imul(a ^ code, 0x01000193);
+    a = fnv1aStep(a, code);
     b = (Math.imul(b, 31) + code) | 0;
   }
   return (a >>> 0) * 2 ** 21 + (b >>> 11) + 1;

@@ -9,6 +9,7 @@
  * took 12 s at 5,000,000; this takes a few seconds at 20,000,000.
  */
 import type { ColumnStore } from '../store/store.js';
+import { FNV1A_OFFSET, fnv1aStep } from '../../contract/hash.js';
 
 /** The key two names must share to count as the same organization name: lower case, accents removed, ß → ss, anything not a letter or digit → one space, padded with spaces. */
 export function foldForMatch(text: string): string {
@@ -38,12 +39,12 @@ export class FoldHash {
   b = 0;
 
   reset(): void {
-    this.a = 0x811c9dc5;
+    this.a = FNV1A_OFFSET;
     this.b = 0x9747b28c;
   }
 
   add(code: number): void {
-    this.a = Math.imul(this.a ^ code, 0x01000193);
+    this.a = fnv1aStep(this.a, code);
     this.b = Math.imul(this.b ^ code, 0x5bd1e995) ^ (this.b >>> 15);
   }
 }

@@ -10,6 +10,7 @@ import { dayOf, dayOfMs, formatDay, formatInstant, NO_DAY } from './dates.js';
 import { Dictionary, packCodes, type CategoricalColumn, type Codes } from './dictionary.js';
 import { Utf8Column, Utf8ColumnBuilder, type Utf8ColumnParts } from './utf8-column.js';
 import { ChunkedArray } from './chunked.js';
+import { FNV1A_OFFSET, fnv1aStep } from '../../contract/hash.js';
 
 /** Columns held dictionary-encoded (categorical and geographic). */
 export const CATEGORICAL_COLUMNS = [
@@ -688,22 +689,20 @@ class DomainLookup {
 // The domain hash: FNV-1a over the length, the first 8 and the last 8 characters. Domains differ at their
 // start or their end (name, place, number, TLD), and hashing 16 characters instead of every one halves a
 // lookup (a 5,000-domain fetch makes 5,000). The same function over bytes and over a string's char codes.
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
 
 function hashOfBytes(bytes: Uint8Array, start: number, length: number): number {
-  let hash = Math.imul(FNV_OFFSET ^ length, FNV_PRIME);
+  let hash = fnv1aStep(FNV1A_OFFSET, length);
   const head = Math.min(length, 8);
-  for (let i = 0; i < head; i++) hash = Math.imul(hash ^ (bytes[start + i] ?? 0), FNV_PRIME);
-  for (let i = Math.max(head, length - 8); i < length; i++) hash = Math.imul(hash ^ (bytes[start + i] ?? 0), FNV_PRIME);
+  for (let i = 0; i < head; i++) hash = fnv1aStep(hash, bytes[start + i] ?? 0);
+  for (let i = Math.max(head, length - 8); i < length; i++) hash = fnv1aStep(hash, bytes[start + i] ?? 0);
   return hash >>> 0;
 }
 
 function hashOfString(text: string): number {
   const length = text.length;
-  let hash = Math.imul(FNV_OFFSET ^ length, FNV_PRIME);
+  let hash = fnv1aStep(FNV1A_OFFSET, length);
   const head = Math.min(length, 8);
-  for (let i = 0; i < head; i++) hash = Math.imul(hash ^ text.charCodeAt(i), FNV_PRIME);
-  for (let i = Math.max(head, length - 8); i < length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), FNV_PRIME);
+  for (let i = 0; i < head; i++) hash = fnv1aStep(hash, text.charCodeAt(i));
+  for (let i = Math.max(head, length - 8); i < length; i++) hash = fnv1aStep(hash, text.charCodeAt(i));
   return hash >>> 0;
 }

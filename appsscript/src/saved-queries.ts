@@ -18,7 +18,7 @@
  */
 import * as z from 'zod';
 import { RefreshScheduleSchema, SavedQuerySchema, type RefreshReport, type RefreshSchedule, type SavedQuery, type SavedQueryInput } from '../../src/contract/saved-query.js';
-import { columnNumber } from '../../src/sheet/a1.js';
+import { cellOf } from '../../src/sheet/a1.js';
 import { answerConflict, MAX_STATUS_CHARS, storedForm, describeSavedQuery, ownedRangeName, parseStoredQuery, refreshMessageOf, serviceName, serviceOf, summaryOf, targetOf, zodMessage, type SavedQuerySummary, type ScheduleView, type StoredQuery } from '../../src/sheet/saved-query.js';
 import type { SyncSheetFunctions } from '../../src/sheet/sync-functions.js';
 import { createFunctions, currentConnection } from './runtime.js';
@@ -102,8 +102,8 @@ function located(query: SavedQuery): SavedQuery {
 /** Sheet, then row, then column (B2 before B10). */
 function byPlace(a: SavedQuery, b: SavedQuery): number {
   const place = (query: SavedQuery): [number, number] => {
-    const [, letters = '', digits = '0'] = /^([A-Z]+)(\d+)$/.exec(query.cell) ?? [];
-    return [Number(digits), columnNumber(letters)];
+    const cell = cellOf(query.cell);
+    return cell ? [cell.row, cell.column] : [0, 0];
   };
   const [rowA, columnA] = place(a);
   const [rowB, columnB] = place(b);

@@ -22,7 +22,7 @@ import { readFileSync } from 'node:fs';
 import { auth as googleAuth, sheets as sheetsApi, type sheets_v4 } from '@googleapis/sheets';
 import type { SavedQuery } from '../contract/saved-query.js';
 import { isErrorCell, type CellValue } from '../sheet/cells.js';
-import { columnLetters, columnNumber } from '../sheet/a1.js';
+import { cellOf, columnLetters } from '../sheet/a1.js';
 import { answerConflict, mergedConflict, storedForm, ownedRangeName, parseStoredQuery, refreshMessageOf, serviceOf, targetOf, type StoredQuery } from '../sheet/saved-query.js';
 import type { SheetFunctions } from '../sheet/functions.js';
 import { refreshFunctions, RefreshUsageError, type QueryOutcome, type RefreshOptions } from './refresh.js';
@@ -109,9 +109,9 @@ function place(spreadsheet: sheets_v4.Schema$Spreadsheet, query: SavedQuery, met
   const byId = (id: number | null | undefined) => spreadsheet.sheets?.find((sheet) => sheet.properties?.sheetId === (id ?? 0))?.properties;
   const sheet = named ? byId(named.range?.sheetId) : spreadsheet.sheets?.find((candidate) => candidate.properties?.title === query.sheet)?.properties;
   if (!sheet) throw new Error(`The sheet "${query.sheet}" no longer exists: remove the saved query and insert it again`);
-  const cell = /^([A-Z]+)(\d+)$/.exec(query.cell);
-  const top = named ? (named.range?.startRowIndex ?? 0) + 1 : Number(cell?.[2] ?? 1);
-  const left = named ? (named.range?.startColumnIndex ?? 0) + 1 : columnNumber(cell?.[1] ?? 'A');
+  const cell = cellOf(query.cell) ?? { row: 1, column: 1 };
+  const top = named ? (named.range?.startRowIndex ?? 0) + 1 : cell.row;
+  const left = named ? (named.range?.startColumnIndex ?? 0) + 1 : cell.column;
   const owned =
     named && query.extent && query.extent.rows > 0
       ? { rows: (named.range?.endRowIndex ?? 0) - (named.range?.startRowIndex ?? 0), columns: (named.range?.endColumnIndex ?? 0) - (named.range?.startColumnIndex ?? 0) }

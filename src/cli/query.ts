@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { ENDPOINTS } from '../contract/endpoints.js';
 import { SavedQuerySchema, type SavedQuery } from '../contract/saved-query.js';
 import { validate } from '../contract/validation.js';
-import { columnNumber } from '../sheet/a1.js';
+import { cellOf, columnLetters } from '../sheet/a1.js';
 import { ownedRangeName, SAVED_QUERY_SHEET, serviceName, serviceOf, summaryOf, targetOf, zodMessage, type SavedQuerySummary } from '../sheet/saved-query.js';
 import { GRID, printable, RefreshUsageError } from './workbook-guard.js';
 import { addressOf, areaOf, claim, openWorkbook, readQueries, saveWorkbook, storeSheet, writeQueries, type OpenedWorkbook, type StoreEntry } from './workbook-store.js';
@@ -71,13 +71,10 @@ function sheetNameProblem(name: string): string | null {
 }
 
 /** A cell as a user types it ("b2", "$B$2") → "B2", or null when it is no cell of Excel's grid. */
-function cellOf(text: string): { cell: string; row: number; column: number } | null {
-  const match = /^\$?([A-Z]{1,3})\$?([1-9]\d{0,6})$/.exec(text.trim().toUpperCase());
-  if (!match) return null;
-  const [, letters = '', digits = ''] = match;
-  const row = Number(digits);
-  const column = columnNumber(letters);
-  return row <= GRID.rows && column <= GRID.columns ? { cell: `${letters}${digits}`, row, column } : null;
+function gridCellOf(text: string): { cell: string; row: number; column: number } | null {
+  const found = cellOf(text);
+  if (!found || found.row > GRID.rows || found.column > GRID.columns) return null;
+  return { cell: `${columnLetters(found.column)}${String(found.row)}`, ...found };
 }
 
 /** Ids whose defined names would be the same (Excel compares names case-insensitively; "-" becomes "_"). */
@@ -94,7 +91,7 @@ export function newSavedQuery(options: AddQueryOptions, id: string): SavedQuery 
   }
   if (options.rows !== undefined && route !== 'search') throw new RefreshUsageError('--rows goes with --search only (a stats table has one row per group, a fetch one per domain)');
   if (options.layout !== undefined && route !== 'stats') throw new RefreshUsageError('--layout goes with --stats only');
-  const cell = cellOf(options.cell);
+  const cell = gridCellOf(options.cell);
   if (!cell) throw new RefreshUsageError(`--cell takes the top-left cell of the table, such as A1 or B2 (columns A–XFD, rows 1–${GRID.rows.toLocaleString('en-US')}); got ${JSON.stringify(options.cell)}`);
   const sheetProblem = sheetNameProblem(options.sheet);
   if (sheetProblem) throw new RefreshUsageError(`--sheet ${JSON.stringify(options.sheet)} ${sheetProblem}`);
@@ -155,7 +152,7 @@ export async function addQuery(file: string, options: AddQueryOptions): Promise<
       throw new RefreshUsageError(`the saved query ${printable(stored.id)} already writes at ${printable(targetOf(there))}: choose another --cell, or remove it first (orgindex query remove ${file} ${printable(stored.id)})`);
     }
   }
-  const cell = cellOf(target.cell);
+  const cell = gridCellOf(target.cell);
   claim(names, ownedRangeName(target.id), sheet, cell?.row ?? 1, cell?.column ?? 1, 1, 1);
   writeQueries(storeSheet(workbook), [...entries, { stored: { id: target.id, query: target, problem: null, row: -1 }, raw: [] }]);
   await saveWorkbook(opened);

@@ -21,7 +21,7 @@ import { ResultCache } from '../sheet/cache.js';
 import { isErrorCell, type CellValue } from '../sheet/cells.js';
 import { clientOptionsOf, DEFAULT_CONNECTION } from '../sheet/connection.js';
 import { SheetFunctions } from '../sheet/functions.js';
-import { columnNumber } from '../sheet/a1.js';
+import { cellOf } from '../sheet/a1.js';
 import { answerConflict, mergedConflict, ownedRangeName, storeSheetConflict, refreshMessageOf, SAVED_QUERY_SHEET, serviceOf, targetOf } from '../sheet/saved-query.js';
 import { sameService, serviceMismatch } from './services.js';
 import { GRID, LIMITS, printable, RefreshUsageError, type DefinedNames } from './workbook-guard.js';
@@ -78,9 +78,9 @@ function writeQuery(workbook: ExcelJS.Workbook, names: DefinedNames, query: Save
   }
   const sheet = workbook.getWorksheet(owned?.sheet ?? query.sheet);
   if (!sheet) throw new Error(`The sheet "${owned?.sheet ?? query.sheet}" does not exist in this workbook (renamed or deleted): remove the saved query and insert it again`);
-  const [, letters = 'A', digits = '1'] = /^([A-Z]+)(\d+)$/.exec(query.cell) ?? [];
-  const top = owned ? owned.top : Number(digits);
-  const left = owned ? owned.left : columnNumber(letters);
+  const cell = cellOf(query.cell) ?? { row: 1, column: 1 };
+  const top = owned ? owned.top : cell.row;
+  const left = owned ? owned.left : cell.column;
   const from = addressOf(top, left);
   if (!inGrid(top, left)) throw new Error(`The saved query's cell ${from} is outside Excel's grid (${GRID.range}): remove the saved query and insert it again inside the sheet`);
   const width = Math.max(0, ...table.map((row) => row.length));

@@ -16,3 +16,11 @@ export function columnLetters(column: number): string {
   for (let n = column; n > 0; n = Math.floor((n - 1) / 26)) letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
   return letters;
 }
+
+/** A cell's address as people write it ("B2", "b2", "$B$2") → its 1-based row and column; null when it is no cell. */
+export function cellOf(address: string): { row: number; column: number } | null {
+  const match = /^\$?([A-Z]+)\$?(\d+)$/.exec(address.trim().toUpperCase());
+  if (!match) return null;
+  const row = Number(match[2]);
+  return row >= 1 ? { row, column: columnNumber(match[1] ?? '') } : null;
+}

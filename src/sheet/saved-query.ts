@@ -3,7 +3,7 @@
  * refreshed sheet shows exactly what the formula would. Written as values, not as a custom function's
  * result, so no payload cap applies; failures throw (the refresher reports them per query).
  */
-import { columnLetters, columnNumber } from './a1.js';
+import { cellOf, columnLetters } from './a1.js';
 import { DEFAULT_COLUMNS, type SelectableColumn } from '../contract/common.js';
 import type * as z from 'zod';
 import { OrgIndexError } from '../contract/errors.js';
@@ -49,11 +49,11 @@ export const ownedRangeName = (id: string): string => `ORGINDEX_${id.replace(/[^
  * would cover that the query does not own (its `owned` extent from `from`) and that is not empty — or null.
  */
 export function answerConflict(answer: { rows: number; columns: number; from: string }, owned: { rows: number; columns: number }, isEmpty: (row: number, column: number) => boolean): string | null {
-  const [, letters = 'A', digits = '1'] = /^([A-Z]+)(\d+)$/.exec(answer.from) ?? [];
+  const { row, column } = cellOf(answer.from) ?? { row: 1, column: 1 };
   for (let r = 0; r < answer.rows; r++) {
     for (let c = 0; c < answer.columns; c++) {
       if ((r < owned.rows && c < owned.columns) || isEmpty(r, c)) continue;
-      const name = `${columnLetters(columnNumber(letters) + c)}${String(Number(digits) + r)}`;
+      const name = `${columnLetters(column + c)}${String(row + r)}`;
       return `The answer (${String(answer.rows)} × ${String(answer.columns)} cells from ${answer.from}) would overwrite ${name}: clear or move that cell, or move the saved query`;
     }
   }

@@ -44,7 +44,7 @@
  * addresses that are not A1 or A1:B2 (whole columns or rows). Members the add-in does not use are absent,
  * and loading a property this stand-in does not model throws, naming it.
  */
-import { columnLetters, columnNumber } from '../../src/sheet/a1.js';
+import { cellOf, columnLetters } from '../../src/sheet/a1.js';
 import { atLeast, cellValueProblems } from './cell-value-shape.js';
 import { installOfficeRequirements } from './excel-stand-in.js';
 
@@ -137,9 +137,9 @@ function checked(area: Area): Area {
 
 function parseA1(sheet: WorkbookSheet, address: string): Area {
   const corner = (text: string): [number, number] => {
-    const match = /^\$?([A-Z]{1,3})\$?([1-9]\d*)$/i.exec(text.trim());
-    if (!match) throw invalid(`the address "${address}"`);
-    return [Number(match[2]) - 1, columnNumber((match[1] ?? '').toUpperCase()) - 1];
+    const cell = cellOf(text);
+    if (!cell) throw invalid(`the address "${address}"`);
+    return [cell.row - 1, cell.column - 1];
   };
   const [from = '', to = from] = address.split(':');
   const [r1, c1] = corner(from);

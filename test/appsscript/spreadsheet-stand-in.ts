@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { columnLetters, columnNumber } from '../../src/sheet/a1.js';
+import { cellOf, columnLetters } from '../../src/sheet/a1.js';
 
 interface Cell {
   value: unknown;
@@ -131,8 +131,8 @@ export class StandInSheet {
     if (typeof rowOrA1 === 'string') {
       const [from = 'A1', to = from] = rowOrA1.replace(/^.*!/, '').split(':');
       const parse = (a1: string): [number, number] => {
-        const [, letters = '', digits = ''] = /^([A-Z]+)(\d+)$/.exec(a1) ?? [];
-        return [Number(digits), columnNumber(letters)];
+        const cell = cellOf(a1);
+        return cell ? [cell.row, cell.column] : [0, 0];
       };
       const [r1, c1] = parse(from);
       const [r2, c2] = parse(to);

@@ -11,7 +11,7 @@ import type { RefreshReport, SavedQuery, SavedQueryOutput, SavedQueryRequest } f
 import { SavedQuerySchema } from '../src/contract/saved-query.js';
 import { ResultCache } from '../src/sheet/cache.js';
 import { SheetFunctions } from '../src/sheet/functions.js';
-import { answerConflict, mergedConflict, ownedRangeName, storeSheetConflict, readSavedQueryRows, refreshMessageOf, SAVED_QUERY_HEADER, SAVED_QUERY_SHEET, savedQueryRow, serviceName, serviceOf, summaryOf, targetOf, zodMessage, type StoredQuery } from '../src/sheet/saved-query.js';
+import { answerConflict, mergedConflict, ownedRangeName, storeSheetConflict, readSavedQueryRows, refreshMessageOf, SAVED_QUERY_HEADER, SAVED_QUERY_SHEET, savedQueryRow, serviceName, serviceOf, sheetGone, summaryOf, targetOf, zodMessage, type StoredQuery } from '../src/sheet/saved-query.js';
 import type { SavedQueriesHost } from '../src/ui/host.js';
 import { rectangle, writeValues } from './excel-actions.js';
 import type { AddinRuntime } from './addin-runtime.js';
@@ -68,7 +68,7 @@ async function refreshOne(context: Excel.RequestContext, runtime: AddinRuntime, 
   owned.load(['address', 'rowCount', 'columnCount']);
   const byName = context.workbook.worksheets.getItemOrNullObject(query.sheet);
   await context.sync();
-  if (owned.isNullObject && byName.isNullObject) throw new Error(`The sheet "${query.sheet}" no longer exists: remove the saved query and insert it again`);
+  if (owned.isNullObject && byName.isNullObject) throw new Error(sheetGone(query.sheet));
   // Checked before the service is asked: the store is rewritten after the refresh, wiping an answer there.
   const own = storeSheetConflict(query.id, owned.isNullObject ? query.sheet : split(owned.address)[0]);
   if (own !== null) throw new Error(own);

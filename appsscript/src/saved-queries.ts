@@ -19,7 +19,7 @@
 import * as z from 'zod';
 import { RefreshScheduleSchema, SavedQuerySchema, type RefreshReport, type RefreshSchedule, type SavedQuery, type SavedQueryInput } from '../../src/contract/saved-query.js';
 import { cellOf } from '../../src/sheet/a1.js';
-import { answerConflict, MAX_STATUS_CHARS, storedForm, describeSavedQuery, ownedRangeName, parseStoredQuery, refreshMessageOf, serviceName, serviceOf, summaryOf, targetOf, zodMessage, type SavedQuerySummary, type ScheduleView, type StoredQuery } from '../../src/sheet/saved-query.js';
+import { answerConflict, MAX_STATUS_CHARS, storedForm, describeSavedQuery, ownedRangeName, parseStoredQuery, refreshMessageOf, serviceName, serviceOf, sheetGone, summaryOf, targetOf, zodMessage, type SavedQuerySummary, type ScheduleView, type StoredQuery } from '../../src/sheet/saved-query.js';
 import type { SyncSheetFunctions } from '../../src/sheet/sync-functions.js';
 import { createFunctions, currentConnection } from './runtime.js';
 import { activeCell, rectangle, writeValues, type Written } from './sheet-actions.js';
@@ -88,7 +88,7 @@ function store(query: SavedQuery): void {
     return;
   }
   const sheet = SpreadsheetApp.getActiveSpreadsheet().getSheetByName(query.sheet);
-  if (!sheet) throw new Error(`The sheet "${query.sheet}" no longer exists`);
+  if (!sheet) throw new Error(sheetGone(query.sheet));
   sheet.addDeveloperMetadata(QUERY_PREFIX + query.id, json, SpreadsheetApp.DeveloperMetadataVisibility.DOCUMENT);
 }
 
@@ -168,7 +168,7 @@ function refreshOne(query: SavedQuery, functions: SyncSheetFunctions, now: Date)
   const name = ownedRangeName(query.id);
   const owned = spreadsheet.getRangeByName(name);
   const sheet = owned ? owned.getSheet() : spreadsheet.getSheetByName(query.sheet);
-  if (!sheet) throw new Error(`The sheet "${query.sheet}" no longer exists: remove this saved query and insert it again`);
+  if (!sheet) throw new Error(sheetGone(query.sheet));
   const anchor = owned ? owned.getCell(1, 1) : sheet.getRange(query.cell);
   // What the query owns: its named range (grown by rows inserted inside it), else nothing.
   const previous = owned && query.extent && query.extent.rows > 0 ? { rows: owned.getNumRows(), columns: owned.getNumColumns() } : null;

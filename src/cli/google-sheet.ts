@@ -23,7 +23,7 @@ import { auth as googleAuth, sheets as sheetsApi, type sheets_v4 } from '@google
 import type { SavedQuery } from '../contract/saved-query.js';
 import { isErrorCell, type CellValue } from '../sheet/cells.js';
 import { cellOf, columnLetters } from '../sheet/a1.js';
-import { answerConflict, mergedConflict, storedForm, ownedRangeName, parseStoredQuery, refreshMessageOf, serviceOf, targetOf, type StoredQuery } from '../sheet/saved-query.js';
+import { answerConflict, mergedConflict, storedForm, ownedRangeName, parseStoredQuery, refreshMessageOf, serviceOf, sheetGone, targetOf, type StoredQuery } from '../sheet/saved-query.js';
 import type { SheetFunctions } from '../sheet/functions.js';
 import { refreshFunctions, RefreshUsageError, type QueryOutcome, type RefreshOptions } from './refresh.js';
 import { sameService, serviceMismatch } from './services.js';
@@ -108,7 +108,7 @@ function place(spreadsheet: sheets_v4.Schema$Spreadsheet, query: SavedQuery, met
   const named = (spreadsheet.namedRanges ?? []).find((range) => range.name === ownedRangeName(query.id));
   const byId = (id: number | null | undefined) => spreadsheet.sheets?.find((sheet) => sheet.properties?.sheetId === (id ?? 0))?.properties;
   const sheet = named ? byId(named.range?.sheetId) : spreadsheet.sheets?.find((candidate) => candidate.properties?.title === query.sheet)?.properties;
-  if (!sheet) throw new Error(`The sheet "${query.sheet}" no longer exists: remove the saved query and insert it again`);
+  if (!sheet) throw new Error(sheetGone(query.sheet));
   const cell = cellOf(query.cell) ?? { row: 1, column: 1 };
   const top = named ? (named.range?.startRowIndex ?? 0) + 1 : cell.row;
   const left = named ? (named.range?.startColumnIndex ?? 0) + 1 : cell.column;

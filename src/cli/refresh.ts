@@ -22,7 +22,7 @@ import { isErrorCell, type CellValue } from '../sheet/cells.js';
 import { clientOptionsOf, DEFAULT_CONNECTION } from '../sheet/connection.js';
 import { SheetFunctions } from '../sheet/functions.js';
 import { cellOf } from '../sheet/a1.js';
-import { answerConflict, mergedConflict, ownedRangeName, storeSheetConflict, refreshMessageOf, SAVED_QUERY_SHEET, serviceOf, targetOf } from '../sheet/saved-query.js';
+import { answerConflict, mergedConflict, ownedRangeName, storeSheetConflict, refreshMessageOf, SAVED_QUERY_SHEET, serviceOf, sheetGone, targetOf } from '../sheet/saved-query.js';
 import { sameService, serviceMismatch } from './services.js';
 import { GRID, LIMITS, printable, RefreshUsageError, type DefinedNames } from './workbook-guard.js';
 import { addressOf, areaOf, claim, openWorkbook, readQueries, saveWorkbook, writeQueries, type StoreEntry } from './workbook-store.js';
@@ -77,7 +77,7 @@ function writeQuery(workbook: ExcelJS.Workbook, names: DefinedNames, query: Save
     throw new Error(`Its defined name ${name} covers ${printable(text ?? '')} (${(owned.rows * owned.columns).toLocaleString('en-US')} cells), more than a saved query writes (at most ${LIMITS.ownedCells.toLocaleString('en-US')} cells): delete that name (Formulas › Name Manager) to write the query at its cell again`);
   }
   const sheet = workbook.getWorksheet(owned?.sheet ?? query.sheet);
-  if (!sheet) throw new Error(`The sheet "${owned?.sheet ?? query.sheet}" does not exist in this workbook (renamed or deleted): remove the saved query and insert it again`);
+  if (!sheet) throw new Error(sheetGone(owned?.sheet ?? query.sheet));
   const cell = cellOf(query.cell) ?? { row: 1, column: 1 };
   const top = owned ? owned.top : cell.row;
   const left = owned ? owned.left : cell.column;

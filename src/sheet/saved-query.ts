@@ -64,6 +64,9 @@ export function answerConflict(answer: { rows: number; columns: number; from: st
 export const mergedConflict = (answer: { rows: number; columns: number; from: string }, at: string): string =>
   `The answer (${String(answer.rows)} × ${String(answer.columns)} cells from ${answer.from}) would write into the merged cells at ${at}: unmerge them, or move the saved query`;
 
+/** Why a saved query cannot run: its sheet is gone (one wording for every refresher). */
+export const sheetGone = (sheet: string): string => `The sheet "${sheet}" no longer exists (renamed or deleted): remove the saved query and insert it again`;
+
 /** A stored status is cut to this length, so a long failure message never makes a query too large to store. */
 export const MAX_STATUS_CHARS = 500;
 

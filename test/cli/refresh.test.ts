@@ -141,12 +141,14 @@ test('a query never overwrites a cell it did not write, nor runs on another serv
     savedQuery('in-the-way', 'Leads', 'B1', { interface: 'v2', route: 'search', body: { ...SEARCH_BODY, columns: ['domain', 'name', 'country'] }, rows: 5 }, null),
     savedQuery('other-service', 'Notes', 'D1', { interface: 'v2', route: 'stats', body: STATS_BODY }, 'https://orgindex.example'),
     savedQuery('sample', 'Counts', 'A1', { interface: 'v2', route: 'stats', body: { group_by: 'organization_type' } }, null),
+    savedQuery('sheet-gone', 'Archive', 'A1', { interface: 'v2', route: 'stats', body: STATS_BODY }, null),
   ]);
   const result = run([file]);
   expect(result.stdout.split('\n').filter(Boolean)).toEqual([
     "FAILED  'Leads'!B1  The answer (6 × 3 cells from B1) would overwrite D1: clear or move that cell, or move the saved query",
     "FAILED  'Notes'!D1  This query was saved against https://orgindex.example (as stored with the query); this run uses the built-in sample. Refresh with --base-url https://orgindex.example only if you trust orgindex.example with your API key; otherwise remove the query and insert it again.",
     expect.stringMatching(/^ok {6}'Counts'!A1 {2}\(\d+ × 2\)$/),
+    'FAILED  \'Archive\'!A1  The sheet "Archive" no longer exists (renamed or deleted): remove the saved query and insert it again',
   ]);
   const after = XLSX.readFile(file);
   expect((after.Sheets.Leads as XLSX.WorkSheet).D2?.v).toBe(1200);

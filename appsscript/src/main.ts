@@ -4,7 +4,7 @@
  * message, so a whole-call failure is thrown; a per-row miss in ORGFETCH is a text marker that says why.
  */
 import './platform.js';
-import { isErrorCell, type CellValue, type Table } from '../../src/sheet/cells.js';
+import { errorText, isErrorCell, plainValue, type Table } from '../../src/sheet/cells.js';
 import type { Argument } from '../../src/sheet/arguments.js';
 import { createFunctions } from './runtime.js';
 
@@ -16,13 +16,12 @@ function argumentOf(value: unknown): Argument {
   return typeof single === 'string' || typeof single === 'number' || typeof single === 'boolean' ? single : null;
 }
 
-const marker = (cell: CellValue): string | number | boolean => (isErrorCell(cell) ? `${cell.error} ${cell.message}` : (cell ?? ''));
 
 /** A whole-call error is thrown (#ERROR! with the message); error cells inside a table become text markers. */
 export function toSheets(table: Table): (string | number | boolean)[][] {
   const only = table.length === 1 && table[0]?.length === 1 ? table[0][0] : undefined;
-  if (only !== undefined && isErrorCell(only)) throw new Error(`${only.error} ${only.message}`);
-  return table.map((row) => row.map(marker));
+  if (only !== undefined && isErrorCell(only)) throw new Error(errorText(only));
+  return table.map((row) => row.map(plainValue));
 }
 
 export function ORGSEARCH(query: unknown, filters?: unknown, columns?: unknown, options?: unknown): (string | number | boolean)[][] {

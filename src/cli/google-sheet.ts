@@ -21,7 +21,7 @@
 import { readFileSync } from 'node:fs';
 import { auth as googleAuth, sheets as sheetsApi, type sheets_v4 } from '@googleapis/sheets';
 import type { SavedQuery } from '../contract/saved-query.js';
-import { isErrorCell, type CellValue } from '../sheet/cells.js';
+import { plainValue } from '../sheet/cells.js';
 import { cellOf, columnLetters } from '../sheet/a1.js';
 import { answerConflict, mergedConflict, storedForm, ownedRangeName, parseStoredQuery, refreshMessageOf, serviceOf, sheetGone, targetOf, type StoredQuery } from '../sheet/saved-query.js';
 import type { SheetFunctions } from '../sheet/functions.js';
@@ -41,7 +41,6 @@ export interface GoogleSheetOptions extends RefreshOptions {
 }
 
 type Written = string | number | boolean;
-const written = (cell: CellValue): Written => (isErrorCell(cell) ? `${cell.error} ${cell.message}` : (cell ?? ''));
 
 const a1 = (title: string, top: number, left: number, rows: number, columns: number): string =>
   `'${title.replace(/'/g, "''")}'!${columnLetters(left)}${String(top)}${rows > 1 || columns > 1 ? `:${columnLetters(left + columns - 1)}${String(top + rows - 1)}` : ''}`;
@@ -174,7 +173,7 @@ export async function refreshGoogleSheet(spreadsheetId: string, options: GoogleS
       if (!sameService(query.service, service)) throw new Error(serviceMismatch(query.service, service));
       const table = await functions.savedQuery(query);
       const width = Math.max(0, ...table.map((row) => row.length));
-      placed.push(place(spreadsheet, query, metadataId, width === 0 ? [] : table.map((row) => Array.from({ length: width }, (_, c) => written(row[c] ?? null)))));
+      placed.push(place(spreadsheet, query, metadataId, width === 0 ? [] : table.map((row) => Array.from({ length: width }, (_, c) => plainValue(row[c] ?? null)))));
     } catch (error) {
       fail(query, error);
     }

@@ -18,7 +18,7 @@ import type { SavedQuery } from '../contract/saved-query.js';
 import { createDefaultLocalIndex } from '../engine/local-index.js';
 import { localBackend, remoteBackend, type SheetBackend } from '../sheet/backend.js';
 import { ResultCache } from '../sheet/cache.js';
-import { isErrorCell, type CellValue } from '../sheet/cells.js';
+import { errorText, isErrorCell, type CellValue } from '../sheet/cells.js';
 import { clientOptionsOf, DEFAULT_CONNECTION } from '../sheet/connection.js';
 import { SheetFunctions } from '../sheet/functions.js';
 import { cellOf } from '../sheet/a1.js';
@@ -46,7 +46,7 @@ export interface QueryOutcome {
 
 type Written = string | number | boolean | null;
 
-const written = (cell: CellValue): Written => (isErrorCell(cell) ? `${cell.error} ${cell.message}` : cell);
+const written = (cell: CellValue): Written => (isErrorCell(cell) ? errorText(cell) : cell);
 
 function backendOf(service: string | null, apiKey: string | undefined): SheetBackend {
   if (service === null) return localBackend(() => createDefaultLocalIndex());

@@ -24,6 +24,16 @@ export function isErrorCell(value: unknown): value is ErrorCell {
   return typeof value === 'object' && value !== null && 'error' in value && 'message' in value;
 }
 
+/** An error cell as the text a host writes where it cannot show an error ("#N/A Rate limit reached: …"). */
+export function errorText(cell: ErrorCell): string {
+  return `${cell.error} ${cell.message}`;
+}
+
+/** A cell as a plain value a sheet stores: an error cell as its text, an empty cell as "". */
+export function plainValue(cell: CellValue): string | number | boolean {
+  return isErrorCell(cell) ? errorText(cell) : (cell ?? '');
+}
+
 /** A bad argument: `#VALUE!` with a message that names the argument and the bad part. */
 export class ArgumentError extends Error {
   constructor(

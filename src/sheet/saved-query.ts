@@ -11,7 +11,7 @@ import { SavedQuerySchema, type RefreshSchedule, type SavedQuery } from '../cont
 import type { SearchRequestInput } from '../contract/v2/search.js';
 import { SEARCH_LIMITS } from '../contract/v2/search.js';
 import type { StatsRequestInput } from '../contract/v2/stats.js';
-import { ArgumentError, errorCellOf, type Table } from './cells.js';
+import { ArgumentError, errorCellOf, errorText, type Table } from './cells.js';
 import { fetchTable, planFetch } from './fetch-plan.js';
 import { cachedCall, rowsFor, searchRows, type SheetSteps } from './formula-steps.js';
 import { searchTable, statsTable } from './tables.js';
@@ -189,6 +189,5 @@ export const serviceName = (service: string | null): string => service ?? 'the b
 /** A refresh failure in words: service and argument errors as the cells word them, the refresher's own refusals as they are. */
 export function refreshMessageOf(error: unknown): string {
   if (!(error instanceof OrgIndexError || error instanceof ArgumentError)) return error instanceof Error ? error.message : String(error);
-  const cell = errorCellOf(error);
-  return `${cell.error} ${cell.message}`;
+  return errorText(errorCellOf(error));
 }

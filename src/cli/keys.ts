@@ -10,6 +10,7 @@ import { checkKeyVisibility } from '../server/keys.js';
 import { TierSchema, type Tier } from '../server/limits.js';
 import { table, type CliIo } from './cli-io.js';
 import { printable } from './workbook-guard.js';
+import { NamedError } from '../contract/errors.js';
 
 interface StoreOptions {
   database?: string;
@@ -17,7 +18,7 @@ interface StoreOptions {
 }
 
 /** A mistake in how the command was called (exit 2). */
-class KeysUsageError extends Error {}
+class KeysUsageError extends NamedError {}
 
 const DATABASE_ENV = 'ORGINDEX_DATABASE_URL';
 

@@ -45,6 +45,7 @@ import { PgQuotaState } from '../server/database/pg-quota-state.js';
 import { DatabaseKeyStore, KEY_REFRESH_MS, KeyStoreError } from '../server/key-store.js';
 import { lockStateDirectory, StateDirectoryInUse, type StateLock } from '../server/state-lock.js';
 import { DEFAULT_TIMEOUTS, type ServerTimeouts } from '../server/timeouts.js';
+import { NamedError } from '../contract/errors.js';
 
 export interface ServeOptions {
   host: string;
@@ -89,10 +90,10 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export class ServeError extends Error {}
+export class ServeError extends NamedError {}
 
 /** A bad option value: the command exits 2 (like commander's own errors). */
-export class ServeUsageError extends Error {}
+export class ServeUsageError extends NamedError {}
 
 /** The timeout flags, in seconds as typed. */
 export interface TimeoutFlags {

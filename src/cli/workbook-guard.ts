@@ -10,8 +10,9 @@
  */
 import JSZip from 'jszip';
 import { zipProblem } from './workbook-zip.js';
+import { NamedError } from '../contract/errors.js';
 
-export class RefreshUsageError extends Error {}
+export class RefreshUsageError extends NamedError {}
 
 /** Excel's grid: rows 1–1,048,576, columns A–XFD. */
 export const GRID = { rows: 1_048_576, columns: 16_384, range: 'A1:XFD1048576' } as const;

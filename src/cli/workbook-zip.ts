@@ -11,6 +11,7 @@
  * and 4.5.3 (the ZIP64 extra field).
  */
 import { inflateRawSync } from 'node:zlib';
+import { NamedError } from '../contract/errors.js';
 
 const MB = 1024 * 1024;
 
@@ -52,7 +53,7 @@ interface Part {
 }
 
 /** A zip the way a refusal words it; thrown inside this module only. */
-class ZipProblem extends Error {}
+class ZipProblem extends NamedError {}
 
 const count = (n: number): string => n.toLocaleString('en-US');
 

@@ -28,6 +28,14 @@ export type OrgIndexErrorKind =
   | 'response_format'
   | 'configuration';
 
+/** An error whose `name` is its class's (logs and stack traces say which one it is): the base of the project's own error classes. */
+export class NamedError extends Error {
+  constructor(message?: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
 export class OrgIndexError extends Error {
   readonly kind: OrgIndexErrorKind;
   /** HTTP status, when a response arrived. */

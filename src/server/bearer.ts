@@ -12,6 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import { HttpProblem, nulRefusal } from './problem.js';
+import { NamedError } from '../contract/errors.js';
 
 export interface BearerUser {
   sub: string;
@@ -27,7 +28,7 @@ export interface BearerConfig {
 }
 
 /** Why a token was refused: the route answers with it (403 on v1, 401 on the language interface). */
-export class BearerError extends Error {}
+export class BearerError extends NamedError {}
 
 /** RFC 7518 §3.2: an HS256 key has at least as many bits as the hash output. */
 export const MIN_HS256_SECRET_BYTES = 32;

@@ -28,6 +28,7 @@ import { parquetWriteBuffer } from 'hyparquet-writer';
 import type { DownloadFormat } from '../contract/v1.js';
 import type { DownloadContent } from '../engine/legacy/legacy-service.js';
 import { secondsUntil } from './limits.js';
+import { NamedError } from '../contract/errors.js';
 
 export const DOWNLOAD_LINK_TTL_MS = 60 * 60_000;
 
@@ -134,7 +135,7 @@ export class DownloadLimitError extends Error {
 }
 
 /** A download_id that cannot name a file (the route answers it as a bad parameter). */
-export class DownloadIdError extends Error {}
+export class DownloadIdError extends NamedError {}
 
 export interface DownloadStoreOptions {
   limits?: Partial<DownloadLimits>;

@@ -27,6 +27,7 @@ import { arrayRefs, checkIndexParts, ELEMENT_BYTES, INDEX_SHAPE, PART_ARRAY_TYPE
 import type { ColumnStore } from '../engine/store/store.js';
 import type { ByteSource } from '../engine/store/utf8-column.js';
 import { builtinIdentity, EMBEDDER_IDENTITY, type EmbedderIdentity } from './embedding/embedder-spec.js';
+import { NamedError } from '../contract/errors.js';
 
 export const SNAPSHOT_FORMAT = 'orgindex-index-snapshot';
 /** Bumped whenever the parts change shape or meaning: an older or newer snapshot is refused. */
@@ -57,7 +58,7 @@ export interface SnapshotManifest {
 }
 
 /** A snapshot that cannot be served: the message says why and what to do. */
-export class SnapshotError extends Error {}
+export class SnapshotError extends NamedError {}
 
 export interface WrittenSnapshot {
   dir: string;

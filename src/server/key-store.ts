@@ -8,6 +8,7 @@ import { generateKey, keyIdOf, keyRecordProblems, KeyRing, sha256, type KeyEntry
 import { validate } from '../contract/validation.js';
 import { TierLimitsSchema, TierSchema, type Tier } from './limits.js';
 import type { Database } from './database/database.js';
+import { NamedError } from '../contract/errors.js';
 
 /** A key's visibility: v2 filters, as a keys file spells them. */
 export type Visibility = NonNullable<KeyEntry['visibility']>;
@@ -32,7 +33,7 @@ export interface NewKey {
 }
 
 /** A key store's refusal the operator can act on (unknown or ambiguous key, a name taken). */
-export class KeyStoreError extends Error {}
+export class KeyStoreError extends NamedError {}
 
 /** A write refused because the key's record would be invalid (servers could not serve the key). */
 export class InvalidKeyRecord extends KeyStoreError {}

@@ -7,10 +7,10 @@
  */
 import type { OrgIndexClient } from '../client/client.js';
 import type { ClientConfig } from '../client/config.js';
-import { OrgIndexError } from '../contract/errors.js';
 import type { Quota } from '../contract/errors.js';
 import { fnv1a } from '../contract/hash.js';
 import { callEndpoint, runSync, type SyncTransport } from '../client/operation.js';
+import { ConfigurationError } from '../client/errors.js';
 import type { EndpointId, RequestInput, ResponseBody } from '../contract/endpoints.js';
 import type { LocalIndex } from '../engine/local-index.js';
 
@@ -68,7 +68,7 @@ export function localSyncBackend(load: () => LocalIndex, qna?: (body: RequestInp
     health: () => engine().health(),
     qna: (body) => {
       if (qna) return qna(body);
-      throw new OrgIndexError('configuration', LOCAL_QNA_MESSAGE);
+      throw new ConfigurationError(LOCAL_QNA_MESSAGE);
     },
     nlpSearch: (body) => engine().nlpSearch(body),
   };
@@ -121,7 +121,7 @@ export function localBackend(load: () => LocalIndex | Promise<LocalIndex>): Shee
     filterOptions: async () => (await engine()).filterOptions(),
     locationSearch: async (query) => (await engine()).locationSearch(query),
     health: async () => (await engine()).health(),
-    qna: () => Promise.reject(new OrgIndexError('configuration', LOCAL_QNA_MESSAGE)),
+    qna: () => Promise.reject(new ConfigurationError(LOCAL_QNA_MESSAGE)),
     nlpSearch: async (body) => (await engine()).nlpSearch(body),
   };
 }

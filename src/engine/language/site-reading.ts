@@ -21,6 +21,7 @@
 import ipaddr from 'ipaddr.js';
 import { Parser } from 'htmlparser2';
 import { fnv1a } from '../../contract/hash.js';
+import { NamedError } from '../../contract/errors.js';
 
 export const USER_AGENT = 'OrgIndexBot/1.0 (+https://github.com/orgindex)';
 /** The most of one page that is read; a larger page is not read at all. */
@@ -28,7 +29,7 @@ export const MAX_PAGE_BYTES = 2 * 1024 * 1024;
 export const MAX_REDIRECTS = 5;
 
 /** A failure to fetch, with a message for the caller (the language envelope's `error`). */
-export class FetchError extends Error {}
+export class FetchError extends NamedError {}
 
 export interface FetchedPage {
   url: string;

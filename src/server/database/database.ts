@@ -10,6 +10,7 @@
  */
 import pg from 'pg';
 import { migrate } from './migrations.js';
+import { NamedError } from '../../contract/errors.js';
 
 /** The URL without its password, for messages and logs. */
 export function redactedUrl(url: string): string {
@@ -26,7 +27,7 @@ export function redactedUrl(url: string): string {
  * The database cannot answer now (down, restarting, unreachable, too slow). The message is for logs and
  * the command line; an HTTP answer never shows it (it may name the database's address).
  */
-export class DatabaseUnavailable extends Error {}
+export class DatabaseUnavailable extends NamedError {}
 
 /** How long the service waits on the database, in ms. */
 export interface DatabaseTimeouts {

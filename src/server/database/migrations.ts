@@ -5,6 +5,7 @@
  * A migration, once released, never changes: the next change is a new one.
  */
 import type { PoolClient } from 'pg';
+import { NamedError } from '../../contract/errors.js';
 
 export interface Migration {
   version: number;
@@ -102,7 +103,7 @@ export const SCHEMA_VERSION = MIGRATIONS.reduce((last, migration) => Math.max(la
 /** Any 64-bit number of our own: pg_advisory_xact_lock's key for "migrating the OrgIndex schema". */
 const MIGRATION_LOCK = 7_402_118_331;
 
-export class SchemaTooNew extends Error {}
+export class SchemaTooNew extends NamedError {}
 
 /** Brings the schema up to date; returns the versions before and after. */
 export async function migrate(client: PoolClient): Promise<{ from: number; to: number }> {

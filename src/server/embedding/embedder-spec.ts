@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import * as z from 'zod';
 import { embeddingSource, sifGloveEmbedder } from '../../engine/relevance/embedder.js';
+import { NamedError } from '../../contract/errors.js';
 
 type EmbedderKind = 'builtin' | 'onnx' | 'openai';
 
@@ -32,7 +33,7 @@ export type EmbedderSpec =
   | { kind: 'openai'; url: string; model: string | null; prefixes: Prefixes };
 
 /** A spec that cannot be used as given: the command exits 2. */
-export class EmbedderSpecError extends Error {}
+export class EmbedderSpecError extends NamedError {}
 
 /** The flags beside --embedder. */
 export interface EmbedderFlags {

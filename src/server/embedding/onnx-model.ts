@@ -26,6 +26,7 @@ import type * as OrtModule from 'onnxruntime-web';
 import type { InferenceSession, Tensor } from 'onnxruntime-web';
 import { sha256 } from './fingerprint.js';
 import { unitVector } from './text-embedder.js';
+import { NamedError } from '../../contract/errors.js';
 
 /** What is used of @huggingface/tokenizers' Tokenizer (its published types do not resolve under NodeNext). */
 interface Tokenizer {
@@ -65,7 +66,7 @@ export interface OnnxDirectory {
 }
 
 /** A model directory that cannot be used: the message says what is missing or wrong. */
-export class OnnxDirectoryError extends Error {}
+export class OnnxDirectoryError extends NamedError {}
 
 function readJson(path: string, what: string): unknown {
   try {

@@ -8,11 +8,12 @@ import { OnnxEmbedder, onnxIdentity } from './onnx-embedder.js';
 import { readOnnxDirectory } from './onnx-model.js';
 import { EMBEDDER_KEY_VARIABLE, OpenAiEmbedder, openAiIdentity } from './openai-embedder.js';
 import type { TextEmbedder } from './text-embedder.js';
+import { NamedError } from '../../contract/errors.js';
 
 export type ModelSpec = Exclude<EmbedderSpec, { kind: 'builtin' }>;
 
 /** An embedder that does not fit the snapshot (exit 2), with both named. */
-export class EmbedderMismatch extends Error {}
+export class EmbedderMismatch extends NamedError {}
 
 /**
  * The embedder of a spec, open: an ONNX model loaded on its thread, or a service (asked once for its

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, existsSync, fsyncSync, linkSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import ExcelJS from 'exceljs';
-import { columnLetters, columnNumber } from '../sheet/a1.js';
+import { cellOf, columnLetters } from '../sheet/a1.js';
 import { readSavedQueryRows, SAVED_QUERY_HEADER, SAVED_QUERY_SHEET, savedQueryRow, type StoredQuery } from '../sheet/saved-query.js';
 import { DefinedNames, prepareWorkbook, RefreshUsageError, withDefinedNames } from './workbook-guard.js';
 
@@ -152,11 +152,14 @@ export interface Area {
 
 /** The area of a defined name's formula ("'My sheet'!$B$2:$C$4" or "Leads!$B$2"), or null for anything else. */
 export function areaOf(text: string | null): Area | null {
-  const match = text === null ? null : /^(?:'((?:[^']|'')+)'|([^!]+))!\$?([A-Z]+)\$?(\d+)(?::\$?([A-Z]+)\$?(\d+))?$/.exec(text);
+  const match = text === null ? null : /^(?:'((?:[^']|'')+)'|([^!]+))!([^!]+)$/.exec(text);
   if (!match) return null;
-  const [, quotedName, plainName, fromColumn = 'A', fromRow = '1', toColumn = fromColumn, toRow = fromRow] = match;
-  const [top, bottom] = [Number(fromRow), Number(toRow)].sort((a, b) => a - b) as [number, number];
-  const [left, right] = [columnNumber(fromColumn), columnNumber(toColumn)].sort((a, b) => a - b) as [number, number];
+  const [, quotedName, plainName, reference = ''] = match;
+  const ends = reference.split(':');
+  const [from, to = from] = ends.map((end) => cellOf(end));
+  if (ends.length > 2 || !from || !to) return null;
+  const [top, bottom] = [from.row, to.row].sort((a, b) => a - b) as [number, number];
+  const [left, right] = [from.column, to.column].sort((a, b) => a - b) as [number, number];
   return { sheet: quotedName?.replace(/''/g, "'") ?? plainName ?? '', top, left, rows: bottom - top + 1, columns: right - left + 1 };
 }
 

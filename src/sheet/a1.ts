@@ -19,6 +19,7 @@ export function columnLetters(column: number): string {
 
 /** A cell's address as people write it ("B2", "b2", "$B$2") → its 1-based row and column; null when it is no cell. */
 export function cellOf(address: string): { row: number; column: number } | null {
+  // eslint-disable-next-line no-restricted-syntax -- the one A1 cell pattern
   const match = /^\$?([A-Z]+)\$?(\d+)$/.exec(address.trim().toUpperCase());
   if (!match) return null;
   const row = Number(match[2]);

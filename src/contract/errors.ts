@@ -36,6 +36,11 @@ export class NamedError extends Error {
   }
 }
 
+/** What a caught value says: its message when it is an Error, its text otherwise (a thrown string, a rejected promise's reason). */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 export class OrgIndexError extends Error {
   readonly kind: OrgIndexErrorKind;
   /** HTTP status, when a response arrived. */

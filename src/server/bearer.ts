@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import { HttpProblem, nulRefusal } from './problem.js';
-import { NamedError } from '../contract/errors.js';
+import { messageOf, NamedError } from '../contract/errors.js';
 
 export interface BearerUser {
   sub: string;
@@ -48,7 +48,7 @@ export function loadJwks(path: string): JSONWebKeySet {
   try {
     return JSON.parse(readFileSync(path, 'utf8')) as JSONWebKeySet;
   } catch (error) {
-    throw new Error(`JWKS file ${path}: ${(error as Error).message}`);
+    throw new Error(`JWKS file ${path}: ${messageOf(error)}`, { cause: error });
   }
 }
 

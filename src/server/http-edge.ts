@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { holdsNul, nulRefusal } from './problem.js';
+import { messageOf } from '../contract/errors.js';
 
 /** Deeper JSON is refused: no request needs it, and echoing it back in a 422 could overflow the stack. */
 export const MAX_JSON_DEPTH = 64;
@@ -69,7 +70,7 @@ export function registerJsonParser(app: FastifyInstance): void {
     try {
       parsed = JSON.parse(text);
     } catch (error) {
-      done(new ClientError(400, `Body is not valid JSON: ${(error as Error).message}`));
+      done(new ClientError(400, `Body is not valid JSON: ${messageOf(error)}`));
       return;
     }
     if (depthExceeds(parsed, MAX_JSON_DEPTH)) {

@@ -27,7 +27,7 @@ import { arrayRefs, checkIndexParts, ELEMENT_BYTES, INDEX_SHAPE, PART_ARRAY_TYPE
 import type { ColumnStore } from '../engine/store/store.js';
 import type { ByteSource } from '../engine/store/utf8-column.js';
 import { builtinIdentity, EMBEDDER_IDENTITY, type EmbedderIdentity } from './embedding/embedder-spec.js';
-import { NamedError } from '../contract/errors.js';
+import { messageOf, NamedError } from '../contract/errors.js';
 
 export const SNAPSHOT_FORMAT = 'orgindex-index-snapshot';
 /** Bumped whenever the parts change shape or meaning: an older or newer snapshot is refused. */
@@ -356,7 +356,7 @@ export function readSnapshot(dir: string, options: { inMemory?: boolean; externa
     store = restoreIndex(parts, options.external === true ? null : undefined);
   } catch (error) {
     if (error instanceof PartError) throw partRefused(root, error.part, fileOf.get(error.part), error.reason);
-    throw new SnapshotError(`index snapshot ${root} cannot be loaded: ${(error as Error).message}; rebuild it with this orgindex`);
+    throw new SnapshotError(`index snapshot ${root} cannot be loaded: ${messageOf(error)}; rebuild it with this orgindex`, { cause: error });
   }
   if (store.size !== manifest.organizations) throw new SnapshotError(`index snapshot ${root} is damaged: it holds ${store.size} organizations, the manifest says ${manifest.organizations}`);
   return { store, manifest, bytes };

@@ -8,7 +8,7 @@ import { generateKey, keyIdOf, keyRecordProblems, KeyRing, sha256, type KeyEntry
 import { validate } from '../contract/validation.js';
 import { TierLimitsSchema, TierSchema, type Tier } from './limits.js';
 import type { Database } from './database/database.js';
-import { NamedError } from '../contract/errors.js';
+import { messageOf, NamedError } from '../contract/errors.js';
 
 /** A key's visibility: v2 filters, as a keys file spells them. */
 export type Visibility = NonNullable<KeyEntry['visibility']>;
@@ -97,7 +97,7 @@ export class FileKeyStore implements KeyStore {
     try {
       return JSON.parse(readFileSync(this.path, 'utf8')) as KeysFile;
     } catch (error) {
-      throw new KeyStoreError(`keys file ${this.path}: ${(error as Error).message}`);
+      throw new KeyStoreError(`keys file ${this.path}: ${messageOf(error)}`, { cause: error });
     }
   }
 

@@ -15,7 +15,7 @@ import { dirname } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import * as z from 'zod';
 import type { Filters, FiltersSchema } from '../contract/v2/filters.js';
-import { summarizeDetail } from '../contract/errors.js';
+import { messageOf, summarizeDetail } from '../contract/errors.js';
 import { validate, type ValidationErrorItem } from '../contract/validation.js';
 import { checkVisibility } from '../engine/query/filter-rules.js';
 import { DEFAULT_TIER_LIMITS, TierLimitsSchema, TierSchema, type Tier, type TierLimits } from './limits.js';
@@ -173,7 +173,7 @@ export class KeyRing {
     try {
       data = JSON.parse(readFileSync(path, 'utf8'));
     } catch (error) {
-      throw new Error(`keys file ${path}: ${(error as Error).message}`);
+      throw new Error(`keys file ${path}: ${messageOf(error)}`, { cause: error });
     }
     return new KeyRing(data as KeysFile);
   }

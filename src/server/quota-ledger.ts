@@ -29,6 +29,7 @@
 import { closeSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { messageOf } from '../contract/errors.js';
 
 export interface Usage {
   requests: number;
@@ -127,7 +128,7 @@ export class QuotaLedger {
     try {
       snapshot = JSON.parse(readFileSync(snapshotPath, 'utf8')) as Snapshot;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`quota snapshot ${snapshotPath}: ${(error as Error).message}`);
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`quota snapshot ${snapshotPath}: ${messageOf(error)}`, { cause: error });
     }
     const logs = readdirSync(dir)
       .map((name) => ({ name, generation: Number(LOG.exec(name)?.[1] ?? NaN) }))

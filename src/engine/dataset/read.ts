@@ -5,7 +5,7 @@
  * whether to stop or to go on without the reported rows.
  */
 import Papa from 'papaparse';
-import { summarizeDetail } from '../../contract/errors.js';
+import { messageOf, summarizeDetail } from '../../contract/errors.js';
 import { validate } from '../../contract/validation.js';
 import { OrganizationRecordSchema, type OrganizationRecord } from './record.js';
 
@@ -97,7 +97,7 @@ export function checkJsonLine(checker: RowChecker, lineNumber: number, rawLine: 
   try {
     value = JSON.parse(line);
   } catch (error) {
-    checker.fail(lineNumber, `not JSON: ${(error as Error).message}`);
+    checker.fail(lineNumber, `not JSON: ${messageOf(error)}`);
     return null;
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
@@ -202,7 +202,7 @@ export function readCsv(text: string): ReadResult {
         header.forEach((column, i) => (record[column] = cellValue(column, cells[i] ?? '')));
         collector.add(line, record);
       } catch (error) {
-        collector.fail(line, (error as Error).message);
+        collector.fail(line, messageOf(error));
       }
     },
   });

@@ -15,6 +15,7 @@ import { BlockCoder, sampleStride, VECTOR_BLOCK, vectorTexts, vectorTextSource }
 import { axisUnits, scanRecordBytes } from '../../engine/relevance/vector-scan.js';
 import type { ColumnStore } from '../../engine/store/store.js';
 import { documentText, EmbedderFailure, type TextEmbedder } from './text-embedder.js';
+import { messageOf } from '../../contract/errors.js';
 
 /** The longest one batch may take while organizations are embedded (a CPU model on long texts is slow). */
 const DOCUMENT_BATCH_TIMEOUT_MS = 120_000;
@@ -112,8 +113,8 @@ async function embedBatch(texts: string[], embedder: TextEmbedder, options: Embe
     try {
       return await embedder.embed(texts, 'document', options.batchTimeoutMs ?? DOCUMENT_BATCH_TIMEOUT_MS);
     } catch (error) {
-      const failure = error instanceof EmbedderFailure ? error : new EmbedderFailure((error as Error).message, false);
-      if (!failure.retry || attempt >= TRIES) throw new EmbedderFailure(`embedding the organizations failed${attempt > 1 ? ` after ${attempt} tries` : ''}: ${failure.message}`, false);
+      const failure = error instanceof EmbedderFailure ? error : new EmbedderFailure(messageOf(error), false, { cause: error });
+      if (!failure.retry || attempt >= TRIES) throw new EmbedderFailure(`embedding the organizations failed${attempt > 1 ? ` after ${attempt} tries` : ''}: ${failure.message}`, false, { cause: failure });
       await sleep((options.retryWaitMs ?? 1_000) * 2 ** (attempt - 1));
     }
   }

@@ -14,6 +14,7 @@ import { Worker } from 'node:worker_threads';
 import type { OnnxDirectory } from './onnx-model.js';
 import type { EmbedderIdentity } from './embedder-spec.js';
 import { EmbedderFailure, seconds, type EmbedRole, type TextEmbedder } from './text-embedder.js';
+import { messageOf } from '../../contract/errors.js';
 
 /** What the thread is sent. */
 export interface OnnxRequest {
@@ -207,7 +208,7 @@ export class OnnxEmbedder implements TextEmbedder {
       return vectors;
     } catch (error) {
       if (error instanceof EmbedderFailure) throw error;
-      throw new EmbedderFailure(`the ONNX model failed: ${(error as Error).message}`, false);
+      throw new EmbedderFailure(`the ONNX model failed: ${messageOf(error)}`, false, { cause: error });
     } finally {
       clearTimeout(timer);
     }

@@ -26,7 +26,7 @@ import type * as OrtModule from 'onnxruntime-web';
 import type { InferenceSession, Tensor } from 'onnxruntime-web';
 import { sha256 } from './fingerprint.js';
 import { unitVector } from './text-embedder.js';
-import { NamedError } from '../../contract/errors.js';
+import { messageOf, NamedError } from '../../contract/errors.js';
 
 /** What is used of @huggingface/tokenizers' Tokenizer (its published types do not resolve under NodeNext). */
 interface Tokenizer {
@@ -72,7 +72,7 @@ function readJson(path: string, what: string): unknown {
   try {
     return JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new OnnxDirectoryError(`${what} ${path} cannot be read as JSON: ${(error as Error).message}`);
+    throw new OnnxDirectoryError(`${what} ${path} cannot be read as JSON: ${messageOf(error)}`, { cause: error });
   }
 }
 
@@ -161,7 +161,7 @@ export class OnnxModel {
     try {
       tokenizer = new TokenizerOf(tokenizerJson as object, tokenizerConfig);
     } catch (error) {
-      throw new OnnxDirectoryError(`${join(settings.dir, 'tokenizer.json')} is not a tokenizer this runtime reads: ${(error as Error).message}`);
+      throw new OnnxDirectoryError(`${join(settings.dir, 'tokenizer.json')} is not a tokenizer this runtime reads: ${messageOf(error)}`, { cause: error });
     }
     let session: InferenceSession;
     try {
@@ -172,7 +172,7 @@ export class OnnxModel {
       };
       session = await ort.InferenceSession.create(new Uint8Array(readFileSync(settings.modelFile)), options);
     } catch (error) {
-      throw new OnnxDirectoryError(`${settings.modelFile} cannot be loaded by ONNX Runtime: ${(error as Error).message}`);
+      throw new OnnxDirectoryError(`${settings.modelFile} cannot be loaded by ONNX Runtime: ${messageOf(error)}`, { cause: error });
     }
     const known = new Set(['input_ids', 'attention_mask', 'token_type_ids', 'position_ids']);
     const unknown = session.inputNames.filter((name) => !known.has(name));

@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { OnnxModel, type OnnxDirectory } from './onnx-model.js';
 import type { OnnxReply, OnnxRequest } from './onnx-embedder.js';
+import { messageOf } from '../../contract/errors.js';
 
 const port = parentPort;
 if (!port) throw new Error('onnx-worker.ts runs as a worker thread');
@@ -29,13 +30,13 @@ OnnxModel.load(workerData as OnnxDirectory).then(
           });
           send({ type: 'vectors', id: request.id, data, present }, [data.buffer, present.buffer]);
         } catch (error) {
-          send({ type: 'error', id: request.id, message: (error as Error).message });
+          send({ type: 'error', id: request.id, message: messageOf(error) });
         }
       });
     });
     send({ type: 'ready', dims: model.dims, loadMs: model.loadMs });
   },
   (error: unknown) => {
-    send({ type: 'failed', message: (error as Error).message });
+    send({ type: 'failed', message: messageOf(error) });
   },
 );

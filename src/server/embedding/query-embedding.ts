@@ -16,6 +16,7 @@ import { DescribeSchema, SearchRequestSchema } from '../../contract/v2/search.js
 import type { LocalIndex } from '../../engine/local-index.js';
 import type { QueryVectors } from '../../engine/query/context.js';
 import type { TextEmbedder } from './text-embedder.js';
+import { NamedError, messageOf } from '../../contract/errors.js';
 
 /** How long a request may wait for its texts' vectors (ms), its turn included. */
 export const QUERY_EMBEDDING_TIMEOUT_MS = 5_000;
@@ -24,9 +25,12 @@ export const EMBEDDER_RETRY_AFTER_SECONDS = 2;
 export const EMBEDDER_UNAVAILABLE_DETAIL = `Service temporarily unavailable: its embedding model did not answer; retry in ${String(EMBEDDER_RETRY_AFTER_SECONDS)} seconds`;
 
 /** The embedder did not give a request's vectors in time, or failed: a 503 (the cause goes to the log). */
-export class EmbedderUnavailable extends Error {
-  constructor(readonly reason: string) {
-    super(reason);
+export class EmbedderUnavailable extends NamedError {
+  constructor(
+    readonly reason: string,
+    options?: ErrorOptions,
+  ) {
+    super(reason, options);
   }
 }
 
@@ -105,7 +109,7 @@ export class QueryEmbedding {
     try {
       vectors = await this.embedder.embed(missing, 'query', Math.max(1, deadline - Date.now()));
     } catch (error) {
-      throw new EmbedderUnavailable((error as Error).message);
+      throw new EmbedderUnavailable(messageOf(error), { cause: error });
     } finally {
       this.done();
     }

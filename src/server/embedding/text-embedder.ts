@@ -4,6 +4,7 @@
  * organization is embedded as, unit vectors, the errors.
  */
 import type { EmbedderIdentity } from './embedder-spec.js';
+import { NamedError } from '../../contract/errors.js';
 
 export type EmbedRole = 'query' | 'document';
 
@@ -26,12 +27,13 @@ export interface TextEmbedder {
  * or answers something else than vectors of the dimensions in use, a model that cannot run. `retry`:
  * whether asking again may pass (a time-out, a refused connection, a 5xx), not a wrong key or model.
  */
-export class EmbedderFailure extends Error {
+export class EmbedderFailure extends NamedError {
   constructor(
     message: string,
     readonly retry: boolean,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
   }
 }
 

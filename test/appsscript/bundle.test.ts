@@ -9,17 +9,19 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as acorn from 'acorn';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { startServerProcess, type ServedProcess } from '../support/server-process.js';
 import { loadBundle } from './harness.js';
 
 const BUNDLE = join(process.cwd(), 'dist/appsscript/Code.js');
 const table = (value: unknown): unknown[][] => value as unknown[][];
-let server: ServerProcess;
+let server: ServedProcess;
 
 beforeAll(async () => {
   server = await startServerProcess();
 }, 60_000);
-afterAll(() => { server.close(); });
+afterAll(async () => {
+  await server.close();
+});
 
 const connect = (sandbox: ReturnType<typeof loadBundle>): void => {
   sandbox.userProperties.setProperty('orgindex.connection', JSON.stringify({ backend: 'remote', serviceUrl: server.url, apiKey: server.key, cacheHours: 6 }));

@@ -4,16 +4,16 @@
  * MailApp, PropertiesService and, in spreadsheet-stand-in.ts, SpreadsheetApp — Google's services cannot
  * run here) against the real server in its own process, through UrlFetchApp's real synchronous calls.
  */
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { startServerProcess, type ServedProcess } from '../support/server-process.js';
 import { loadBundle } from './harness.js';
 import { spreadsheetStandIn } from './spreadsheet-stand-in.js';
 
-let server: ServerProcess;
+let server: ServedProcess;
 beforeAll(async () => {
   server = await startServerProcess();
 }, 60_000);
-afterAll(() => {
-  server.close();
+afterAll(async () => {
+  await server.close();
 });
 
 interface Answer {

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { importSPKI, jwtVerify } from 'jose';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { startServerProcess, type ServedProcess } from '../support/server-process.js';
 import { SheetsApiStandIn, type StandInSheet } from '../support/sheets-api-stand-in.js';
 
 const run = promisify(execFile);
@@ -19,7 +19,7 @@ const BIN = join(__dirname, '../../bin/orgindex.js');
 const SEARCH_BODY = { filters: { country: ['Deutschland'] }, columns: ['domain', 'name'], size: 5 };
 const STATS_BODY = { group_by: 'organization_type', filters: { country: ['Deutschland'] } };
 
-let server: ServerProcess;
+let server: ServedProcess;
 let dir: string;
 let credentials: string;
 let publicKey: string;
@@ -31,8 +31,8 @@ beforeAll(async () => {
   credentials = join(dir, 'service-account.json');
   writeFileSync(credentials, JSON.stringify({ type: 'service_account', project_id: 'orgindex-test', private_key_id: 'key-1', private_key: pair.privateKey, client_email: 'refresher@orgindex-test.iam.gserviceaccount.com' }));
 }, 60_000);
-afterAll(() => {
-  server.close();
+afterAll(async () => {
+  await server.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

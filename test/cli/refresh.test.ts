@@ -14,17 +14,17 @@ import ExcelJS from 'exceljs';
 import JSZip from 'jszip';
 import * as XLSX from 'xlsx';
 import { readSavedQueryRows } from '../../src/sheet/saved-query.js';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { startServerProcess, type ServedProcess } from '../support/server-process.js';
 
 const BIN = join(__dirname, '../../bin/orgindex.js');
-let server: ServerProcess;
+let server: ServedProcess;
 let dir: string;
 beforeAll(async () => {
   server = await startServerProcess();
   dir = mkdtempSync(join(tmpdir(), 'orgindex-refresh-'));
 }, 60_000);
-afterAll(() => {
-  server.close();
+afterAll(async () => {
+  await server.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

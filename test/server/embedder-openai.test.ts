@@ -15,7 +15,8 @@ import { vectorsOf } from '../../src/engine/relevance/store-relevance.js';
 import type { ColumnStore } from '../../src/engine/store/store.js';
 import { EmbedderSpecError, parseEmbedderSpec } from '../../src/server/embedding/embedder-spec.js';
 import { readManifest, readSnapshot } from '../../src/server/index-snapshot.js';
-import { runCli, startServe, type Served } from '../support/embedder-cli.js';
+import { runCli, startServe } from '../support/embedder-cli.js';
+import type { ServedProcess } from '../support/server-process.js';
 import { closedPort, startLoopbackServer, type LoopbackServer, type RecordedRequest, type ScriptedResponse } from '../support/loopback-server.js';
 import { fnv1a } from '../../src/contract/hash.js';
 
@@ -125,7 +126,7 @@ test('index build embeds every organization through the service, in batches, wit
 });
 
 describe('serve with the service', () => {
-  let served: Served;
+  let served: ServedProcess;
   let store: ColumnStore;
   beforeAll(async () => {
     mode = 'ok';

@@ -107,7 +107,7 @@ test('the vector scan on two threads (the server as its own process) answers exa
   // Compiled files only: under the test runner the scan's worker file is absent and this process scans on one thread.
   const other = await startServerProcess({ index: out, readyWhen: /relevance structures ready .*\)\n/ });
   try {
-    expect(other.output()).toMatch(availableParallelism() >= 2 ? /vector scan on two threads/ : /vector scan on one thread/);
+    expect(other.stderr()).toMatch(availableParallelism() >= 2 ? /vector scan on two threads/ : /vector scan on one thread/);
     const bodies = [
       { describe: 'bakeries that make bread for households', size: 100 },
       { describe: 'wind farms for municipal utilities', size: 50, min_score: 0.2 },
@@ -128,6 +128,6 @@ test('the vector scan on two threads (the server as its own process) answers exa
       expect([two.data, two.metadata.total_hits]).toEqual([one.data, one.metadata.total_hits]);
     }
   } finally {
-    other.close();
+    await other.close();
   }
 }, 120_000);

@@ -1,19 +1,94 @@
 /**
- * The real server in its own process (bin/orgindex.js serve on a free loopback port, a test key), for tests
- * whose client blocks the test process — Apps Script's synchronous UrlFetchApp stand-in, a CLI run with
- * spawnSync — so a server in the jest process could never answer.
+ * The real server in its own process (bin/orgindex.js serve), for tests whose client blocks the test
+ * process — Apps Script's synchronous UrlFetchApp stand-in, a CLI run with spawnSync — or whose subject is
+ * the command itself (`npm start`'s arguments, --embedder): a server in the jest process could not answer
+ * or would not be the one an operator runs. The one spawner of `orgindex serve` for every such test.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
-export interface ServerProcess {
+export const bin = resolve(__dirname, '../../bin/orgindex.js');
+
+/** A command run to its end (or a server stopped): its exit code and what it printed. */
+export interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface ServeOptions {
+  /** The arguments after `orgindex serve`; `--port 0` comes first, so a `--port` here wins. */
+  args: string[];
+  /** Requests a second this key's tier allows, or false for no keys file (serve then makes its development key in the --state-dir the args name). */
+  testKeyRate?: number | false;
+  /** The whole environment of the process (by default this process's). */
+  env?: NodeJS.ProcessEnv;
+  /** Resolves once stderr matches this as well as the ready line. */
+  readyWhen?: RegExp;
+}
+
+export interface ServedProcess {
+  child: ChildProcess;
+  /** http://127.0.0.1:PORT, without /v2. */
   url: string;
+  /** The test key (empty without a keys file). */
   key: string;
-  /** What the server printed on stderr up to now. */
-  output(): string;
-  close(): void;
+  stdout(): string;
+  stderr(): string;
+  /** POST /v2/… (or /v1/…) with the test key: status, headers and JSON body. */
+  post(path: string, body: unknown): Promise<{ status: number; headers: Headers; body: unknown }>;
+  /** SIGTERM; resolves once the process has exited and its temporary directory is gone. */
+  close(): Promise<Finished>;
+}
+
+export const TEST_KEY = 'served-process-key-0000000000000001';
+
+/** `orgindex serve` in its own process; resolves once it says it is ready (or rejects with what it printed). */
+export function spawnServe({ args, testKeyRate = 1_000, env = process.env, readyWhen = /ready at/ }: ServeOptions): Promise<ServedProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'orgindex-serve-'));
+  const keyArgs: string[] = [];
+  if (testKeyRate !== false) {
+    writeFileSync(join(dir, 'keys.json'), JSON.stringify({ keys: [{ key: TEST_KEY, tier: 'tier_2' }], tiers: { tier_2: { ratePerSecond: testKeyRate, burst: testKeyRate } } }));
+    keyArgs.push('--keys', join(dir, 'keys.json'), '--state-dir', join(dir, 'state'));
+  }
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', ...keyArgs, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const exited = new Promise<Finished>((done) => {
+    child.on('exit', (code) => {
+      rmSync(dir, { recursive: true, force: true });
+      done({ code, stdout, stderr });
+    });
+  });
+  const key = testKeyRate === false ? '' : TEST_KEY;
+  return new Promise((resolveServed, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const url = /ready at (http:\/\/\S+)\/v2/.exec(stderr)?.[1];
+      if (!url || !readyWhen.test(stderr)) return;
+      resolveServed({
+        child,
+        url,
+        key,
+        stdout: () => stdout,
+        stderr: () => stderr,
+        async post(path, body) {
+          const response = await fetch(`${url}${path}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+          return { status: response.status, headers: response.headers, body: (await response.json()) as unknown };
+        },
+        close() {
+          if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+          return exited;
+        },
+      });
+    });
+    void exited.then((finished) => {
+      reject(new Error(`orgindex serve exited (${String(finished.code)}): ${finished.stderr}`));
+    });
+  });
 }
 
 export interface ServerSource {
@@ -25,26 +100,8 @@ export interface ServerSource {
   readyWhen?: RegExp;
 }
 
-export function startServerProcess({ count = 3_000, index, readyWhen = /try: curl|keys:/ }: ServerSource = {}): Promise<ServerProcess> {
-  const dir = mkdtempSync(join(tmpdir(), 'orgindex-gas-'));
-  const key = 'gas-harness-key-000000000000000001';
-  writeFileSync(join(dir, 'keys.json'), JSON.stringify({ keys: [{ key, tier: 'tier_2' }], tiers: { tier_2: { ratePerSecond: 1_000, burst: 1_000 } } }));
-  const bin = join(__dirname, '../../bin/orgindex.js');
+/** A quiet server on generated organizations or a snapshot, with the test key. */
+export function startServerProcess({ count = 3_000, index, readyWhen = /try: curl|keys:/ }: ServerSource = {}): Promise<ServedProcess> {
   const data = index !== undefined ? ['--index', index] : ['--count', String(count)];
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', ...data, '--keys', join(dir, 'keys.json'), '--state-dir', join(dir, 'state'), '--log-level', 'silent'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const close = () => {
-    child.kill('SIGTERM');
-    rmSync(dir, { recursive: true, force: true });
-  };
-  return new Promise((resolve, reject) => {
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const ready = /ready at (http:\/\/\S+)\/v2/.exec(stderr);
-      if (ready?.[1] && readyWhen.test(stderr)) resolve({ url: ready[1], key, output: () => stderr, close });
-    });
-    child.on('exit', (code) => {
-      reject(new Error(`server exited with ${String(code)}: ${stderr}`));
-    });
-  });
+  return spawnServe({ args: [...data, '--log-level', 'silent'], readyWhen });
 }

@@ -7,7 +7,6 @@
  * code, for a real `orgindex serve` on its development defaults) and left alone without it; an empty or
  * scheme-less service URL is refused with a message before anything is sent.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { extname, join, normalize } from 'node:path';
@@ -18,6 +17,7 @@ import { CONNECTION_KEY } from '../../addin/addin-runtime.js';
 import { answerDevConnection, DEV_CONNECTION_PATH, devConnectionOf, type DevConnection } from '../../scripts/addin/dev-connection.mjs';
 import { DEFAULT_CONNECTION } from '../../src/sheet/connection.js';
 import { launchChromium } from '../support/browser.js';
+import { spawnServe } from '../support/server-process.js';
 import { KEYS, startTestServer, type TestServer } from '../server/support.js';
 import { countOnMap, searchBayernSoftware, searchInPlainWords } from './search-steps.js';
 
@@ -65,22 +65,6 @@ async function freePort(): Promise<number> {
   const { port } = probe.address() as AddressInfo;
   await new Promise((resolve) => probe.close(resolve));
   return port;
-}
-
-/** `orgindex serve` in its own process, as `npm start` runs it; resolves once it listens. */
-function startServe(args: string[]): Promise<ChildProcess> {
-  const { ORGINDEX_JWT_SECRET: _ignored, ...env } = process.env;
-  const child = spawn(process.execPath, [join(process.cwd(), 'bin/orgindex.js'), 'serve', ...args], { stdio: ['ignore', 'ignore', 'pipe'], env });
-  return new Promise((resolve, reject) => {
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      if (/ready at http:\/\/\S+\/v2/.test(stderr)) resolve(child);
-    });
-    child.on('exit', (code) => {
-      reject(new Error(`serve exited with ${String(code)}: ${stderr}`));
-    });
-  });
 }
 
 /** A fresh browser profile (no saved connection) at the narrow width of Excel's task pane, the internet refused. */
@@ -262,20 +246,12 @@ test("served as by npm start, the Connection tab offers its server pre-filled, T
   });
   // The arguments after `npm start --`: serve gets them, and so does the document (scripts/start.mjs).
   const args = ['--port', String(await freePort()), '--state-dir', stateDir, '--count', '2000', '--cors-origin', served.origin, '--log-level', 'silent', '--durability', 'write'];
-  const serve = await startServe(args);
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        if (serve.exitCode !== null || serve.signalCode !== null) {
-          resolve();
-          return;
-        }
-        serve.once('exit', () => {
-          resolve();
-        });
-        serve.kill('SIGTERM');
-      }),
-  );
+  // As `npm start` runs it: no keys file (serve makes its development key), no JWT secret.
+  const { ORGINDEX_JWT_SECRET: _ignored, ...env } = process.env;
+  const serve = await spawnServe({ args, testKeyRate: false, env });
+  cleanups.push(async () => {
+    await serve.close();
+  });
   offered = devConnectionOf(args, { env: {} });
   if (!offered) throw new Error('no connection offered for a fixed port');
   // What serve created on its first run: the key it printed.

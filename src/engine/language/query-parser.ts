@@ -21,9 +21,9 @@
  *                              organizations are, for semantic search
  */
 import type { QueryResponse } from '../../contract/language.js';
-import type { LocalIndex } from '../local-index.js';
 import { EXONYMS } from '../locations/exonyms.js';
 import { textIndexOf } from '../relevance/store-relevance.js';
+import type { ColumnStore } from '../store/store.js';
 import { MAX_COMPOUND } from '../relevance/german-lexicon.js';
 import type { TextIndex } from '../relevance/text-index.js';
 import { stemMinimalEnglish } from '../relevance/tokenize.js';
@@ -155,18 +155,18 @@ interface Gazetteer {
   longestPlace: number;
 }
 
-const gazetteers = new WeakMap<object, Gazetteer>();
+const gazetteers = new WeakMap<ColumnStore, Gazetteer>();
 /** A name at several levels is read as the highest but one: a city ("Köln") before its Regierungsbezirk. */
 const LEVEL_ORDER: (LocationLevel)[] = ['country', 'state', 'municipality', 'region', 'district'];
 
-function gazetteerOf(index: LocalIndex): Gazetteer {
-  let gazetteer = gazetteers.get(index.store);
+function gazetteerOf(store: ColumnStore): Gazetteer {
+  let gazetteer = gazetteers.get(store);
   if (!gazetteer) {
     const places = new Map<string, [LocationLevel, string]>();
     const levelsOf = new Map<string, Set<LocationLevel>>();
     let longestPlace = 1;
     for (const level of LEVEL_ORDER) {
-      for (const name of index.store.categorical[level].dict.values) {
+      for (const name of store.categorical[level].dict.values) {
         if (name === null) continue;
         const at = levelsOf.get(name) ?? new Set<LocationLevel>();
         at.add(level);
@@ -181,9 +181,9 @@ function gazetteerOf(index: LocalIndex): Gazetteer {
       const target = natives.map((native) => places.get(fold(native))).find((place) => place !== undefined);
       if (target) places.set(fold(exonym), target);
     }
-    const tags = new Set(index.store.keywords.dict.values.filter((tag): tag is string => tag !== null && tag.includes(' ')).map((tag) => stemmedPhrase(fold(tag))));
+    const tags = new Set(store.keywords.dict.values.filter((tag): tag is string => tag !== null && tag.includes(' ')).map((tag) => stemmedPhrase(fold(tag))));
     gazetteer = { places, levelsOf, tags, longestPlace };
-    gazetteers.set(index.store, gazetteer);
+    gazetteers.set(store, gazetteer);
   }
   return gazetteer;
 }
@@ -239,9 +239,9 @@ function knownWords(text: TextIndex, word: string): string[] {
 }
 
 /** Parses a natural-language query into the legacy search parameters (see the module comment). */
-export function parseQuery(index: LocalIndex, userQuery: string, today: string): ParsedQuery {
-  const gazetteer = gazetteerOf(index);
-  const text = textIndexOf(index.store);
+export function parseQuery(store: ColumnStore, userQuery: string, today: string): ParsedQuery {
+  const gazetteer = gazetteerOf(store);
+  const text = textIndexOf(store);
   const tokens = words(userQuery);
   const folded = tokens.map(fold);
   const used = new Array<boolean>(tokens.length).fill(false);

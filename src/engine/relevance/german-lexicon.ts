@@ -16,7 +16,8 @@
  * Portable, synchronous; the lexicon is read once on first use.
  */
 import lexicon from '../data/lexicon-de-en.json' with { type: 'json' };
-import { foldTypedUmlauts, spellOutGerman, stemGerman } from './tokenize.js';
+import { spellOutGerman } from '../german-spelling.js';
+import { foldTypedUmlauts, stemGerman } from './tokenize.js';
 
 interface LexiconAsset {
   about: string;

@@ -189,7 +189,10 @@ export class GermanLexicon {
     return parts;
   }
 
-  /** A compound's parts (lemmas), splitting the first part again up to `depth` times; null when none. */
+  /**
+   * A compound's parts (lemmas), splitting the first part again up to `depth` times; null when none.
+   * (nlp_search's parser splits by the index's terms instead: knownWords, language/query-parser.ts.)
+   */
   private split(word: string, depth: number): string[] | null {
     if (word.length > MAX_COMPOUND) return null;
     for (let cut = MIN_HEAD; cut <= word.length - MIN_TAIL; cut++) {

@@ -26,6 +26,20 @@ const layerPatterns = (forbidden, why) => ({
   group: forbidden.flatMap((dir) => [`**/${dir}/*`, `**/${dir}/**`, `**/src/${dir}`]),
   message: `Layering: ${why}.`,
 });
+/**
+ * The engine's folders, lowest first (CONTRIBUTING.md, layering): each imports only the folders before it,
+ * and none imports the engine's top, local-index.ts and the entry index.ts, which import them. (data/ holds
+ * only assets.) import-x/no-cycle sees cycles of files only; this keeps the folders from forming one.
+ */
+const engineLayer = layers.find(({ dir }) => dir === 'engine');
+const engineOrder = ['data', 'dataset', 'store', 'locations', 'relevance', 'snapshot', 'query', 'language', 'v1'];
+const engineLayerPatterns = (dir) => {
+  const above = engineOrder.slice(engineOrder.indexOf(dir) + 1);
+  return {
+    group: [...above.flatMap((name) => [`**/${name}/*`, `**/${name}/**`]), '**/local-index.js', '**/local-index', '../index.js'],
+    message: `Layering: inside the engine, ${dir}/ may not import ${[...above.map((name) => `${name}/`), 'local-index.ts', 'index.ts'].join(', ')} (order: ${engineOrder.join(' → ')} → local-index.ts); move what both need down, or depend on a narrow interface.`,
+  };
+};
 
 export default tseslint.config(
   { ignores: ['dist/', 'coverage/', 'node_modules/'] },
@@ -55,6 +69,11 @@ export default tseslint.config(
     files: [`src/${dir}/**/*.ts`, `src/${dir}/**/*.tsx`],
     ignores: ['src/client/transports/ky.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [portableImports, layerPatterns(forbidden, why)] }] },
+  })),
+  // Replaces the engine's rule above for each folder's files, so it repeats it.
+  ...engineOrder.slice(1).map((dir) => ({
+    files: [`src/engine/${dir}/**/*.ts`],
+    rules: { 'no-restricted-imports': ['error', { patterns: [portableImports, layerPatterns(engineLayer.forbidden, engineLayer.why), engineLayerPatterns(dir)] }] },
   })),
   {
     // An import cycle works only while every use sits inside a function body: one top-level use and a module reads undefined.

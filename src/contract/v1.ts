@@ -8,7 +8,7 @@
  *   - download needs exactly one of `search_info` and `market_info`;
  *   - close_pit accepts `pit_id` in the query string or the body.
  * The contract reports bad input in the FastAPI layout like every schema here; the v1 routes turn it into
- * the 400 `{"detail": "message"}` the v1 document specifies (src/engine/legacy/legacy-service.ts).
+ * the 400 `{"detail": "message"}` the v1 document specifies (src/engine/v1/v1-service.ts).
  */
 import * as z from 'zod';
 import { CursorSchema, CursorValueSchema, DomainSchema, GEO_LEVELS, SELECTABLE_COLUMNS, UuidSchema, type GeoLevel } from './common.js';

@@ -1,4 +1,7 @@
 /** The local engine: the v2 service (and the legacy v1 one) in-process over a columnar store, and the sample dataset. */
+import type { LocalIndex } from './local-index.js';
+import type { V1Caller } from './v1/v1-service.js';
+
 export { createDefaultLocalIndex, createLocalIndex, LocalIndex, type LocalIndexOptions } from './local-index.js';
 export { generateDataset, generateRecords, DEFAULT_DATASET, type GenerateOptions } from './dataset/generate.js';
 export { readCsv, readDataFile, readJsonLines, type ReadResult, type RowError } from './dataset/read.js';
@@ -15,4 +18,9 @@ export { similarity as trigramSimilarity } from './locations/trigram.js';
 export { warmRelevance } from './relevance/store-relevance.js';
 export { TextIndex } from './relevance/text-index.js';
 export { SifGloveEmbedder, type Embedder } from './relevance/embedder.js';
-export { LegacyService, LegacyError, LEGACY_INDEX, MemoryPitStore, type LegacyCaller, type LegacyOptions, type DownloadContent, type Pit, type PitStore } from './legacy/legacy-service.js';
+export { LegacyService, LegacyError, LEGACY_INDEX, MemoryPitStore, type LegacyOptions, type DownloadContent, type Pit, type PitStore, type V1Caller, type V1Index } from './v1/v1-service.js';
+
+/** A v1 caller over the engine's own index: what the server's v1 routes hand the legacy service. */
+export interface LegacyCaller extends V1Caller {
+  index: LocalIndex;
+}

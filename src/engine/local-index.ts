@@ -159,7 +159,7 @@ export class LocalIndex {
   nlpSearch(body: RequestInput<'language.nlpSearch'>, clock: () => number = Date.now): QueryResponse {
     const { user_query: userQuery, search_id: searchId } = checked('language.nlpSearch', body);
     const started = clock();
-    const payload = parseQuery(this, userQuery, new Date(started).toISOString().slice(0, 10));
+    const payload = parseQuery(this.store, userQuery, new Date(started).toISOString().slice(0, 10));
     return {
       payload,
       metadata: {

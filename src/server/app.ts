@@ -18,7 +18,7 @@ import type { LanguageProvider } from '../engine/language/provider.js';
 import { Admission, RATE_LIMIT_HEADERS, type EngineState } from './admission.js';
 import type { BearerVerifier } from './bearer.js';
 import { connectionOrigin, publicBaseUrl, type DownloadLimits, type DownloadStore } from './downloads.js';
-import type { PitStore } from '../engine/legacy/legacy-service.js';
+import type { PitStore } from '../engine/v1/v1-service.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { clientErrorHandler, frameworkErrors, refuseNulInUrl, registerJsonParser, requestIdGenerator } from './http-edge.js';
 import { logKeyChanges, type KeyRing } from './keys.js';

@@ -26,7 +26,7 @@ import { dirname, join, normalize, sep } from 'node:path';
 import ExcelJS from 'exceljs';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import type { DownloadFormat } from '../contract/v1.js';
-import type { DownloadContent } from '../engine/legacy/legacy-service.js';
+import type { DownloadContent } from '../engine/v1/v1-service.js';
 import { secondsUntil } from './limits.js';
 import { NamedError } from '../contract/errors.js';
 

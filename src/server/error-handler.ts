@@ -12,7 +12,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ValidationError } from '../contract/errors.js';
-import { legacyMessage, PitCapacityError } from '../engine/legacy/legacy-service.js';
+import { legacyMessage, PitCapacityError } from '../engine/v1/v1-service.js';
 import { BearerError } from './bearer.js';
 import { isUnavailability } from './database/database.js';
 import { HttpProblem, retryAfter } from './problem.js';

@@ -19,7 +19,7 @@ import {
 } from '../../src/contract/index.js';
 import { ValidationError } from '../../src/contract/errors.js';
 import { createLocalIndex } from '../../src/engine/index.js';
-import { LegacyService } from '../../src/engine/legacy/legacy-service.js';
+import { LegacyService } from '../../src/engine/v1/v1-service.js';
 import { FIXTURE } from '../engine/fixtures.js';
 import { UUID, invalid, valid } from './helpers.js';
 

@@ -39,7 +39,7 @@ export function nlpQuery(kind: string, n: number): { places: number; keywords: n
   const index = createLocalIndex(FIXTURE);
   const make = QUERIES[kind];
   if (!make) throw new Error(`no query kind ${kind}`);
-  const parsed = parseQuery(index, make(n), '2026-01-01');
+  const parsed = parseQuery(index.store, make(n), '2026-01-01');
   return {
     places: Object.values(parsed.locations).flat().length,
     // The words it made something of, or named as not understood (the fixture knows few words).

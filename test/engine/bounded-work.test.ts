@@ -113,7 +113,7 @@ describe('natural-language queries', () => {
     const parsed: ReturnType<typeof parseQuery>[] = [];
     const characters = queries.map((query) =>
       joinedCharacters(() => {
-        parsed.push(parseQuery(index, query, '2026-01-01'));
+        parsed.push(parseQuery(index.store, query, '2026-01-01'));
       }),
     );
     // Twice the query, twice the text joined (the prefix before every place would be four times).

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { MemoryPitStore } from '../../src/engine/index.js';
-import { MAX_OPEN_PITS, MAX_PITS_PER_CALLER, PIT_KEEP_ALIVE_MS, PitCapacityError, PitRegistry } from '../../src/engine/legacy/pit-registry.js';
+import { MAX_OPEN_PITS, MAX_PITS_PER_CALLER, PIT_KEEP_ALIVE_MS, PitCapacityError, PitRegistry } from '../../src/engine/v1/pit-registry.js';
 import { PitClock as Clock, pitScenarios } from '../support/pit-scenarios.js';
 
 describe('LegacyService PITs in memory, with the default caps', () => {

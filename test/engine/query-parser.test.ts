@@ -113,6 +113,6 @@ describe('nlp_search: natural-language queries → legacy search parameters', ()
   });
 
   test.each(TABLE)('%s', (query, expected) => {
-    expect(parseQuery(index, query, TODAY)).toEqual(payload(expected));
+    expect(parseQuery(index.store, query, TODAY)).toEqual(payload(expected));
   });
 });

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Papa from 'papaparse';
 import { createLocalIndex, generateDataset, OrganizationRecordSchema, type LocalIndex, type OrganizationRecordInput } from '../../src/engine/index.js';
-import type { DownloadContent } from '../../src/engine/legacy/legacy-service.js';
+import type { DownloadContent } from '../../src/engine/v1/v1-service.js';
 import { serve } from '../../src/cli/serve.js';
 import type { ServerOptions } from '../../src/server/app.js';
 import { bearerVerifier } from '../../src/server/bearer.js';

@@ -4,7 +4,7 @@
  * with Retry-After, and is not counted against the caller's quota.
  */
 import { randomUUID } from 'node:crypto';
-import { MAX_OPEN_PITS, MAX_PITS_PER_CALLER } from '../../src/engine/legacy/pit-registry.js';
+import { MAX_OPEN_PITS, MAX_PITS_PER_CALLER } from '../../src/engine/v1/pit-registry.js';
 import type { KeysFile } from '../../src/server/keys.js';
 import { raw, startTestServer } from './support.js';
 

@@ -10,7 +10,7 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { SELECTABLE_COLUMNS } from '../../src/contract/common.js';
 import { AuthError, HttpError } from '../../src/index.js';
 import { createLocalIndex, generateDataset, LegacyService, MemoryPitStore } from '../../src/engine/index.js';
-import { indexMatches } from '../../src/engine/legacy/legacy-service.js';
+import { indexMatches } from '../../src/engine/v1/v1-service.js';
 import { bearerVerifier } from '../../src/server/bearer.js';
 import { SearchRequestSchema } from '../../src/contract/v2/search.js';
 import { hs256Token, KEYS, raw, startTestServer, testIndex, type TestServer } from './support.js';

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createLocalIndex, generateDataset, LegacyService, type LegacyCaller, type PitStore } from '../../src/engine/index.js';
-import { MAX_OPEN_PITS, MAX_PITS_PER_CALLER, PIT_KEEP_ALIVE_MS, PitCapacityError } from '../../src/engine/legacy/pit-registry.js';
+import { MAX_OPEN_PITS, MAX_PITS_PER_CALLER, PIT_KEEP_ALIVE_MS, PitCapacityError } from '../../src/engine/v1/pit-registry.js';
 
 export const pitIndex = createLocalIndex(generateDataset({ count: 1_500, seed: 5, asOf: '2026-11-01' }));
 export const pitCaller = (id: string): LegacyCaller => ({ id, index: pitIndex });

@@ -8,7 +8,7 @@
 import { NACE_SECTIONS, sectionOf } from '../../contract/nace.js';
 import type { OrganizationSize, OrganizationType } from '../../contract/v2/filters.js';
 import { Random, WeightedPicker } from '../random.js';
-import { spellOutGerman } from '../relevance/tokenize.js';
+import { spellOutGerman } from '../german-spelling.js';
 import { geography, type Geography, type Place } from './geography.js';
 import { INDUSTRY_CLASSES, type IndustryClass } from './industries.js';
 import { GIVEN_NAMES, INTERNATIONAL_WORDS, legalFormsOf, registerKind, STARTUP_STEMS, surnamesOf } from './naming.js';

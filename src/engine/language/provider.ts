@@ -3,8 +3,9 @@
  * implementing `LanguageProvider`; the default answers locally, deterministically, from the data.
  */
 import type { BatchKeyword, QnaResponse, QueryResponse } from '../../contract/language.js';
+import type { RequestInput } from '../../contract/endpoints.js';
+import type { ColumnStore } from '../store/store.js';
 import { answerSteps, type QnaPage } from './qna.js';
-import type { LocalIndex } from '../local-index.js';
 import { relatedKeywords } from './related-keywords.js';
 
 export interface LanguageProvider {
@@ -42,9 +43,18 @@ function runAll<T>(steps: Iterator<unknown, T>): Promise<T> {
   }
 }
 
+/**
+ * What the local provider reads of an index: its store (related keywords) and its nlp_search. The engine's
+ * LocalIndex is one; the language layer sits below it and does not import it.
+ */
+export interface LanguageIndex {
+  readonly store: ColumnStore;
+  nlpSearch(body: RequestInput<'language.nlpSearch'>, clock?: () => number): QueryResponse;
+}
+
 /** The local provider over an index: related terms from the corpus (see related-keywords.ts). */
-export function localLanguageProvider(index: () => LocalIndex | null, now: () => number, host: LanguageHost = {}): LanguageProvider {
-  const current = (): LocalIndex => {
+export function localLanguageProvider(index: () => LanguageIndex | null, now: () => number, host: LanguageHost = {}): LanguageProvider {
+  const current = (): LanguageIndex => {
     const value = index();
     if (!value) throw new Error('the index is not loaded');
     return value;

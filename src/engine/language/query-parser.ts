@@ -21,9 +21,10 @@
  *                              organizations are, for semantic search
  */
 import type { QueryResponse } from '../../contract/language.js';
-import type { LocalIndex } from '../local-index.js';
+import { spellOutGerman } from '../german-spelling.js';
 import { EXONYMS } from '../locations/exonyms.js';
 import { textIndexOf } from '../relevance/store-relevance.js';
+import type { ColumnStore } from '../store/store.js';
 import { MAX_COMPOUND } from '../relevance/german-lexicon.js';
 import type { TextIndex } from '../relevance/text-index.js';
 import { stemMinimalEnglish } from '../relevance/tokenize.js';
@@ -141,8 +142,7 @@ function stemmedPhrase(phrase: string): string {
 
 /** The spellings a user may type for a German name: accents stripped ("munchen") or spelt out ("muenchen"). */
 function spellings(name: string): string[] {
-  const spelt = fold(name.replace(/ä/g, 'ae').replace(/ö/g, 'oe').replace(/ü/g, 'ue').replace(/Ä/g, 'Ae').replace(/Ö/g, 'Oe').replace(/Ü/g, 'Ue'));
-  return [...new Set([fold(name), spelt])];
+  return [...new Set([fold(name), spellOutGerman(name)])];
 }
 
 interface Gazetteer {
@@ -155,18 +155,18 @@ interface Gazetteer {
   longestPlace: number;
 }
 
-const gazetteers = new WeakMap<object, Gazetteer>();
+const gazetteers = new WeakMap<ColumnStore, Gazetteer>();
 /** A name at several levels is read as the highest but one: a city ("Köln") before its Regierungsbezirk. */
 const LEVEL_ORDER: (LocationLevel)[] = ['country', 'state', 'municipality', 'region', 'district'];
 
-function gazetteerOf(index: LocalIndex): Gazetteer {
-  let gazetteer = gazetteers.get(index.store);
+function gazetteerOf(store: ColumnStore): Gazetteer {
+  let gazetteer = gazetteers.get(store);
   if (!gazetteer) {
     const places = new Map<string, [LocationLevel, string]>();
     const levelsOf = new Map<string, Set<LocationLevel>>();
     let longestPlace = 1;
     for (const level of LEVEL_ORDER) {
-      for (const name of index.store.categorical[level].dict.values) {
+      for (const name of store.categorical[level].dict.values) {
         if (name === null) continue;
         const at = levelsOf.get(name) ?? new Set<LocationLevel>();
         at.add(level);
@@ -181,9 +181,9 @@ function gazetteerOf(index: LocalIndex): Gazetteer {
       const target = natives.map((native) => places.get(fold(native))).find((place) => place !== undefined);
       if (target) places.set(fold(exonym), target);
     }
-    const tags = new Set(index.store.keywords.dict.values.filter((tag): tag is string => tag !== null && tag.includes(' ')).map((tag) => stemmedPhrase(fold(tag))));
+    const tags = new Set(store.keywords.dict.values.filter((tag): tag is string => tag !== null && tag.includes(' ')).map((tag) => stemmedPhrase(fold(tag))));
     gazetteer = { places, levelsOf, tags, longestPlace };
-    gazetteers.set(index.store, gazetteer);
+    gazetteers.set(store, gazetteer);
   }
   return gazetteer;
 }
@@ -218,7 +218,9 @@ const LINKING = ['', 's', 'es', 'n', 'en'];
 /**
  * A folded word as keywords the index knows: the word itself, or the parts of a German compound split
  * once where both sides are known or a generic word (a stop word: "Softwarefirmen" → software; the
- * longest known head first); none when nothing is known.
+ * longest known head first); none when nothing is known. Not GermanLexicon's split (german-lexicon.ts),
+ * which reads a word's meaning: lexicon lemmas and their inflections, the longest last part first, the
+ * first part split again, "e" a linking letter too; this one asks the keyword index for terms as written.
  */
 function knownWords(text: TextIndex, word: string): string[] {
   if (text.knows(word)) return [word];
@@ -238,64 +240,94 @@ function knownWords(text: TextIndex, word: string): string[] {
   return [];
 }
 
-/** Parses a natural-language query into the legacy search parameters (see the module comment). */
-export function parseQuery(index: LocalIndex, userQuery: string, today: string): ParsedQuery {
-  const gazetteer = gazetteerOf(index);
-  const text = textIndexOf(index.store);
-  const tokens = words(userQuery);
-  const folded = tokens.map(fold);
-  const used = new Array<boolean>(tokens.length).fill(false);
-  const result: ParsedQuery = {
-    keywords: { must_one: [], must_all: [], must_not: [] },
-    locations: { country: [], state: [], region: [], district: [], municipality: [] },
-    custom_filters: {},
-    domains: [],
-    excludes: [],
-    semantic_input: '',
-  };
-  const notUnderstood: string[] = [];
-  const filters: Record<string, unknown> = {};
-  const added = new Map<string[], Set<string>>();
-  const add = (list: string[], value: string): void => {
-    let seen = added.get(list);
-    if (!seen) added.set(list, (seen = new Set(list)));
+/**
+ * A query as its words, typed and folded, with the words a phase has taken (later phases skip them), and
+ * an adder that puts a value into a list once.
+ */
+class QueryWords {
+  readonly tokens: string[];
+  readonly folded: string[];
+  readonly used: boolean[];
+  private readonly added = new Map<string[], Set<string>>();
+
+  constructor(userQuery: string) {
+    this.tokens = words(userQuery);
+    this.folded = this.tokens.map(fold);
+    this.used = new Array<boolean>(this.tokens.length).fill(false);
+  }
+
+  get length(): number {
+    return this.tokens.length;
+  }
+
+  /** Appends `value` to `list` unless the list holds it. */
+  add(list: string[], value: string): void {
+    let seen = this.added.get(list);
+    if (!seen) this.added.set(list, (seen = new Set(list)));
     if (seen.has(value)) return;
     seen.add(value);
     list.push(value);
-  };
-  const phraseAt = (i: number, n: number): string => folded.slice(i, i + n).join(' ');
-  const negatedAt = (i: number): boolean => {
-    const before = folded.slice(Math.max(0, i - 3), i).join(' ');
-    return [...NEGATIONS].some((negation) => before === negation || before.endsWith(` ${negation}`));
-  };
+  }
 
-  // 1. Flags: head counts, type, size, recency.
+  /** Words i … i + n − 1, folded, as one phrase. */
+  phraseAt(i: number, n: number): string {
+    return this.folded.slice(i, i + n).join(' ');
+  }
+
+  /** Whether the words before word i end in a negation ("not", "but not", "ohne"). */
+  negatedAt(i: number): boolean {
+    const before = this.folded.slice(Math.max(0, i - 3), i).join(' ');
+    return [...NEGATIONS].some((negation) => before === negation || before.endsWith(` ${negation}`));
+  }
+
+  /** Marks words i … i + n − 1 as taken. */
+  take(i: number, n: number): void {
+    for (let j = i; j < i + n; j++) this.used[j] = true;
+  }
+
+  /** Whether one of words i … i + n − 1 is taken. */
+  anyTaken(i: number, n: number): boolean {
+    return this.used.slice(i, i + n).some(Boolean);
+  }
+}
+
+/** Phase 1 (flag_detection): head counts, then type and size words → custom_filters' lists. */
+function organizationFlags(query: QueryWords): Record<string, string[]> {
+  const filters: Record<string, string[]> = {};
   const addFilter = (key: string, value: string | readonly string[]): void => {
-    const values = (filters[key] as string[] | undefined) ?? [];
+    const values = filters[key] ?? [];
     for (const item of typeof value === 'string' ? [value] : value) if (!values.includes(item)) values.push(item);
     filters[key] = values;
   };
-  for (const { start, end, sizes } of headcountsIn(folded)) {
-    for (let j = start; j < end; j++) used[j] = true;
+  for (const { start, end, sizes } of headcountsIn(query.folded)) {
+    query.take(start, end - start);
     addFilter('organization_size', sizes);
   }
-  for (let i = 0; i < tokens.length; i++) {
-    if (used[i]) continue;
+  for (let i = 0; i < query.length; i++) {
+    if (query.used[i]) continue;
     for (const n of [2, 1]) {
-      const phrase = phraseAt(i, n);
+      const phrase = query.phraseAt(i, n);
       const stemmed = stemmedPhrase(phrase);
       const type = wordIn(TYPE_WORDS, phrase) ?? wordIn(TYPE_WORDS, stemmed);
       const size = wordIn(SIZE_WORDS, phrase) ?? wordIn(SIZE_WORDS, stemmed);
       const value = type ?? size;
       if (value !== undefined) {
-        for (let j = i; j < i + n; j++) used[j] = true;
+        query.take(i, n);
         // "without startups", "not small": a negated flag is left out (v1 filters cannot exclude).
-        if (negatedAt(i)) break;
+        if (query.negatedAt(i)) break;
         addFilter(type ? 'organization_type' : 'organization_size', value);
         break;
       }
     }
   }
+  return filters;
+}
+
+/**
+ * Phase 1 (flag_detection), register dates: "since 2015", "before 2020", "new" (the last year) → the
+ * first and last day (null: none), and the years the query spent on them.
+ */
+function registerDates(userQuery: string, today: string): { from: string | null; to: string | null; years: Set<string> } {
   const thisYear = Number(today.slice(0, 4));
   const yearOf = (text: string | undefined): number | null => {
     const year = Number(text);
@@ -309,14 +341,13 @@ export function parseQuery(index: LocalIndex, userQuery: string, today: string):
     /\b(gegrundet|gegruendet|registriert|eingetragen|seit|nach|ab)\s+(?:(im|in|seit|nach|ab)\s+)?(?:jahr\s+)?(\d{4})\b/.exec(query);
   const sinceYear = yearOf(since?.[3]);
   const exclusive = ['after', 'nach'].includes((since?.[2] ?? since?.[1] ?? '').toLowerCase());
-  const from = sinceYear !== null && exclusive ? sinceYear + 1 : sinceYear;
+  const fromYear = sinceYear !== null && exclusive ? sinceYear + 1 : sinceYear;
   const untilText = (/\b(?:before|until|prior to)\s+(\d{4})\b/i.exec(userQuery) ?? /\b(?:vor|bis)\s+(?:dem\s+jahr\s+)?(\d{4})\b/.exec(query))?.[1];
   const until = yearOf(untilText);
-  const datesUsed = new Set([since?.[3], untilText].filter((year) => year !== undefined));
-  if (until !== null) filters.register_date_to = `${until - 1}-12-31`;
-  if (from !== null) {
-    filters.register_date_from = `${from}-01-01`;
-  } else if (
+  const years = new Set([since?.[3], untilText].filter((year) => year !== undefined));
+  const to = until !== null ? `${until - 1}-12-31` : null;
+  if (fromYear !== null) return { from: `${fromYear}-01-01`, to, years };
+  if (
     until === null &&
     (/\b(?:new(?!\s+[A-Z])|newly (?:founded|registered)|recently (?:founded|registered)|founded recently|young)\b/.test(userQuery.replace(/^New\b/, 'new')) ||
       // Not inside a name: "Neu-Ulm".
@@ -324,79 +355,122 @@ export function parseQuery(index: LocalIndex, userQuery: string, today: string):
   ) {
     const date = new Date(`${today}T00:00:00Z`);
     date.setUTCFullYear(date.getUTCFullYear() - 1);
-    filters.register_date_from = date.toISOString().slice(0, 10);
+    return { from: date.toISOString().slice(0, 10), to, years };
   }
-  result.custom_filters = filters;
+  return { from: null, to, years };
+}
 
-  // 2. Places, longest first.
+/**
+ * Phase 2 (location_extraction): place names of the index, longest first; a negated one ("not in Munich")
+ * is taken, not searched.
+ */
+function findPlaces(query: QueryWords, gazetteer: Gazetteer, locations: ParsedQuery['locations']): void {
+  const { tokens, folded } = query;
   for (let i = 0; i < tokens.length; i++) {
-    if (used[i]) continue;
+    if (query.used[i]) continue;
     for (let n = Math.min(gazetteer.longestPlace, tokens.length - i); n >= 1; n--) {
-      if (used.slice(i, i + n).some(Boolean)) continue;
-      const place = gazetteer.places.get(phraseAt(i, n));
+      if (query.anyTaken(i, n)) continue;
+      const place = gazetteer.places.get(query.phraseAt(i, n));
       if (!place) continue;
       // A lower-case common word that happens to be a place name ("hart", "au") is a word, not a place.
       if (n === 1 && tokens[i] === folded[i] && !EXONYM_KEYS.has(folded[i] ?? '') && (folded[i] ?? '').length < 5) continue;
       // The longest negation is three words ("but not in"): the three words before the place decide.
       const before = folded.slice(Math.max(0, i - 3), i).join(' ');
-      if (!PLACE_NEGATIONS.test(before)) add(result.locations[place[0]], place[1]);
-      for (let j = i; j < i + n; j++) used[j] = true;
+      if (!PLACE_NEGATIONS.test(before)) query.add(locations[place[0]], place[1]);
+      query.take(i, n);
       i += n - 1;
       break;
     }
   }
+}
 
-  // Places at several levels cannot be OR-ed in the v1 layout (levels AND): name them all at one level
-  // where every one of them exists ("Munich or Vienna" → both municipalities).
-  const levels = LEVEL_ORDER.filter((level) => result.locations[level].length > 0);
-  if (levels.length > 1) {
-    const names = levels.flatMap((level) => result.locations[level]);
-    const common = LEVEL_ORDER.find((level) => names.every((name) => gazetteer.levelsOf.get(name)?.has(level)));
-    if (common) {
-      for (const level of levels) result.locations[level] = [];
-      result.locations[common] = names;
-    }
-  }
+/**
+ * Places at several levels cannot be OR-ed in the v1 layout (levels AND): names them all at one level
+ * where every one of them exists ("Munich or Vienna" → both municipalities).
+ */
+function placesAtOneLevel(gazetteer: Gazetteer, locations: ParsedQuery['locations']): void {
+  const levels = LEVEL_ORDER.filter((level) => locations[level].length > 0);
+  if (levels.length <= 1) return;
+  const names = levels.flatMap((level) => locations[level]);
+  const common = LEVEL_ORDER.find((level) => names.every((name) => gazetteer.levelsOf.get(name)?.has(level)));
+  if (!common) return;
+  for (const level of levels) locations[level] = [];
+  locations[common] = names;
+}
 
-  // 3. Keywords and domains.
+/**
+ * Phase 3 (keyword_generation): the words no phase took — domains (excludes after a negation), the
+ * index's multi-word tags, known words and compounds (must_one; must_not after a negation). Returns the
+ * words it made nothing of.
+ */
+function keywordsAndDomains(query: QueryWords, gazetteer: Gazetteer, text: TextIndex, yearsUsed: ReadonlySet<string>, result: ParsedQuery): string[] {
+  const { tokens, folded } = query;
+  const notUnderstood: string[] = [];
   for (let i = 0; i < tokens.length; i++) {
-    if (used[i]) continue;
+    if (query.used[i]) continue;
     const word = folded[i] ?? '';
     const domain = DOMAIN.exec(tokens[i] ?? '');
     if (domain && (tokens[i] ?? '').includes('.')) {
-      add(negatedAt(i) ? result.excludes : result.domains, (domain[1] ?? '').toLowerCase());
-      used[i] = true;
+      query.add(query.negatedAt(i) ? result.excludes : result.domains, (domain[1] ?? '').toLowerCase());
+      query.take(i, 1);
       continue;
     }
     if (STOP_WORDS.has(word) || NEGATIONS.has(word)) continue;
     if (/^\d+$/.test(word)) {
-      if (!datesUsed.has(word)) add(notUnderstood, tokens[i] ?? word);
+      if (!yearsUsed.has(word)) query.add(notUnderstood, tokens[i] ?? word);
       continue;
     }
     // Merge with following words into a tag of the index ("solar panels", "heat pumps").
     let n = 1;
     for (let m = 4; m >= 2; m--) {
-      if (i + m <= tokens.length && !used.slice(i, i + m).some(Boolean) && gazetteer.tags.has(stemmedPhrase(phraseAt(i, m)))) {
+      if (i + m <= tokens.length && !query.anyTaken(i, m) && gazetteer.tags.has(stemmedPhrase(query.phraseAt(i, m)))) {
         n = m;
         break;
       }
     }
-    const negated = negatedAt(i);
+    const negated = query.negatedAt(i);
     if (negated && n === 1) {
       // A negation covers the words that follow it, up to a stop word: "excluding fast food".
-      while (n < 3 && i + n < tokens.length && !used[i + n] && !STOP_WORDS.has(folded[i + n] ?? '') && !NEGATIONS.has(folded[i + n] ?? '')) n++;
+      while (n < 3 && i + n < tokens.length && !query.used[i + n] && !STOP_WORDS.has(folded[i + n] ?? '') && !NEGATIONS.has(folded[i + n] ?? '')) n++;
     }
-    for (let j = i; j < i + n; j++) used[j] = true;
+    query.take(i, n);
     // Only words the index knows become keywords: an unknown one could only find nothing.
-    const keywords = n > 1 ? [phraseAt(i, n)] : knownWords(text, word);
-    if (keywords.length === 0) add(notUnderstood, tokens[i] ?? word);
+    const keywords = n > 1 ? [query.phraseAt(i, n)] : knownWords(text, word);
+    if (keywords.length === 0) query.add(notUnderstood, tokens[i] ?? word);
     // "bakeries and butchers" means either: positive terms are alternatives (must_one).
-    for (const keyword of keywords) add(negated ? result.keywords.must_not : result.keywords.must_one, keyword);
+    for (const keyword of keywords) query.add(negated ? result.keywords.must_not : result.keywords.must_one, keyword);
     i += n - 1;
   }
-  // 4. The descriptive rest, for semantic search: positive keywords and flags, as words.
-  const description = [...result.keywords.must_all, ...result.keywords.must_one];
-  result.semantic_input = description.join(' ');
+  return notUnderstood;
+}
+
+/** Phase 4 (semantic_input_generation): what the organizations are, for semantic search — the positive keywords. */
+function semanticInput(keywords: ParsedQuery['keywords']): string {
+  return [...keywords.must_all, ...keywords.must_one].join(' ');
+}
+
+/** Parses a natural-language query into the legacy search parameters, phase by phase (see the module comment). */
+export function parseQuery(store: ColumnStore, userQuery: string, today: string): ParsedQuery {
+  const gazetteer = gazetteerOf(store);
+  const text = textIndexOf(store);
+  const query = new QueryWords(userQuery);
+  const result: ParsedQuery = {
+    keywords: { must_one: [], must_all: [], must_not: [] },
+    locations: { country: [], state: [], region: [], district: [], municipality: [] },
+    custom_filters: {},
+    domains: [],
+    excludes: [],
+    semantic_input: '',
+  };
+  const filters: Record<string, unknown> = organizationFlags(query);
+  const dates = registerDates(userQuery, today);
+  if (dates.to !== null) filters.register_date_to = dates.to;
+  if (dates.from !== null) filters.register_date_from = dates.from;
+  result.custom_filters = filters;
+  findPlaces(query, gazetteer, result.locations);
+  placesAtOneLevel(gazetteer, result.locations);
+  const notUnderstood = keywordsAndDomains(query, gazetteer, text, dates.years, result);
+  result.semantic_input = semanticInput(result.keywords);
   result.not_understood = notUnderstood;
   return result;
 }

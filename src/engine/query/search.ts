@@ -5,7 +5,7 @@
  */
 import type { SearchMode, SearchRequest, SearchResponse } from '../../contract/v2/search.js';
 import { inferSearchMode } from '../../contract/v2/search.js';
-import { fulltextRanker, hybridRanker, semanticRanker, similarRanker } from '../relevance/rankers.js';
+import { fulltextRanker, hybridRanker, semanticRanker, similarRanker } from './rankers.js';
 import { cursorError, searchScored, type Ranker } from './scored.js';
 import type { ColumnStore } from '../store/store.js';
 import { applyExcludes, columnValueCounts, filterMask, singleColumnFilter, type Mask } from './filters.js';

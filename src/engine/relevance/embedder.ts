@@ -22,7 +22,8 @@ import asset from '../data/embeddings.json' with { type: 'json' };
 import { ConceptExpansion } from './concepts.js';
 import { germanLexicon, isEnglishFunctionWord, isGermanFunctionWord, plainGerman, type GermanLexicon } from './german-lexicon.js';
 import { TermDictionary } from './term-dictionary.js';
-import { ASCII_WORD, END, spellOutGerman, WordScanner } from './tokenize.js';
+import { spellOutGerman } from '../german-spelling.js';
+import { ASCII_WORD, END, WordScanner } from './tokenize.js';
 
 export interface Embedder {
   readonly dims: number;

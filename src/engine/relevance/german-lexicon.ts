@@ -16,7 +16,8 @@
  * Portable, synchronous; the lexicon is read once on first use.
  */
 import lexicon from '../data/lexicon-de-en.json' with { type: 'json' };
-import { foldTypedUmlauts, spellOutGerman, stemGerman } from './tokenize.js';
+import { spellOutGerman } from '../german-spelling.js';
+import { foldTypedUmlauts, stemGerman } from './tokenize.js';
 
 interface LexiconAsset {
   about: string;
@@ -188,7 +189,10 @@ export class GermanLexicon {
     return parts;
   }
 
-  /** A compound's parts (lemmas), splitting the first part again up to `depth` times; null when none. */
+  /**
+   * A compound's parts (lemmas), splitting the first part again up to `depth` times; null when none.
+   * (nlp_search's parser splits by the index's terms instead: knownWords, language/query-parser.ts.)
+   */
   private split(word: string, depth: number): string[] | null {
     if (word.length > MAX_COMPOUND) return null;
     for (let cut = MIN_HEAD; cut <= word.length - MIN_TAIL; cut++) {

@@ -6,13 +6,13 @@
 import { Utf8Column, Utf8ColumnBuilder } from '../store/utf8-column.js';
 import type { OrganizationRecord } from '../dataset/record.js';
 import { ValidationError } from '../../contract/errors.js';
-import type { ValidationErrorItem } from '../../contract/validation.js';
+import type { LocSegment, ValidationErrorItem } from '../../contract/validation.js';
 import type { Keywords } from '../../contract/v2/filters.js';
 import { ColumnStore } from '../store/store.js';
-import { keywordsWithoutWord } from '../query/filter-rules.js';
 import { applyComponentRemovalRows, removePrincipalComponent, sifGloveEmbedder, type Embedder } from './embedder.js';
 import { indexTextOf, TextIndex, TextIndexBuilder, type TextIndexOptions } from './text-index.js';
 import { axisUnits, codeRows, roundedPeak, scanRecordBytes, type ScanRecords } from './vector-scan.js';
+import { textsWithWords } from './tokenize.js';
 import { VectorMatrix } from './vectors.js';
 
 interface Relevance {
@@ -312,6 +312,16 @@ export function unprocessable(items: ValidationErrorItem[]): ValidationError {
 
 export function keywordQuery(keywords: Keywords): { must_all: string[]; must_any: string[]; must_not: string[] } {
   return { must_all: keywords.must_all, must_any: keywords.must_any, must_not: keywords.must_not };
+}
+
+/**
+ * Keywords whose must_all and must_any hold no word ("!!!" analyses to nothing) would match every
+ * organization: the problem at `loc`, or null when they hold one.
+ */
+export function keywordsWithoutWord(keywords: Keywords, loc: LocSegment[]): ValidationErrorItem | null {
+  if (textsWithWords([...keywords.must_all, ...keywords.must_any]) > 0) return null;
+  const reason = 'must_all and must_any hold no searchable word (letters or digits)';
+  return { type: 'value_error', loc, msg: `Value error, ${reason}`, input: keywords, ctx: { error: reason } };
 }
 
 /**

@@ -93,22 +93,6 @@ export function stemMinimalEnglish(term: string): string {
 }
 
 /**
- * German spelt the ASCII way people type it: lower case, umlauts spelt out (ä → ae, ö → oe, ü → ue), ß → ss,
- * other accents stripped ("Küche" → "kueche", "Café" → "cafe"). Domains of the sample and the German
- * lexicon's keys are written this way.
- */
-export function spellOutGerman(text: string): string {
-  return text
-    .toLowerCase()
-    .replace(/ä/g, 'ae')
-    .replace(/ö/g, 'oe')
-    .replace(/ü/g, 'ue')
-    .replace(/ß/g, 'ss')
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '');
-}
-
-/**
  * A folded term's stem under the Snowball German stemmer (the keyword engine's German forms, text-index.ts):
  * inflection and plural endings go, so "baeckereien", "backereien" and "baeckerei" share the stem `backerei`,
  * "heizungen" and "heizung" `heizung`, "mitarbeitern" and "mitarbeiter" `mitarbeit`. Folded terms spell

@@ -6,7 +6,7 @@
  * expired files, checks the caps and writes, in one transaction.
  */
 import { randomBytes } from 'node:crypto';
-import type { DownloadContent } from '../../engine/legacy/legacy-service.js';
+import type { DownloadContent } from '../../engine/v1/v1-service.js';
 import { capRefusal, DEFAULT_DOWNLOAD_LIMITS, DOWNLOAD_LINK_TTL_MS, downloadPath, fileBytes, LinkSigner, NO_LONGER_EXISTS, type DownloadLimits, type DownloadStore } from '../downloads.js';
 import type { Database } from './database.js';
 

@@ -9,8 +9,8 @@
 import { createHash } from 'node:crypto';
 import type { SearchMode } from '../../contract/v2/search.js';
 import type { ColumnStore } from '../../engine/store/store.js';
-import { LegacyError, type Pit, type PitStore } from '../../engine/legacy/legacy-service.js';
-import { MAX_OPEN_PITS, MAX_PITS_PER_CALLER, PIT_KEEP_ALIVE_MS, pitCapacityError } from '../../engine/legacy/pit-registry.js';
+import { LegacyError, type Pit, type PitStore } from '../../engine/v1/v1-service.js';
+import { MAX_OPEN_PITS, MAX_PITS_PER_CALLER, PIT_KEEP_ALIVE_MS, pitCapacityError } from '../../engine/v1/pit-registry.js';
 import type { LocalIndex } from '../../engine/local-index.js';
 import type { Database } from './database.js';
 

@@ -5,7 +5,7 @@
  */
 import type { FastifyBaseLogger, FastifyPluginCallback, FastifyRequest } from 'fastify';
 import type { DownloadFormat } from '../../contract/v1.js';
-import { LegacyError, type DownloadContent } from '../../engine/legacy/legacy-service.js';
+import { LegacyError, type DownloadContent } from '../../engine/v1/v1-service.js';
 import { connectionOrigin, DirectoryDownloadStore, DOWNLOAD_CONTENT_TYPES, DownloadIdError, DownloadLimitError, publicBaseUrl, type DownloadLimits, type DownloadStore } from '../downloads.js';
 import { HttpProblem, retryAfter } from '../problem.js';
 

@@ -6,8 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginCallback, FastifyRequest } from 'fastify';
 import { ENDPOINTS, type EndpointId } from '../../contract/endpoints.js';
-import { LegacyService, type LegacyCaller, type PitStore } from '../../engine/legacy/legacy-service.js';
-import { PIT_SWEEP_INTERVAL_MS } from '../../engine/legacy/pit-registry.js';
+import type { LegacyCaller } from '../../engine/index.js';
+import { LegacyService, type PitStore } from '../../engine/v1/v1-service.js';
+import { PIT_SWEEP_INTERVAL_MS } from '../../engine/v1/pit-registry.js';
 import type { Admission } from '../admission.js';
 import { errorHandler } from '../error-handler.js';
 import type { Downloads } from './files.js';

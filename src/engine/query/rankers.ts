@@ -12,12 +12,12 @@
 import type { ValidationErrorItem } from '../../contract/validation.js';
 import type { Keywords } from '../../contract/v2/filters.js';
 import type { SearchRequest } from '../../contract/v2/search.js';
-import type { Ranker } from '../query/scored.js';
-import { populationOf, type QueryContext } from '../query/context.js';
-import { applyComponentRemoval } from './embedder.js';
-import { keywordQuery, searchableTextIndex, unprocessable, vectorsOf } from './store-relevance.js';
-import { orderFused, weightedRrf } from './rrf.js';
-import { nearest } from './vectors.js';
+import type { Ranker } from './scored.js';
+import { populationOf, type QueryContext } from './context.js';
+import { applyComponentRemoval } from '../relevance/embedder.js';
+import { keywordQuery, searchableTextIndex, unprocessable, vectorsOf } from '../relevance/store-relevance.js';
+import { orderFused, weightedRrf } from '../relevance/rrf.js';
+import { nearest } from '../relevance/vectors.js';
 
 /** Coefficients of the similar-to arithmetic (pinned; see the module comment). */
 export const SIMILAR_TO_COEFFICIENTS = { boost: 0.35, penalize: 0.35, repel: 0.5 } as const;

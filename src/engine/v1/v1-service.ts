@@ -40,7 +40,10 @@ import {
   type V1SublocationsResponse,
 } from '../../contract/v1.js';
 import { validate, type ValidationErrorItem } from '../../contract/validation.js';
-import type { LocalIndex } from '../local-index.js';
+import type { RequestInput } from '../../contract/endpoints.js';
+import type { FetchResponse } from '../../contract/v2/fetch.js';
+import type { FullRanking } from '../query/search.js';
+import type { ColumnStore } from '../store/store.js';
 import { PitRegistry, type PitRegistryOptions } from './pit-registry.js';
 
 export { MAX_OPEN_PITS, MAX_PITS_PER_CALLER, PIT_KEEP_ALIVE_MS, PitCapacityError } from './pit-registry.js';
@@ -67,16 +70,32 @@ export interface LegacyOptions {
   pits?: PitStore;
 }
 
-/** Who calls: PITs belong to their opener; `index` is the engine as this caller may see it. */
-export interface LegacyCaller {
+/**
+ * What the v1 service reads of the engine: the v2 index as one caller may see it. The engine's LocalIndex
+ * is one; the v1 layer sits below it and does not import it.
+ */
+export interface V1Index {
+  readonly store: ColumnStore;
+  /** The rows this caller may see (null: all). */
+  readonly visibleRows: Uint8Array | null;
+  /** A validated v2 search's whole result list, in result order (scored modes: at most `cap` rows). */
+  rankAll(request: SearchRequest, cap: number): FullRanking;
+  fetch(body: RequestInput<'v2.fetch'>): FetchResponse;
+}
+
+/**
+ * Who calls: PITs belong to their opener; `index` is the engine as this caller may see it (`LegacyCaller`,
+ * src/engine/index.ts: this over a LocalIndex).
+ */
+export interface V1Caller {
   id: string;
-  index: LocalIndex;
+  index: V1Index;
 }
 
 /** A point-in-time context: the frozen result list of one query, and the index its rows come from. */
 export interface Pit {
-  /** The index as it was when the PIT opened (immutable: later data lives in another LocalIndex). */
-  index: LocalIndex;
+  /** The index as it was when the PIT opened (immutable: later data lives in another index). */
+  index: V1Index;
   fingerprint: string;
   rows: Uint32Array;
   total: number;
@@ -92,7 +111,7 @@ export interface PitStore {
    * the index as the caller sees it now: a store that keeps no index object (a database) gives the PIT
    * that one, and refuses with a LegacyError when it no longer holds the data the PIT was opened on.
    */
-  use(id: string, owner: string, current: LocalIndex): Promise<Pit | null>;
+  use(id: string, owner: string, current: V1Index): Promise<Pit | null>;
   /** Closes a live PIT of this owner; false when there is none. */
   close(id: string, owner: string): Promise<boolean>;
   /** Drops expired PITs (and with them any index only they kept alive). */
@@ -255,7 +274,7 @@ function describeQuery(request: SearchRequest, mode: SearchMode): unknown {
 }
 
 /** Output rows in v1 columns: v2 columns from the store; `description` is the summary; contacts are unknown here. */
-function v1Rows(index: LocalIndex, rows: ArrayLike<number>, columns: readonly V1Column[]): Record<string, unknown>[] {
+function v1Rows(index: V1Index, rows: ArrayLike<number>, columns: readonly V1Column[]): Record<string, unknown>[] {
   const v2Columns = [...new Set(columns.map((column) => (column === 'description' ? 'summary' : column)).filter((column) => column !== 'main_contact_mail' && column !== 'main_contact_number'))] as SelectableColumn[];
   return index.store.rows(Array.from(rows), v2Columns).map((row) => {
     const out: Record<string, unknown> = {};
@@ -296,13 +315,13 @@ export class LegacyService {
   }
 
   /** A live PIT of this caller, its keep-alive extended (and moved to most recently used). */
-  private async usePit(id: string, caller: LegacyCaller): Promise<Pit> {
+  private async usePit(id: string, caller: V1Caller): Promise<Pit> {
     const pit = await this.pits.use(id, caller.id, caller.index);
     if (!pit) throw new LegacyError(`pit_id ${id} has expired or was closed (or was never opened by this caller); start again without pit_id`);
     return pit;
   }
 
-  async search(body: unknown, caller: LegacyCaller): Promise<V1SearchResponse> {
+  async search(body: unknown, caller: V1Caller): Promise<V1SearchResponse> {
     const request = parsed(validate(V1SearchRequestSchema, body));
     checkIndex(request.index);
     const v2 = v2RequestOf(request);
@@ -347,13 +366,13 @@ export class LegacyService {
     };
   }
 
-  async closePit(input: unknown, caller: LegacyCaller): Promise<{ succeeded: boolean }> {
+  async closePit(input: unknown, caller: V1Caller): Promise<{ succeeded: boolean }> {
     const { pit_id: id } = parsed(validate(V1ClosePitRequestSchema, input, 'query'));
     return { succeeded: await this.pits.close(id, caller.id) };
   }
 
   /** The distinct child-level names under a parent location (the next level that has any). */
-  sublocations(body: unknown, caller: LegacyCaller): V1SublocationsResponse {
+  sublocations(body: unknown, caller: V1Caller): V1SublocationsResponse {
     const request = parsed(validate(V1SublocationsRequestSchema, body));
     checkIndex(request.index);
     const { store } = caller.index;
@@ -383,7 +402,7 @@ export class LegacyService {
   }
 
   /** The rows of a download (the server writes the file). */
-  downloadContent(body: unknown, caller: LegacyCaller): DownloadContent {
+  downloadContent(body: unknown, caller: V1Caller): DownloadContent {
     const request = parsed(validate(V1DownloadRequestSchema, body));
     checkIndex(request.index);
     const base = { downloadId: request.download_id ?? this.options.newId(), format: request.download_format, index: request.index, columns: request.columns };
@@ -404,7 +423,7 @@ export class LegacyService {
     };
   }
 
-  fetchMarket(body: unknown, caller: LegacyCaller): V1FetchMarketResponse {
+  fetchMarket(body: unknown, caller: V1Caller): V1FetchMarketResponse {
     const request = parsed(validate(V1FetchMarketRequestSchema, body));
     checkIndex(request.index);
     const { store } = caller.index;

@@ -9,7 +9,7 @@
  *   - tier rules (403), and the engine as each key sees it (its visibility intersected into everything).
  * Every refusal that a later retry may pass says when in Retry-After; every answer to a key carries the
  * X-RateLimit-* headers (Remaining: what a new request can take now, i.e. less counted usage and what
- * requests in flight hold).
+ * requests in flight hold). The rules only: admission-plugin.ts applies them to the routes.
  */
 import type * as z from 'zod';
 import { ValidationError } from '../contract/errors.js';

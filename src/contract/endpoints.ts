@@ -5,6 +5,7 @@
  * and the Power Automate connector are generated from it.
  */
 import * as z from 'zod';
+import { ValidationError } from './errors.js';
 import * as language from './language.js';
 import * as v1 from './v1.js';
 import { FetchRequestSchema, FetchResponseSchema } from './v2/fetch.js';
@@ -18,6 +19,7 @@ import {
 import { SearchRequestSchema, SearchResponseSchema } from './v2/search.js';
 import { FilterOptionsResponseSchema, HealthResponseSchema } from './v2/service.js';
 import { StatsRequestSchema, StatsResponseSchema } from './v2/stats.js';
+import { validate, type InputLocation } from './validation.js';
 
 /** The three base URLs: v2 root, legacy root (paths start with /v1), language-processing root (/v1 too). */
 export type ApiName = 'v2' | 'v1' | 'language';
@@ -71,3 +73,15 @@ export type EndpointId = keyof typeof ENDPOINTS;
 export type RequestInput<Id extends EndpointId> = z.input<(typeof ENDPOINTS)[Id]['request']>;
 export type RequestOutput<Id extends EndpointId> = z.output<(typeof ENDPOINTS)[Id]['request']>;
 export type ResponseBody<Id extends EndpointId> = z.output<(typeof ENDPOINTS)[Id]['response']>;
+
+/**
+ * An endpoint's input parsed with its schema (defaults applied, values normalised), or the ValidationError
+ * of its 422, located where the input travels. The engine checks its callers' inputs with it; the server
+ * parses each request with it once, at its edge.
+ */
+export function parseRequest<Id extends EndpointId>(id: Id, input: unknown): RequestOutput<Id> {
+  const endpoint = ENDPOINTS[id];
+  const result = validate(endpoint.request, input, endpoint.input as InputLocation);
+  if (!result.ok) throw new ValidationError(result.error.detail, 422);
+  return result.value as RequestOutput<Id>;
+}

@@ -2,16 +2,17 @@
  * The local implementation of the v2 service: `createLocalIndex(records)` answers the same contract
  * bodies as the HTTP interface, in-process and synchronously. Inputs are validated with the contract
  * (a bad body throws the same ValidationError the server's 422 carries); outputs are the response bodies.
+ * The `…Parsed` methods take an input already parsed with the contract: the server parses each request
+ * once, at its edge, and passes the parsed value on.
  */
 import { ValidationError } from '../contract/errors.js';
-import { ENDPOINTS, type EndpointId, type RequestInput, type RequestOutput } from '../contract/endpoints.js';
+import { parseRequest, type RequestInput, type RequestOutput } from '../contract/endpoints.js';
 import type { FilterValueWarning, Filters } from '../contract/v2/filters.js';
 import type { FetchResponse } from '../contract/v2/fetch.js';
 import type { LocationItem, LocationListResponse } from '../contract/v2/locations.js';
 import type { SearchRequest, SearchResponse } from '../contract/v2/search.js';
 import type { FilterOptionsResponse, HealthResponse } from '../contract/v2/service.js';
 import type { StatsResponse } from '../contract/v2/stats.js';
-import { validate, type InputLocation } from '../contract/validation.js';
 import type { QueryResponse } from '../contract/language.js';
 import { DEFAULT_DATASET, generateRecords } from './dataset/generate.js';
 import { parseQuery, WORKFLOW_STEPS } from './language/query-parser.js';
@@ -48,13 +49,6 @@ function normalizedVisibility(store: ColumnStore, visibility: Filters): Filters 
 /** The answer with the filter-value warnings in its metadata (the key appears only when there is one). */
 function withWarnings<Answer extends { metadata: object }>(answer: Answer, warnings: FilterValueWarning[]): Answer {
   return warnings.length === 0 ? answer : { ...answer, metadata: { ...answer.metadata, warnings } };
-}
-
-function checked<Id extends EndpointId>(id: Id, input: unknown): RequestOutput<Id> {
-  const endpoint = ENDPOINTS[id];
-  const result = validate(endpoint.request, input, endpoint.input as InputLocation);
-  if (!result.ok) throw new ValidationError(result.error.detail, 422);
-  return result.value as RequestOutput<Id>;
 }
 
 export class LocalIndex {
@@ -105,17 +99,27 @@ export class LocalIndex {
   }
 
   search(body: RequestInput<'v2.search'>): SearchResponse {
-    const request = checked('v2.search', body);
+    return this.searchParsed(parseRequest('v2.search', body));
+  }
+
+  searchParsed(request: RequestOutput<'v2.search'>): SearchResponse {
     const spelled = resolveFilterSpellings(this.context, request.filters);
     return withWarnings(search(this.context, { ...request, filters: spelled.filters }), spelled.warnings);
   }
 
   fetch(body: RequestInput<'v2.fetch'>): FetchResponse {
-    return fetchRows(this.context, checked('v2.fetch', body));
+    return this.fetchParsed(parseRequest('v2.fetch', body));
+  }
+
+  fetchParsed(request: RequestOutput<'v2.fetch'>): FetchResponse {
+    return fetchRows(this.context, request);
   }
 
   stats(body: RequestInput<'v2.stats'>): StatsResponse {
-    const request = checked('v2.stats', body);
+    return this.statsParsed(parseRequest('v2.stats', body));
+  }
+
+  statsParsed(request: RequestOutput<'v2.stats'>): StatsResponse {
     const spelled = resolveFilterSpellings(this.context, request.filters);
     return withWarnings(computeStats(this.context, { ...request, filters: spelled.filters }), spelled.warnings);
   }
@@ -144,11 +148,19 @@ export class LocalIndex {
   }
 
   locationSearch(query: RequestInput<'v2.locationSearch'>): LocationListResponse {
-    return this.locations().search(checked('v2.locationSearch', query));
+    return this.locationSearchParsed(parseRequest('v2.locationSearch', query));
+  }
+
+  locationSearchParsed(query: RequestOutput<'v2.locationSearch'>): LocationListResponse {
+    return this.locations().search(query);
   }
 
   locationList(query: RequestInput<'v2.locationList'> = {}): LocationListResponse {
-    return this.locations().list(checked('v2.locationList', query));
+    return this.locationListParsed(parseRequest('v2.locationList', query));
+  }
+
+  locationListParsed(query: RequestOutput<'v2.locationList'>): LocationListResponse {
+    return this.locations().list(query);
   }
 
   /**
@@ -157,7 +169,7 @@ export class LocalIndex {
    * wall clock, not the elapsed-time clock of `options.now`).
    */
   nlpSearch(body: RequestInput<'language.nlpSearch'>, clock: () => number = Date.now): QueryResponse {
-    const { user_query: userQuery, search_id: searchId } = checked('language.nlpSearch', body);
+    const { user_query: userQuery, search_id: searchId } = parseRequest('language.nlpSearch', body);
     const started = clock();
     const payload = parseQuery(this.store, userQuery, new Date(started).toISOString().slice(0, 10));
     return {
@@ -174,7 +186,11 @@ export class LocalIndex {
 
   /** One location item, or null when the id is unknown. */
   location(locationId: string): LocationItem | null {
-    return this.locations().get(checked('v2.location', { location_id: locationId }).location_id);
+    return this.locationParsed(parseRequest('v2.location', { location_id: locationId }));
+  }
+
+  locationParsed(params: RequestOutput<'v2.location'>): LocationItem | null {
+    return this.locations().get(params.location_id);
   }
 }
 

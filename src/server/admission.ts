@@ -9,7 +9,7 @@
  *   - tier rules (403), and the engine as each key sees it (its visibility intersected into everything).
  * Every refusal that a later retry may pass says when in Retry-After; every answer to a key carries the
  * X-RateLimit-* headers (Remaining: what a new request can take now, i.e. less counted usage and what
- * requests in flight hold).
+ * requests in flight hold). The rules only: admission-plugin.ts applies them to the routes.
  */
 import type * as z from 'zod';
 import { ValidationError } from '../contract/errors.js';
@@ -29,21 +29,6 @@ export interface EngineState {
   error: string | null;
 }
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    apiKey: ApiKey | null;
-    /** A verified bearer token's user (v1 without an API key, the language routes). */
-    bearerUser: BearerUser | null;
-    /** The place this request holds in its key's quotas while it runs (see `Admission.reserve`). */
-    reservation: Reservation | null;
-    /** The key's usage just after this request was counted (its X-RateLimit-* headers need no other read). */
-    usageAfterCount: MonthUsage | null;
-  }
-}
-
-/** The place an admitted request holds in its key's quotas of the month (quota-state.ts). */
-export type Reservation = Hold;
-
 /** One quota a request needs, and the words of its 429. */
 interface QuotaNeed {
   name: string;
@@ -60,19 +45,30 @@ const SIZED_ROUTES: Partial<Record<EndpointId, z.ZodType<{ size?: number | undef
 const LISTED_ROUTES: Partial<Record<EndpointId, z.ZodType<{ domains?: readonly unknown[] | undefined }>>> = { 'v2.fetch': ENDPOINTS['v2.fetch'].request, 'v1.fetchMarket': ENDPOINTS['v1.fetchMarket'].request };
 const isRowRoute = (id: EndpointId): boolean => SIZED_ROUTES[id] !== undefined || LISTED_ROUTES[id] !== undefined;
 
-type RowsAsked = { kind: 'page' | 'list'; rows: number } | { kind: 'invalid'; detail: ValidationErrorItem[] };
+/** A body the contract accepted, as far as its rows go: a page's size or a list of domains. */
+export interface RowsBody {
+  size?: number | undefined;
+  domains?: readonly unknown[] | undefined;
+}
 
-/** The rows a body asks for (a page's size, a row per listed domain); null on a route without rows. */
-function rowsAsked(id: EndpointId, body: unknown): RowsAsked | null {
-  const sized = SIZED_ROUTES[id];
-  if (sized) {
-    const checked = validate(sized, body);
-    return checked.ok ? { kind: 'page', rows: checked.value.size ?? 0 } : { kind: 'invalid', detail: checked.error.detail };
-  }
-  const listed = LISTED_ROUTES[id];
-  if (!listed) return null;
-  const checked = validate(listed, body);
-  return checked.ok ? { kind: 'list', rows: checked.value.domains?.length ?? 0 } : { kind: 'invalid', detail: checked.error.detail };
+interface RowsAsked {
+  kind: 'page' | 'list';
+  rows: number;
+}
+
+/** The rows a parsed body asks for (a page's size, a row per listed domain); null on a route without rows. */
+function rowsOf(id: EndpointId, body: RowsBody): RowsAsked | null {
+  if (SIZED_ROUTES[id]) return { kind: 'page', rows: body.size ?? 0 };
+  if (LISTED_ROUTES[id]) return { kind: 'list', rows: body.domains?.length ?? 0 };
+  return null;
+}
+
+/** The rows a body as it came asks for, read through its route's schema; the 422 detail when the schema refuses it. */
+function rowsAsked(id: EndpointId, body: unknown): RowsAsked | { invalid: ValidationErrorItem[] } | null {
+  const schema = SIZED_ROUTES[id] ?? LISTED_ROUTES[id];
+  if (!schema) return null;
+  const checked = validate(schema, body);
+  return checked.ok ? rowsOf(id, checked.value) : { invalid: checked.error.detail };
 }
 
 const fetchedRows = (metadata: unknown): number =>
@@ -223,7 +219,7 @@ export class Admission {
    * /stats, the result quota for routes that return rows), or a 429. Admin keys pass without either
    * (null).
    */
-  async reserve(id: EndpointId, key: ApiKey): Promise<Reservation | null> {
+  async reserve(id: EndpointId, key: ApiKey): Promise<Hold | null> {
     if (key.admin) return null;
     const at = this.now();
     const { limits, tier } = key;
@@ -248,20 +244,31 @@ export class Admission {
   /**
    * /search and /fetch hold the rows they may return before they run: a search page is cut to the rows
    * left (its cursor still walks on), a fetch that could return more rows than are left is a 429.
-   * Returns the body to run (a search's size cut). A v2 body that fails the contract is a 422 here; v1
-   * leaves its 400 to its own validation.
+   * Returns the body to run (a search's size cut). `body` is as it came: a v2 body that fails the
+   * contract is a 422 here; v1 leaves its 400 to its own validation.
    */
-  async holdRows<Body>(id: EndpointId, key: ApiKey | null, reservation: Reservation | null, body: Body): Promise<Body> {
-    if (!key || key.admin || !reservation) return body;
+  async holdRows<Body>(id: EndpointId, key: ApiKey | null, hold: Hold | null, body: Body): Promise<Body> {
+    if (!key || key.admin || !hold) return body;
     const asked = rowsAsked(id, body);
     if (!asked) return body;
-    if (asked.kind === 'invalid') {
-      if (id.startsWith('v2.')) throw new ValidationError(asked.detail, 422);
+    if ('invalid' in asked) {
+      if (id.startsWith('v2.')) throw new ValidationError(asked.invalid, 422);
       return body;
     }
+    return this.holdAsked(key, hold, asked, body);
+  }
+
+  /** `holdRows` for a body its route has parsed with the contract already: its rows are read, not checked again. */
+  async holdParsedRows<Body extends RowsBody>(id: EndpointId, key: ApiKey | null, hold: Hold | null, body: Body): Promise<Body> {
+    if (!key || key.admin || !hold) return body;
+    const asked = rowsOf(id, body);
+    return asked ? this.holdAsked(key, hold, asked, body) : body;
+  }
+
+  private async holdAsked<Body>(key: ApiKey, hold: Hold, asked: RowsAsked, body: Body): Promise<Body> {
     const at = this.now();
     let run = body;
-    await this.state.extend(reservation, ({ counted, held }) => {
+    await this.state.extend(hold, ({ counted, held }) => {
       const use = { limit: key.limits.monthlyResults, counted: counted.results, held: held.results };
       let rows = asked.rows;
       if (asked.kind === 'page') {
@@ -289,9 +296,9 @@ export class Admission {
     return run;
   }
 
-  /** Gives a reservation's place back (an answer without a count); once only, whoever calls it again. */
-  release(reservation: Reservation | null): void {
-    if (reservation) this.state.release(reservation);
+  /** Gives a hold's place back (an answer without a count); once only, whoever calls it again. */
+  release(hold: Hold | null): void {
+    if (hold) this.state.release(hold);
   }
 
   /**
@@ -299,8 +306,8 @@ export class Admission {
    * held place is handed over to the count in one step; the promise settles once the count is durable,
    * with the key's usage just after it.
    */
-  count(id: EndpointId, key: ApiKey, reservation: Reservation | null, body: unknown): Promise<MonthUsage> {
-    return this.state.count(key.id, reservation, quotaMonth(this.now()), usageOf(id, body));
+  count(id: EndpointId, key: ApiKey, hold: Hold | null, body: unknown): Promise<MonthUsage> {
+    return this.state.count(key.id, hold, quotaMonth(this.now()), usageOf(id, body));
   }
 
   /**

@@ -3,19 +3,20 @@
  * (`LocalIndex`), with API keys, per-key visibility, rate limits and durable quotas.
  *
  * Per request (every keyed route):
- *   onRequest   admission (admission.ts): key (401) → rate limit (429) → monthly quotas (429), before the
- *               body is even parsed; v1 without a key and the language routes take a bearer token instead
- *   handler     validate with the contract (422, or v1's 400) → tier rules (403) → engine
+ *   onRequest   admission (admission-plugin.ts): key (401) → rate limit (429) → monthly quotas (429), before
+ *               the body is even parsed; v1 without a key and the language routes take a bearer token instead
+ *   handler     the input parsed once with the contract (422, or v1's 400) → tier rules (403) → engine
  *   count       successful answers only: +1 request, +1 /stats request, +rows for /search and /fetch; the
  *               response waits until the count is durable (quota-ledger.ts)
  *   onSend      the place a request held in its quotas given back if it was not counted; X-RateLimit-*
- *               headers on every answer to a known key, x-request-id always
+ *               headers on every answer to a known key (admission-plugin.ts); x-request-id always
  * Errors are JSON `{"detail": …}` (error-handler.ts).
  */
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { LanguageProvider } from '../engine/language/provider.js';
 import { Admission, RATE_LIMIT_HEADERS, type EngineState } from './admission.js';
+import { admissionPlugin } from './admission-plugin.js';
 import type { BearerVerifier } from './bearer.js';
 import { connectionOrigin, publicBaseUrl, type DownloadLimits, type DownloadStore } from './downloads.js';
 import type { PitStore } from '../engine/v1/v1-service.js';
@@ -119,30 +120,18 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   });
   logKeyChanges(app.log, null, options.keys);
   if (options.keyRefresh) refreshKeys(app, admission, options.keyRefresh);
-  app.decorateRequest('apiKey', null);
-  app.decorateRequest('reservation', null);
-  app.decorateRequest('usageAfterCount', null);
-  app.decorateRequest('bearerUser', null);
-  app.addHook('onSend', async (request, reply, payload) => {
-    admission.release(request.reservation); // errors answered without a count give their place back
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
-    if (request.apiKey) {
-      // The headers are a courtesy: an answer (a 503 for a database that cannot answer, say) is sent without them rather than lost.
-      try {
-        reply.headers(await admission.rateLimitHeaders(request.apiKey, request.usageAfterCount));
-      } catch (error) {
-        request.log.warn({ err: error, key: request.apiKey.id }, 'X-RateLimit-* headers left out: the usage could not be read');
-      }
-    }
-    return payload;
+    done(null, payload);
   });
+  await app.register(admissionPlugin, { admission });
   app.setErrorHandler(errorHandler());
   app.setNotFoundHandler(notFound);
 
   await app.register(v2Routes, { admission, engine, healthCheck: options.healthCheck, queryEmbedding: options.queryEmbedding });
   await app.register(v1Routes, { admission, downloads, now, pits: options.pitStore, queryEmbedding: options.queryEmbedding });
   await app.register(fileRoutes, { downloads });
-  await app.register(languageRoutes, { admission, provider: options.language ?? siteReadingProvider(engine, now, options) });
+  await app.register(languageRoutes, { provider: options.language ?? siteReadingProvider(engine, now, options) });
   // The document names the server as download links do: the public URL, else the address the connection reached.
   const publicUrl = options.publicUrl === undefined ? null : publicBaseUrl(options.publicUrl);
   app.get('/openapi.json', (request) => openApiDocument({ serverUrl: publicUrl ?? (connectionOrigin(request.protocol, request.socket.localAddress, request.socket.localPort) || '/') }));

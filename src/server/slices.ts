@@ -4,6 +4,7 @@
  * engine's generators, a page parsed chunk by chunk), and the server gives the loop a turn between slices.
  */
 import { setImmediate as nextTurnPromise } from 'node:timers/promises';
+import type { FastifyReply } from 'fastify';
 
 /** The longest run of steps between two turns of the event loop, in ms. */
 export const SLICE_MS = 8;
@@ -62,4 +63,10 @@ export async function stringifyInSlices(body: unknown): Promise<string> {
   }
   parts.push(']', envelope.slice(at + marker.length));
   return parts.join('');
+}
+
+/** Sends an answer as JSON text serialised in slices, so that other requests get turns meanwhile. */
+export async function sendJsonInSlices(reply: FastifyReply, body: unknown): Promise<FastifyReply> {
+  const text = await stringifyInSlices(body);
+  return reply.type('application/json; charset=utf-8').send(text);
 }

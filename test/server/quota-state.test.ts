@@ -6,13 +6,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Admission, type EngineState, type Reservation } from '../../src/server/admission.js';
+import { Admission, type EngineState } from '../../src/server/admission.js';
 import { Database } from '../../src/server/database/database.js';
 import { PgQuotaState } from '../../src/server/database/pg-quota-state.js';
 import { KeyRing, type KeysFile } from '../../src/server/keys.js';
 import { HttpProblem } from '../../src/server/problem.js';
 import { QuotaLedger } from '../../src/server/quota-ledger.js';
-import { LocalQuotaState, type QuotaState } from '../../src/server/quota-state.js';
+import { LocalQuotaState, type Hold, type QuotaState } from '../../src/server/quota-state.js';
 import { usePostgres } from '../support/postgres.js';
 import { TestClock } from './support.js';
 
@@ -162,7 +162,7 @@ describe('group commit: one transaction carries what a process asks for meanwhil
     const admitted = held.filter((r) => !(r instanceof HttpProblem));
     expect(admitted).toHaveLength(12);
     expect(held.filter((r) => r instanceof HttpProblem && r.status === 429)).toHaveLength(8);
-    const counted = await Promise.all(admitted.map((r) => admission.count('v2.filterOptions', key, r as Reservation, {})));
+    const counted = await Promise.all(admitted.map((r) => admission.count('v2.filterOptions', key, r as Hold, {})));
     // Each count answers with the usage after its transaction: all 12 went in together or in a few groups.
     expect(Math.max(...counted.map((usage) => usage.counted.requests))).toBe(12);
     expect(counted.every((usage) => usage.counted.requests + usage.held.requests <= 12)).toBe(true);
@@ -184,7 +184,7 @@ describe('group commit: one transaction carries what a process asks for meanwhil
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((results[1] as PromiseRejectedResult).reason).toBe(refused);
-    const holdB = (results[2] as PromiseFulfilledResult<Reservation>).value;
+    const holdB = (results[2] as PromiseFulfilledResult<Hold>).value;
     expect(holdB.amounts).toEqual({ requests: 1, statsRequests: 0, results: 5 });
     await state.extend(holdB, () => ({ requests: 0, statsRequests: 0, results: 3 }));
     expect(holdB.amounts.results).toBe(8);

@@ -3,7 +3,8 @@
  * from a model the engine cannot run itself (onnx:, openai:): the texts of a request that need vectors —
  * v2's `describe` and similar-to `boost` / `penalize` terms, v1's `semantic_input` — are embedded by
  * that model (with its query prefix), and the request's view of the index carries them
- * (LocalIndex.withQueryVectors). Requests that are not valid are left to the engine's 422 / 400.
+ * (LocalIndex.withQueryVectors). A v2 search comes parsed by its route; a v1 body as it came, and one
+ * that is not valid is left to the legacy service's 400.
  *
  * Every wait is bounded: a request gets QUERY_EMBEDDING_TIMEOUT_MS for its vectors, its wait for a turn
  * included (at most `concurrency` calls to the model at once); then it is answered 503 with Retry-After,
@@ -12,7 +13,7 @@
  */
 import type { EndpointId } from '../../contract/endpoints.js';
 import { V1SearchRequestSchema } from '../../contract/v1.js';
-import { DescribeSchema, SearchRequestSchema } from '../../contract/v2/search.js';
+import { DescribeSchema, type SearchRequest } from '../../contract/v2/search.js';
 import type { LocalIndex } from '../../engine/local-index.js';
 import type { QueryVectors } from '../../engine/query/context.js';
 import type { TextEmbedder } from './text-embedder.js';
@@ -42,16 +43,18 @@ export interface QueryEmbeddingOptions {
   cacheEntries?: number;
 }
 
-/** The texts of a request whose vectors the engine needs, once each; none for a request that is not valid. */
+/** The texts of a parsed v2 search whose vectors the engine needs, once each. */
+export function searchTexts(request: SearchRequest): string[] {
+  const texts: string[] = [];
+  if (request.describe !== null) texts.push(request.describe);
+  for (const entry of request.similar_to ?? []) texts.push(...entry.boost, ...entry.penalize);
+  return [...new Set(texts)];
+}
+
+/** The texts of a v1 request as it came whose vectors the engine needs, once each; none for a request that is not valid. */
 export function queryTexts(id: EndpointId, body: unknown): string[] {
   const texts: string[] = [];
-  if (id === 'v2.search') {
-    const request = SearchRequestSchema.safeParse(body);
-    if (!request.success) return [];
-    const { describe, similar_to: similarTo } = request.data;
-    if (describe !== null) texts.push(describe);
-    for (const entry of similarTo ?? []) texts.push(...entry.boost, ...entry.penalize);
-  } else if (id === 'v1.search') {
+  if (id === 'v1.search') {
     const request = V1SearchRequestSchema.safeParse(body);
     // A page of a point-in-time search is read from the rows it froze: nothing is ranked again.
     if (request.success && request.data.pit_id === null && request.data.semantic_input !== null) texts.push(request.data.semantic_input);
@@ -81,9 +84,17 @@ export class QueryEmbedding {
     this.cacheEntries = options.cacheEntries ?? 2_048;
   }
 
-  /** The request's view of the index with its texts' vectors (the view itself when it has none to embed). */
-  async view(view: LocalIndex, id: EndpointId, body: unknown): Promise<LocalIndex> {
-    const texts = queryTexts(id, body);
+  /** A v1 request's view of the index with its texts' vectors (the view itself when it has none to embed). */
+  view(view: LocalIndex, id: EndpointId, body: unknown): Promise<LocalIndex> {
+    return this.withVectors(view, queryTexts(id, body));
+  }
+
+  /** The same for a v2 search its route has parsed. */
+  searchView(view: LocalIndex, request: SearchRequest): Promise<LocalIndex> {
+    return this.withVectors(view, searchTexts(request));
+  }
+
+  private async withVectors(view: LocalIndex, texts: string[]): Promise<LocalIndex> {
     return texts.length === 0 ? view : view.withQueryVectors(await this.vectors(texts));
   }
 

@@ -5,12 +5,9 @@
  */
 import { countTokens } from 'gpt-tokenizer';
 import type { FastifyPluginCallback, FastifyReply } from 'fastify';
-import type * as z from 'zod';
-import { ValidationError } from '../../contract/errors.js';
-import { ENDPOINTS, type Endpoint } from '../../contract/endpoints.js';
-import { validate } from '../../contract/validation.js';
+import { ENDPOINTS, parseRequest, type EndpointId, type RequestOutput } from '../../contract/endpoints.js';
 import { localLanguageProvider, type LanguageProvider } from '../../engine/language/provider.js';
-import type { Admission, EngineState } from '../admission.js';
+import type { EngineState } from '../admission.js';
 import { errorHandler } from '../error-handler.js';
 import { runInSlices } from '../slices.js';
 import { fetchSite, SITE_DEADLINE_MS } from '../web-fetch.js';
@@ -48,31 +45,27 @@ function callerGone(reply: FastifyReply): AbortSignal {
 }
 
 export interface LanguageRoutesOptions {
-  admission: Admission;
   provider: LanguageProvider;
 }
 
-export const languageRoutes: FastifyPluginCallback<LanguageRoutesOptions> = (app, { admission, provider }, done) => {
+type LanguageId = Extract<EndpointId, `language.${string}`>;
+
+export const languageRoutes: FastifyPluginCallback<LanguageRoutesOptions> = (app, { provider }, done) => {
   app.setErrorHandler(errorHandler({ authStatus: 401 }));
 
-  /** One route: its contract-checked input → the provider. */
-  const route = <Input extends z.ZodType>(endpoint: Endpoint<Input>, answer: (input: z.output<Input>, reply: FastifyReply) => unknown): void => {
+  /** One route: a bearer token admitted (the admission plugin), its contract-checked input → the provider. */
+  const route = <Id extends LanguageId>(id: Id, answer: (input: RequestOutput<Id>, reply: FastifyReply) => unknown): void => {
+    const endpoint = ENDPOINTS[id];
     app.route({
       method: endpoint.method,
       url: endpoint.path,
-      onRequest: async (request) => {
-        request.bearerUser = await admission.languageUser(request.headers.authorization);
-      },
-      handler: async (request, reply) => {
-        const checked = validate(endpoint.request, request.body);
-        if (!checked.ok) throw new ValidationError(checked.error.detail, 422);
-        return await answer(checked.value, reply);
-      },
+      config: { admission: id },
+      handler: async (request, reply) => answer(parseRequest(id, request.body), reply),
     });
   };
 
-  route(ENDPOINTS['language.generateKeywords'], (input) => provider.generateKeywords(input.keywords));
-  route(ENDPOINTS['language.qna'], (input, reply) => provider.qna(input.question, input.domain, input.max_pages, callerGone(reply)));
-  route(ENDPOINTS['language.nlpSearch'], (input) => provider.nlpSearch(input.user_query, input.search_id));
+  route('language.generateKeywords', (input) => provider.generateKeywords(input.keywords));
+  route('language.qna', (input, reply) => provider.qna(input.question, input.domain, input.max_pages, callerGone(reply)));
+  route('language.nlpSearch', (input) => provider.nlpSearch(input.user_query, input.search_id));
   done();
 };

@@ -12,8 +12,8 @@ import { PIT_SWEEP_INTERVAL_MS } from '../../engine/v1/pit-registry.js';
 import type { Admission } from '../admission.js';
 import { errorHandler } from '../error-handler.js';
 import type { Downloads } from './files.js';
-import { keyedRoutes } from './keyed.js';
 import type { QueryEmbedding } from '../embedding/query-embedding.js';
+import { sendJsonInSlices } from '../slices.js';
 
 type V1Id = Extract<EndpointId, `v1.${string}`>;
 
@@ -42,7 +42,6 @@ const pitIdIn = (part: unknown): unknown => (typeof part === 'object' && part !=
 
 export const v1Routes: FastifyPluginCallback<V1RoutesOptions> = (app, { admission, downloads, now, pits, queryEmbedding }, done) => {
   app.setErrorHandler(errorHandler({ authStatus: 403 }));
-  const keyed = keyedRoutes(app, admission);
   const legacy = new LegacyService({ now, newId: randomUUID, ...(pits ? { pits } : {}) });
   // Expired PITs go even when no v1 request comes to sweep them: each may keep a replaced index alive.
   const pitSweeper = setInterval(() => {
@@ -55,21 +54,21 @@ export const v1Routes: FastifyPluginCallback<V1RoutesOptions> = (app, { admissio
   });
 
   /** The body to run: with a key, the rows it may return held first (a search page cut to the rows left). */
-  const withRowsHeld = (id: V1Id, request: FastifyRequest): Promise<unknown> => admission.holdRows(id, request.apiKey, request.reservation, request.body);
+  const withRowsHeld = (request: FastifyRequest): Promise<unknown> => request.quota.holdRowsAsSent(request.body);
   /** The caller with its query's texts embedded, where the engine cannot embed them itself. */
   const embedded = async (id: V1Id, body: unknown, caller: LegacyCaller): Promise<LegacyCaller> =>
     queryEmbedding ? { ...caller, index: await queryEmbedding.view(caller.index, id, body) } : caller;
 
   const answers: Record<V1Id, (request: FastifyRequest, caller: LegacyCaller) => unknown> = {
     'v1.search': async (request, caller) => {
-      const body = await withRowsHeld('v1.search', request);
+      const body = await withRowsHeld(request);
       return legacy.search(body, await embedded('v1.search', body, caller));
     },
     'v1.sublocations': (request, caller) => legacy.sublocations(request.body, caller),
-    'v1.fetchMarket': async (request, caller) => legacy.fetchMarket(await withRowsHeld('v1.fetchMarket', request), caller),
+    'v1.fetchMarket': async (request, caller) => legacy.fetchMarket(await withRowsHeld(request), caller),
     'v1.download': async (request, caller) => {
       downloads.ensureConfigured();
-      const body = await withRowsHeld('v1.download', request);
+      const body = await withRowsHeld(request);
       const content = legacy.downloadContent(body, await embedded('v1.download', body, caller));
       const written = await downloads.write(content, caller.id, request);
       return {
@@ -98,11 +97,9 @@ export const v1Routes: FastifyPluginCallback<V1RoutesOptions> = (app, { admissio
     app.route({
       method: endpoint.method,
       url: endpoint.path,
-      onRequest: async (request, reply) => {
-        if (request.headers['x-api-key'] !== undefined) await keyed.admit(id, request, reply);
-        else request.bearerUser = await admission.v1User(request.headers.authorization);
-      },
-      handler: async (request, reply) => keyed.send(id, request, reply, await answers[id](request, callerOf(request, admission))),
+      // The admission plugin: an API key (quotas counted) when one is sent, else a bearer token.
+      config: { admission: id },
+      handler: async (request, reply) => sendJsonInSlices(reply, await request.quota.counted(await answers[id](request, callerOf(request, admission)))),
     });
   }
   done();

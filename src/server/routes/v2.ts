@@ -1,20 +1,18 @@
 /**
  * The v2 interface, with methods and paths from the contract's endpoint table: /v2/health open to all, every other route
- * behind an API key — onRequest admits it (401 / 429) before the body is parsed, the handler answers from
- * the engine as the key sees it (422 when the contract refuses the input, 403 for tier rules), and a
- * successful answer is counted before it is sent.
+ * behind an API key — the admission plugin admits it on onRequest (401 / 429) before the body is parsed,
+ * the handler parses the route's input once with the contract (422) and answers from the engine as the key
+ * sees it (403 for tier rules), and a successful answer is counted before it is sent.
  */
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { ValidationError } from '../../contract/errors.js';
-import { ENDPOINTS, type EndpointId, type RequestInput } from '../../contract/endpoints.js';
+import { ENDPOINTS, parseRequest, type EndpointId, type RequestOutput } from '../../contract/endpoints.js';
 import type { HealthResponse } from '../../contract/v2/service.js';
-import { validate } from '../../contract/validation.js';
 import type { LocalIndex } from '../../engine/local-index.js';
 import { missingKey, type Admission, type EngineState } from '../admission.js';
 import type { ApiKey } from '../keys.js';
 import { HttpProblem } from '../problem.js';
 import type { QueryEmbedding } from '../embedding/query-embedding.js';
-import { keyedRoutes } from './keyed.js';
+import { sendJsonInSlices } from '../slices.js';
 
 type KeyedId = Exclude<Extract<EndpointId, `v2.${string}`>, 'v2.health'>;
 
@@ -30,20 +28,24 @@ export interface V2RoutesOptions {
 /** How long /v2/health waits for its dependency. */
 const HEALTH_CHECK_MS = 2_000;
 
+/** A route's input as it travels (body, query string or path parameters), for the one parse of a v2 request. */
+function inputOf(id: KeyedId, request: FastifyRequest): unknown {
+  const { input } = ENDPOINTS[id];
+  return input === 'body' ? request.body : input === 'query' ? request.query : input === 'path' ? request.params : undefined;
+}
+
 export const v2Routes: FastifyPluginCallback<V2RoutesOptions> = (app, { admission, engine, healthCheck, queryEmbedding }, done) => {
-  const keyed = keyedRoutes(app, admission);
   const urlOf = (id: Extract<EndpointId, `v2.${string}`>): string => `/v2${ENDPOINTS[id].path.replace(/\{(\w+)\}/g, ':$1')}`;
-  /** A keyed route's method, URL and admission (401 / 429 before the body is parsed). */
-  const keyedRoute = (id: KeyedId): Pick<RouteOptions, 'method' | 'url' | 'onRequest'> => ({
-    method: ENDPOINTS[id].method,
-    url: urlOf(id),
-    onRequest: (request, reply) => keyed.admit(id, request, reply),
-  });
-  /** The engine's answer as the admitted key sees it, counted and sent. */
-  const answer = async (id: KeyedId, request: FastifyRequest, reply: FastifyReply, run: (view: LocalIndex, key: ApiKey) => unknown): Promise<FastifyReply> => {
+  /** A keyed route's method and URL, and its endpoint for the admission plugin (401 / 429 before the body is parsed). */
+  const keyedRoute = (id: KeyedId): Pick<RouteOptions, 'method' | 'url' | 'config'> => ({ method: ENDPOINTS[id].method, url: urlOf(id), config: { admission: id } });
+  /** The engine's answer to the parsed input, as the admitted key sees it, counted and sent. */
+  const answer = async <Id extends KeyedId>(id: Id, request: FastifyRequest, reply: FastifyReply, run: (view: LocalIndex, input: RequestOutput<Id>, key: ApiKey) => unknown): Promise<FastifyReply> => {
     const key = request.apiKey;
     if (!key) throw missingKey();
-    return keyed.send(id, request, reply, await run(admission.view(key), key));
+    const view = admission.view(key);
+    // The input's one check with the contract (a 422): the parsed value goes on to the quota and the engine.
+    const input = parseRequest(id, inputOf(id, request));
+    return sendJsonInSlices(reply, await request.quota.counted(await run(view, input, key)));
   };
 
   app.get(urlOf('v2.health'), async (request) => {
@@ -70,44 +72,34 @@ export const v2Routes: FastifyPluginCallback<V2RoutesOptions> = (app, { admissio
       clearTimeout(timer);
     }
   });
-  // Each route declares the request parts it reads as the engine's input types: the engine checks every
-  // input with the contract itself (a bad one throws the ValidationError of the 422), so they reach it as they came.
-  app.route<{ Body: RequestInput<'v2.search'> }>({
+  app.route({
     ...keyedRoute('v2.search'),
     handler: (request, reply) =>
-      answer('v2.search', request, reply, async (view, key) => {
-        const body = await admission.holdRows('v2.search', key, request.reservation, request.body);
-        return (queryEmbedding ? await queryEmbedding.view(view, 'v2.search', body) : view).search(body);
+      answer('v2.search', request, reply, async (view, input) => {
+        const search = await request.quota.holdRows(input);
+        return (queryEmbedding ? await queryEmbedding.searchView(view, search) : view).searchParsed(search);
       }),
   });
-  app.route<{ Body: RequestInput<'v2.fetch'> }>({
+  app.route({
     ...keyedRoute('v2.fetch'),
-    handler: (request, reply) => answer('v2.fetch', request, reply, async (view, key) => view.fetch(await admission.holdRows('v2.fetch', key, request.reservation, request.body))),
+    handler: (request, reply) => answer('v2.fetch', request, reply, async (view, input) => view.fetchParsed(await request.quota.holdRows(input))),
   });
   app.route({
     ...keyedRoute('v2.stats'),
     handler: (request, reply) =>
-      answer('v2.stats', request, reply, (view, key) => {
-        const checked = validate(ENDPOINTS['v2.stats'].request, request.body);
-        if (!checked.ok) throw new ValidationError(checked.error.detail, 422);
-        if (checked.value.explain) admission.requireAdmin(key, 'explain');
-        return view.stats(checked.value);
+      answer('v2.stats', request, reply, (view, input, key) => {
+        if (input.explain) admission.requireAdmin(key, 'explain');
+        return view.statsParsed(input);
       }),
   });
   app.route({ ...keyedRoute('v2.filterOptions'), handler: (request, reply) => answer('v2.filterOptions', request, reply, (view) => view.filterOptions()) });
-  app.route<{ Querystring: RequestInput<'v2.locationSearch'> }>({
-    ...keyedRoute('v2.locationSearch'),
-    handler: (request, reply) => answer('v2.locationSearch', request, reply, (view) => view.locationSearch(request.query)),
-  });
-  app.route<{ Querystring: RequestInput<'v2.locationList'> }>({
-    ...keyedRoute('v2.locationList'),
-    handler: (request, reply) => answer('v2.locationList', request, reply, (view) => view.locationList(request.query)),
-  });
-  app.route<{ Params: { location_id: string } }>({
+  app.route({ ...keyedRoute('v2.locationSearch'), handler: (request, reply) => answer('v2.locationSearch', request, reply, (view, input) => view.locationSearchParsed(input)) });
+  app.route({ ...keyedRoute('v2.locationList'), handler: (request, reply) => answer('v2.locationList', request, reply, (view, input) => view.locationListParsed(input)) });
+  app.route({
     ...keyedRoute('v2.location'),
     handler: (request, reply) =>
-      answer('v2.location', request, reply, (view) => {
-        const item = view.location(request.params.location_id);
+      answer('v2.location', request, reply, (view, input) => {
+        const item = view.locationParsed(input);
         if (!item) throw new HttpProblem(404, 'Location not found');
         return item;
       }),

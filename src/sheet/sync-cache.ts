@@ -51,10 +51,6 @@ export class SyncResultCache {
     return (request) => cacheKey(namespace, request, prefix);
   }
 
-  get(key: CacheKey): unknown {
-    return this.getMany([key]).get(key.id);
-  }
-
   getMany<T>(keys: readonly CacheKey[]): Map<string, T> {
     const found = new Map<string, T>();
     if (keys.length === 0) return found;

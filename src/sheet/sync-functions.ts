@@ -90,7 +90,7 @@ export class SyncSheetFunctions {
   /** Rows of domains the cache lacks, in requests of at most 5,000 domains sent together when the host can; what they find is cached. */
   private requestRows(domains: readonly string[], columns: readonly SelectableColumn[], backend: SyncSheetBackend): FetchedRows {
     const cache = this.options.cache;
-    // Keys before requests: they carry the generation, so rows asked for before a Refresh are not read after it.
+    // Keys before requests: they carry the Refresh token, so rows asked for before a Refresh are not read after it.
     const chunks = fetchChunks([...rowKeys(cache, backend.scope, domains, columns)]);
     const bodies = chunks.map((chunk) => fetchBody(chunk.map(([domain]) => domain), columns));
     this.requests += bodies.length;

@@ -28,7 +28,7 @@ class Answer<T> {
 }
 
 /** Yields the effect `make` builds around its answer function; returns what the driver answered. */
-export function* perform<E, T>(make: (answer: (value: T) => void) => E): Steps<E, T> {
+export function* answerTo<E, T>(make: (answer: (value: T) => void) => E): Steps<E, T> {
   const answer = new Answer<T>();
   yield make(answer.give);
   return answer.take();
@@ -49,7 +49,7 @@ export type CallEffect<Ops extends BackendOp = BackendOp> = { [Op in Ops]: CallO
 
 /** A backend call: through the cache under `namespace` (keyed by the body), or with none as is. */
 export function backendCall<Op extends BackendOp>(op: Op, body: CallBody<Op>, namespace: string | null = null): Steps<CallEffect<Op>, CallResult<Op>> {
-  return perform<CallEffect<Op>, CallResult<Op>>((answer) => ({ type: 'call', op, body, namespace, answer }));
+  return answerTo<CallEffect<Op>, CallResult<Op>>((answer) => ({ type: 'call', op, body, namespace, answer }));
 }
 
 /** What the `cached` effect keeps, by cache namespace: the request its key is made of, and the value. */
@@ -74,5 +74,5 @@ export type CachedEffect<Ns extends CachedNamespace = CachedNamespace> = { [N in
 
 /** The value of `steps` for `request`, through the cache under `namespace`. */
 export function cached<N extends CachedNamespace>(namespace: N, request: CachedSteps[N]['request'], steps: () => Steps<CallEffect, CachedSteps[N]['value']>): Steps<CachedEffect<N>, CachedSteps[N]['value']> {
-  return perform<CachedEffect<N>, CachedSteps[N]['value']>((answer) => ({ type: 'cached', namespace, request, steps, answer }));
+  return answerTo<CachedEffect<N>, CachedSteps[N]['value']>((answer) => ({ type: 'cached', namespace, request, steps, answer }));
 }

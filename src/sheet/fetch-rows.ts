@@ -12,7 +12,7 @@
 import type { SelectableColumn } from '../contract/common.js';
 import { FETCH_MAX_DOMAINS, type FetchResponse } from '../contract/v2/fetch.js';
 import type { CacheKey } from './cache.js';
-import { perform, type Steps } from './effects.js';
+import { answerTo, type Steps } from './effects.js';
 
 /** One organization's row as /fetch returns it. */
 export type Row = Readonly<Record<string, unknown>>;
@@ -44,9 +44,9 @@ export type FetchRowsEffect =
 export function* rowsFor(domains: readonly string[], columns: readonly SelectableColumn[]): Steps<FetchRowsEffect, FetchedRows> {
   // One order: the same columns however written share cached rows and requests.
   const sorted = [...columns].sort();
-  const cached = yield* perform<FetchRowsEffect, CachedRows>((answer) => ({ type: 'cached-rows', domains, columns: sorted, answer }));
+  const cached = yield* answerTo<FetchRowsEffect, CachedRows>((answer) => ({ type: 'cached-rows', domains, columns: sorted, answer }));
   const missing = domains.filter((domain) => !cached.has(domain));
-  const { found, failed } = yield* perform<FetchRowsEffect, FetchedRows>((answer) => ({ type: 'request-rows', domains: missing, columns: sorted, answer }));
+  const { found, failed } = yield* answerTo<FetchRowsEffect, FetchedRows>((answer) => ({ type: 'request-rows', domains: missing, columns: sorted, answer }));
   for (const [domain, row] of cached) if (row) found.set(domain, row);
   if (failed.size > 0 && failed.size === missing.length && found.size === 0) throw failed.values().next().value;
   return { found, failed };

@@ -63,7 +63,7 @@ export class AddinRuntime {
   private apply(connection: Connection): void {
     this.connection = connection;
     this.lastQuota = null;
-    this.cache.setTtl(connection.cacheHours * 3_600_000);
+    this.cache.setTtlMs(connection.cacheHours * 3_600_000);
     if (connection.backend === 'remote' && connection.serviceUrl.trim() !== '') {
       const client = this.deps.createClient(clientOptionsOf(connection));
       client.onQuota((quota) => {

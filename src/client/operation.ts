@@ -1,12 +1,14 @@
 /**
- * One endpoint call as an operation (a generator of effects), and the two drivers that run operations:
+ * One endpoint call as an operation (a generator of effects), and how each mode performs its effects:
  * `runAsync` over an async transport (ky in Node, Excel, browsers) and `runSync` over a synchronous one
- * (UrlFetchApp in Apps Script). Retries live here, once, for both.
+ * (UrlFetchApp in Apps Script), both through the shared drive loops (drive.ts). Retries live here, once,
+ * for both.
  */
 import type { ClientConfig } from './config.js';
 import { NetworkError } from './errors.js';
 import { type OrgIndexError } from '../contract/errors.js';
-import type { Effect, HttpOutcome, HttpRequest, Operation } from './http.js';
+import type { HttpOutcome, HttpRequest, Operation } from './http.js';
+import { driveAsync, driveSync } from './drive.js';
 import type { Quota } from '../contract/errors.js';
 import { buildRequest } from './request.js';
 import { interpretResponse } from './response.js';
@@ -68,43 +70,31 @@ function failureOf(error: unknown): HttpOutcome {
 }
 
 /** Runs an operation with an async transport. A transport that throws counts as a network failure. */
-export async function runAsync<T>(operation: Operation<T>, transport: AsyncTransport): Promise<T> {
-  let step = operation.next();
-  while (!step.done) {
-    const effect: Effect = step.value;
+export function runAsync<T>(operation: Operation<T>, transport: AsyncTransport): Promise<T> {
+  return driveAsync(operation, async (effect) => {
     if (effect.type === 'sleep') {
       await transport.sleep(effect.ms);
-      step = operation.next();
-    } else {
-      let outcome: HttpOutcome;
-      try {
-        outcome = await transport.send(effect.request);
-      } catch (error) {
-        outcome = failureOf(error);
-      }
-      step = operation.next(outcome);
+      return undefined;
     }
-  }
-  return step.value;
+    try {
+      return await transport.send(effect.request);
+    } catch (error) {
+      return failureOf(error);
+    }
+  });
 }
 
 /** Runs an operation with a synchronous transport (Apps Script). */
 export function runSync<T>(operation: Operation<T>, transport: SyncTransport): T {
-  let step = operation.next();
-  while (!step.done) {
-    const effect: Effect = step.value;
+  return driveSync(operation, (effect) => {
     if (effect.type === 'sleep') {
       transport.sleep(effect.ms);
-      step = operation.next();
-    } else {
-      let outcome: HttpOutcome;
-      try {
-        outcome = transport.send(effect.request);
-      } catch (error) {
-        outcome = failureOf(error);
-      }
-      step = operation.next(outcome);
+      return undefined;
     }
-  }
-  return step.value;
+    try {
+      return transport.send(effect.request);
+    } catch (error) {
+      return failureOf(error);
+    }
+  });
 }

@@ -15,34 +15,44 @@ import type { EndpointId, RequestInput, ResponseBody } from '../contract/endpoin
 import type { LocalIndex } from '../engine/local-index.js';
 
 /** A value as a backend of `Mode` returns it: at once (sync) or as a promise (async). */
-type InMode<Mode extends 'sync' | 'async', T> = Mode extends 'sync' ? T : Promise<T>;
+export type InMode<Mode extends 'sync' | 'async', T> = Mode extends 'sync' ? T : Promise<T>;
 
-export interface Backend<Mode extends 'sync' | 'async'> {
-  /** What results depend on besides the request (cache keys include it): "local", or the URLs and key of a remote. */
-  readonly scope: string;
-  readonly kind: 'local' | 'remote';
-  search(body: RequestInput<'v2.search'>): InMode<Mode, ResponseBody<'v2.search'>>;
-  fetch(body: RequestInput<'v2.fetch'>): InMode<Mode, ResponseBody<'v2.fetch'>>;
-  stats(body: RequestInput<'v2.stats'>): InMode<Mode, ResponseBody<'v2.stats'>>;
-  filterOptions(): InMode<Mode, ResponseBody<'v2.filterOptions'>>;
-  locationSearch(query: RequestInput<'v2.locationSearch'>): InMode<Mode, ResponseBody<'v2.locationSearch'>>;
-  health(): InMode<Mode, ResponseBody<'v2.health'>>;
-  qna(body: RequestInput<'language.qna'>): InMode<Mode, ResponseBody<'language.qna'>>;
+/** Which endpoint of the contract's table each backend operation with a body answers: its body and result are that endpoint's. */
+interface BackendEndpoints {
+  search: 'v2.search';
+  fetch: 'v2.fetch';
+  stats: 'v2.stats';
+  locationSearch: 'v2.locationSearch';
+  qna: 'language.qna';
   /**
    * A plain-language query as search parameters (the language interface's nlp_search): the engine's
    * parser locally; a service's needs a sign-in token (Connection.accessToken).
    */
-  nlpSearch(body: RequestInput<'language.nlpSearch'>): InMode<Mode, ResponseBody<'language.nlpSearch'>>;
+  nlpSearch: 'language.nlpSearch';
+}
+
+export type BackendOp = keyof BackendEndpoints;
+export type CallBody<Op extends BackendOp> = RequestInput<BackendEndpoints[Op]>;
+export type CallResult<Op extends BackendOp> = ResponseBody<BackendEndpoints[Op]>;
+
+/** A backend's operations with a body, each typed by its endpoint. */
+export type BackendCalls<Mode extends 'sync' | 'async'> = { [Op in BackendOp]: (body: CallBody<Op>) => InMode<Mode, CallResult<Op>> };
+
+export interface Backend<Mode extends 'sync' | 'async'> extends BackendCalls<Mode> {
+  /** What results depend on besides the request (cache keys include it): "local", or the URLs and key of a remote. */
+  readonly scope: string;
+  readonly kind: 'local' | 'remote';
+  filterOptions(): InMode<Mode, ResponseBody<'v2.filterOptions'>>;
+  health(): InMode<Mode, ResponseBody<'v2.health'>>;
 }
 
 export type SheetBackend = Backend<'async'>;
 export type SyncSheetBackend = Backend<'sync'>;
 
-/** The calls the spreadsheet steps make by name (src/sheet/formula-steps.ts), dispatched to a backend of either mode. */
-export function callBackend<Mode extends 'sync' | 'async'>(backend: Backend<Mode>, op: 'search' | 'stats' | 'qna', body: unknown): InMode<Mode, unknown> {
-  if (op === 'search') return backend.search(body as RequestInput<'v2.search'>);
-  if (op === 'stats') return backend.stats(body as RequestInput<'v2.stats'>);
-  return backend.qna(body as RequestInput<'language.qna'>);
+/** One operation by name (the spreadsheet steps' `call` effects, src/sheet/effects.ts), on a backend of either mode. */
+export function callBackend<Mode extends 'sync' | 'async', Op extends BackendOp>(backend: Backend<Mode>, op: Op, body: CallBody<Op>): InMode<Mode, CallResult<Op>> {
+  const calls: BackendCalls<Mode> = backend;
+  return calls[op](body);
 }
 
 /** Why ORG.ASK has no local answer where the host cannot read websites (Excel's page: no cross-origin fetch). */

@@ -39,9 +39,10 @@ const INDEX_KEY = `${PREFIX}index`;
 /**
  * The stored Refresh token: entries carry the token they were written under and count only while it is
  * current, so a Refresh in any workbook (any runtime on this origin) retires every entry at once, even
- * one a racing write or another runtime's index update left unlisted.
+ * one a racing write or another runtime's index update left unlisted. The stored format calls it
+ * `epoch`, in this key and in each entry.
  */
-const EPOCH_KEY = `${PREFIX}epoch`;
+const REFRESH_TOKEN_KEY = `${PREFIX}epoch`;
 
 /** A request's place in the cache: `id` addresses it, `text` (the normalised request) proves a hit is this request. */
 export interface CacheKey {
@@ -53,7 +54,10 @@ interface Entry {
   expires: number;
   text: string;
   value: unknown;
-  /** The stored Refresh token it was written under (absent in memory until written). */
+}
+
+/** An entry as stored: with the Refresh token it was written under (`epoch` in the stored format). */
+interface StoredEntry extends Entry {
   epoch?: string;
 }
 
@@ -101,20 +105,20 @@ export class ResultCache {
   /** Storage work (writes, Refresh) runs one after another on this chain. */
   private chain: Promise<void> = Promise.resolve();
   private writeScheduled = false;
-  private epoch = 0;
+  private currentGeneration = 0;
 
   constructor(private readonly options: CacheOptions) {
     this.ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
   }
 
   /** New entries live this long (the connection's "reuse answers for" setting; 0: no reuse); stored ones keep theirs. */
-  setTtl(ms: number): void {
+  setTtlMs(ms: number): void {
     this.ttlMs = ms;
   }
 
-  /** Changes on every clear(): an answer requested before a Refresh is not stored after it. */
+  /** This runtime's count of clear()s: an answer requested before a Refresh is not stored after it. */
   get generation(): number {
-    return this.epoch;
+    return this.currentGeneration;
   }
 
   key(namespace: string, request: unknown): CacheKey {
@@ -146,23 +150,23 @@ export class ResultCache {
     }
     const storage = this.options.storage;
     if (!storage || missing.length === 0) return found;
-    const generation = this.epoch;
+    const generation = this.currentGeneration;
     let stored: Record<string, string | null>;
     try {
-      stored = await readItems(storage, [...missing.map((key) => key.id), EPOCH_KEY]);
+      stored = await readItems(storage, [...missing.map((key) => key.id), REFRESH_TOKEN_KEY]);
     } catch (error) {
       this.options.onStorageError?.(error);
       return found;
     }
     // A Refresh while the read was on its way: what was read belongs to before it.
-    if (generation !== this.epoch) return found;
-    const token = stored[EPOCH_KEY] ?? undefined;
+    if (generation !== this.currentGeneration) return found;
+    const refreshToken = stored[REFRESH_TOKEN_KEY] ?? undefined;
     for (const key of missing) {
       const text = stored[key.id];
       if (!text) continue;
       try {
-        const entry = JSON.parse(text) as Entry;
-        if (entry.expires <= now || entry.text !== key.text || entry.epoch !== token) continue;
+        const entry = JSON.parse(text) as StoredEntry;
+        if (entry.expires <= now || entry.text !== key.text || entry.epoch !== refreshToken) continue;
         this.remember(key.id, entry);
         found.set(key.id, entry.value as T);
       } catch {
@@ -182,7 +186,7 @@ export class ResultCache {
     }
   }
 
-  set(key: CacheKey, value: unknown, generation = this.epoch): void {
+  set(key: CacheKey, value: unknown, generation = this.currentGeneration): void {
     this.setMany([[key, value]], generation);
   }
 
@@ -190,8 +194,8 @@ export class ResultCache {
    * Remembers answers at once; the host storage is written in the background, many entries per write,
    * so a calculation never waits for it and a storage failure never fails a calculation.
    */
-  setMany(entries: readonly (readonly [CacheKey, unknown])[], generation = this.epoch): void {
-    if (generation !== this.epoch || this.ttlMs <= 0) return;
+  setMany(entries: readonly (readonly [CacheKey, unknown])[], generation = this.currentGeneration): void {
+    if (generation !== this.currentGeneration || this.ttlMs <= 0) return;
     const expires = this.options.now() + this.ttlMs;
     for (const [key, value] of entries) {
       const entry: Entry = { expires, text: key.text, value };
@@ -226,13 +230,13 @@ export class ResultCache {
     const storage = this.options.storage;
     if (!storage) return;
     // A failed read aborts the write (the entries stay in memory): writing a fresh index would orphan every entry it listed.
-    const current = await readItems(storage, [INDEX_KEY, EPOCH_KEY]);
+    const current = await readItems(storage, [INDEX_KEY, REFRESH_TOKEN_KEY]);
     const index = parseIndex(current[INDEX_KEY] ?? null);
-    const token = current[EPOCH_KEY] ?? undefined;
+    const refreshToken = current[REFRESH_TOKEN_KEY] ?? undefined;
     const now = this.options.now();
     const texts = new Map<string, string>();
     for (const [id, entry] of batch) {
-      const json = JSON.stringify({ ...entry, epoch: token });
+      const json = JSON.stringify({ ...entry, epoch: refreshToken } satisfies StoredEntry);
       if (json.length > (this.options.maxStoredBytes ?? 512 * 1024) || entry.expires <= now) continue;
       texts.set(id, json);
       index[id] = [json.length, entry.expires];
@@ -274,16 +278,16 @@ export class ResultCache {
    * this cache. Runs after the storage work before it, so no racing write survives it.
    */
   async clear(): Promise<void> {
-    this.epoch++;
+    this.currentGeneration++;
     this.memory.clear();
     this.pending.clear();
     const storage = this.options.storage;
     if (!storage) return;
-    const token = `${this.options.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+    const refreshToken = `${this.options.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
     await this.enqueue(async () => {
-      await storage.setItem(EPOCH_KEY, token);
+      await storage.setItem(REFRESH_TOKEN_KEY, refreshToken);
       const listed = Object.keys(parseIndex(await storage.getItem(INDEX_KEY)));
-      const all = storage.getKeys ? (await storage.getKeys()).filter((key) => key.startsWith(PREFIX) && key !== EPOCH_KEY) : [];
+      const all = storage.getKeys ? (await storage.getKeys()).filter((key) => key.startsWith(PREFIX) && key !== REFRESH_TOKEN_KEY) : [];
       await removeItems(storage, [...new Set([...listed, ...all, INDEX_KEY])]);
     });
   }

@@ -1,5 +1,7 @@
 /**
- * ORG.FETCH's rows as the drivers get them: cached per domain, the rest in /fetch requests.
+ * ORG.FETCH's rows: `rowsFor`, the one lookup the function and saved queries share, the two effects it
+ * yields (`cached-rows`, `request-rows`), and what the drivers perform them with: rows cached per
+ * domain, the rest in /fetch requests.
  *
  * The drivers own the chunking, not the plan (fetch-plan.ts): a request carries only the domains the
  * cache lacks, and in Excel the domains of every ORG.FETCH cell whose call falls into one batch window
@@ -10,6 +12,7 @@
 import type { SelectableColumn } from '../contract/common.js';
 import { FETCH_MAX_DOMAINS, type FetchResponse } from '../contract/v2/fetch.js';
 import type { CacheKey } from './cache.js';
+import { answerTo, type Steps } from './effects.js';
 
 /** One organization's row as /fetch returns it. */
 export type Row = Readonly<Record<string, unknown>>;
@@ -18,6 +21,35 @@ export type Row = Readonly<Record<string, unknown>>;
 export interface FetchedRows {
   found: Map<string, Row>;
   failed: Map<string, unknown>;
+}
+
+/** Cached rows by domain; null: known not to be in the index. */
+export type CachedRows = ReadonlyMap<string, Row | null>;
+
+/** What ORG.FETCH asks its driver for. */
+export type FetchRowsEffect =
+  /** The rows the cache holds for these distinct domains. */
+  | { type: 'cached-rows'; domains: readonly string[]; columns: readonly SelectableColumn[]; answer: (rows: CachedRows) => void }
+  /**
+   * The rows of distinct domains the cache lacks: the driver sends them in requests of at most 5,000
+   * (`fetchChunks`) and caches what it finds.
+   */
+  | { type: 'request-rows'; domains: readonly string[]; columns: readonly SelectableColumn[]; answer: (rows: FetchedRows) => void };
+
+/**
+ * ORG.FETCH rows of distinct normalised domains, for the function and saved queries alike: what the cache
+ * holds, then the rest from the backend. Throws when every domain asked for failed and none was found:
+ * one error for the call rather than a column of them.
+ */
+export function* rowsFor(domains: readonly string[], columns: readonly SelectableColumn[]): Steps<FetchRowsEffect, FetchedRows> {
+  // One order: the same columns however written share cached rows and requests.
+  const sorted = [...columns].sort();
+  const cached = yield* answerTo<FetchRowsEffect, CachedRows>((answer) => ({ type: 'cached-rows', domains, columns: sorted, answer }));
+  const missing = domains.filter((domain) => !cached.has(domain));
+  const { found, failed } = yield* answerTo<FetchRowsEffect, FetchedRows>((answer) => ({ type: 'request-rows', domains: missing, columns: sorted, answer }));
+  for (const [domain, row] of cached) if (row) found.set(domain, row);
+  if (failed.size > 0 && failed.size === missing.length && found.size === 0) throw failed.values().next().value;
+  return { found, failed };
 }
 
 /** One /fetch request's body. */

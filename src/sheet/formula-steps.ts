@@ -1,49 +1,30 @@
 /**
  * What the four spreadsheet functions do, written once as generators that yield effects — the answers
- * they need — and never perform I/O themselves, so hosts with and without an event loop share them. Two
+ * they need (effects.ts; ORG.FETCH's rows: fetch-rows.ts) — and never perform I/O themselves, so hosts
+ * with and without an event loop share them. Two
  * drivers run them: `SheetFunctions` (async: Excel and the task pane; cache in OfficeRuntime.storage, batching across
  * cells) and `SyncSheetFunctions` (Apps Script: UrlFetchApp, CacheService). So argument parsing, request
  * planning, table shaping, payload caps and error cells are the same in both hosts.
  */
 import { advancePagination, nextPageRequest, startPagination } from '../client/paginate.js';
 import type { SelectableColumn } from '../contract/common.js';
-import type { QnaResult } from '../contract/language.js';
 import { SEARCH_LIMITS, type SearchRequestInput, type SearchResponse } from '../contract/v2/search.js';
 import type { FilterValueWarning } from '../contract/v2/filters.js';
-import type { StatsResponse } from '../contract/v2/stats.js';
 import { parseFieldList, parseOptions, type Argument } from './arguments.js';
 import { ArgumentError, errorCell, errorCellOf, isErrorCell, type CellValue, type ErrorCell, type Table } from './cells.js';
 import { fetchTable, planFetch } from './fetch-plan.js';
-import type { FetchedRows, Row } from './fetch-rows.js';
+import { rowsFor, type FetchRowsEffect } from './fetch-rows.js';
+import { backendCall, cached, type CachedEffect, type CallEffect, type Steps } from './effects.js';
 import { ASK_OPTIONS, FETCH_OPTIONS, fetchCall, FORMULA_COLUMNS, scalarText, searchCall, statsCall } from './formula-grammar.js';
 import { cardColumns, cardOf, isOrgCard, type CardCell, type CardTable, type OrgCard } from './org-card.js';
 import { sourceLinksOf, type SourceLinks } from './source-links.js';
 import { flattenMarkdown } from './markdown.js';
 import { searchTable, statsTable } from './tables.js';
 
-/** The backend calls a step may need answered: each call's body and its response. */
-export interface BackendCalls {
-  search: { body: SearchRequestInput; response: SearchResponse };
-  stats: { body: unknown; response: StatsResponse };
-  qna: { body: { domain: string; question: string; max_pages: number }; response: QnaResult };
-}
-export type BackendOp = keyof BackendCalls;
-
 /** What a step asks its driver for (not the client's HTTP effects: those are src/client/http.ts's `Effect`). */
-export type SheetEffect =
-  /** One backend call, as is. */
-  | { type: 'call'; op: BackendOp; body: unknown }
-  /** The result of `steps` for `request`: from the cache, else by running them (their calls go to the same backend). */
-  | { type: 'cached'; namespace: string; request: unknown; steps: () => SheetSteps<unknown> }
-  /** ORG.FETCH rows the cache holds for these distinct domains, by domain (null: known not to be in the index). */
-  | { type: 'cached-rows'; domains: readonly string[]; columns: readonly SelectableColumn[] }
-  /**
-   * ORG.FETCH rows of distinct domains the cache lacks, as `FetchedRows`: the driver sends them in
-   * requests of at most 5,000 (fetch-rows.ts) and caches what it finds.
-   */
-  | { type: 'request-rows'; domains: readonly string[]; columns: readonly SelectableColumn[] };
+export type SheetEffect = CallEffect | CachedEffect | FetchRowsEffect;
 
-export type SheetSteps<T> = Generator<SheetEffect, T, unknown>;
+export type SheetSteps<T> = Steps<SheetEffect, T>;
 
 /** Excel refuses results above about 5 MB; stay at half of it (the estimate counts JSON characters). */
 export const DEFAULT_MAX_PAYLOAD_BYTES = 2_500_000;
@@ -53,37 +34,9 @@ export interface StepLimits {
   now: () => number;
 }
 
-/** A backend call through the cache (under `namespace`). */
-export function* cachedCall<Op extends BackendOp>(op: Op, namespace: string, body: BackendCalls[Op]['body']): SheetSteps<BackendCalls[Op]['response']> {
-  return (yield {
-    type: 'cached',
-    namespace,
-    request: body,
-    steps: function* () {
-      return yield { type: 'call', op, body };
-    },
-  }) as BackendCalls[Op]['response'];
-}
-
 /** A search body answered through the cache (the task pane's preview and "Insert values" use it too). */
-export function searchResponseSteps(body: SearchRequestInput): SheetSteps<SearchResponse> {
-  return cachedCall('search', 'search', body);
-}
-
-/**
- * ORG.FETCH rows of distinct normalised domains, for the function and saved queries alike: what the cache
- * holds, then the rest from the backend. Throws when every domain asked for failed and none was found:
- * one error for the call rather than a column of them.
- */
-export function* rowsFor(domains: readonly string[], columns: readonly SelectableColumn[]): SheetSteps<FetchedRows> {
-  // One order: the same columns however written share cached rows and requests.
-  const sorted = [...columns].sort();
-  const cached = (yield { type: 'cached-rows', domains, columns: sorted }) as ReadonlyMap<string, Row | null>;
-  const missing = domains.filter((domain) => !cached.has(domain));
-  const { found, failed } = (yield { type: 'request-rows', domains: missing, columns: sorted }) as FetchedRows;
-  for (const [domain, row] of cached) if (row) found.set(domain, row);
-  if (failed.size > 0 && failed.size === missing.length && found.size === 0) throw failed.values().next().value;
-  return { found, failed };
+export function searchResponseSteps(body: SearchRequestInput): Steps<CallEffect<'search'>, SearchResponse> {
+  return backendCall('search', body, 'search');
 }
 
 /** Any failure as one error cell: bad arguments `#VALUE!`, the rest `#N/A` with a message. Never throws. */
@@ -151,23 +104,18 @@ function capAligned<C extends CellValue | OrgCard>(table: C[][], headerRows: num
  */
 export function* searchRows(body: SearchRequestInput, rows: number, maxBytes: number): SheetSteps<SearchResponse['data']> {
   if (rows <= SEARCH_LIMITS.sizeMax) return (yield* searchResponseSteps({ ...body, size: rows })).data;
-  return (yield {
-    type: 'cached',
-    namespace: 'search-walk',
-    request: { body, rows },
-    steps: function* () {
-      const found: SearchResponse['data'] = [];
-      let bytes = 0;
-      let state = startPagination({ ...body, size: SEARCH_LIMITS.sizeMax }, { maxRows: rows });
-      for (let page = nextPageRequest(state); page !== null && bytes <= maxBytes; page = nextPageRequest(state)) {
-        const response = (yield { type: 'call', op: 'search', body: page }) as SearchResponse;
-        found.push(...response.data);
-        for (const row of response.data) bytes += JSON.stringify(row).length;
-        state = advancePagination(state, response);
-      }
-      return found;
-    },
-  }) as SearchResponse['data'];
+  return yield* cached('search-walk', { body, rows }, function* () {
+    const found: SearchResponse['data'] = [];
+    let bytes = 0;
+    let state = startPagination({ ...body, size: SEARCH_LIMITS.sizeMax }, { maxRows: rows });
+    for (let page = nextPageRequest(state); page !== null && bytes <= maxBytes; page = nextPageRequest(state)) {
+      const response = yield* backendCall('search', page);
+      found.push(...response.data);
+      for (const row of response.data) bytes += JSON.stringify(row).length;
+      state = advancePagination(state, response);
+    }
+    return found;
+  });
 }
 
 /** An answer without rows because filter values match nothing: one `#N/A` cell naming them, not a blank. */
@@ -236,7 +184,7 @@ export function* cardSteps(domains: Argument, columns: Argument, options: Argume
 /** ORG.STATS(group_by, [group_by_secondary], [filters], [options]) → value/count, crosstab or long table. */
 export function* statsSteps(groupBy: Argument, secondary: Argument, filters: Argument, options: Argument, limits: StepLimits): SheetSteps<Table> {
   const call = statsCall(groupBy, secondary, filters, options);
-  const response = yield* cachedCall('stats', 'stats', call.body);
+  const response = yield* backendCall('stats', call.body, 'stats');
   const { warnings } = response.metadata;
   if (response.data.length === 0 && warnings && warnings.length > 0) return unknownValuesCell(warnings);
   const table = statsTable(response, call.layout, call.headers);
@@ -273,7 +221,7 @@ function* answerSteps(domain: Argument, question: Argument, maxPages: Argument, 
   const pages = pagesText === '' ? ASK_DEFAULT_PAGES : Number(pagesText);
   if (!Number.isInteger(pages) || pages < 1) throw new ArgumentError('max_pages', `must be a whole number from 1 (got "${pagesText}")`);
   const option = parseOptions('options', options, ASK_OPTIONS);
-  const result = yield* cachedCall('qna', 'ask', { domain: site, question: asked, max_pages: pages });
+  const result = yield* backendCall('qna', { domain: site, question: asked, max_pages: pages }, 'ask');
   if (!result.can_answer) return [[errorCell('#N/A', result.message || 'No answer found on the site')]];
   const text = flattenMarkdown(result.data.answer);
   if (option.detail !== true) return [[text]];

@@ -11,7 +11,9 @@
  */
 import type { SearchRequestInput, SearchResponse } from '../contract/v2/search.js';
 import type { SelectableColumn } from '../contract/common.js';
-import { callBackend, type SheetBackend } from './backend.js';
+import { driveAsync } from '../client/drive.js';
+import { callBackend, type BackendOp, type CallResult, type SheetBackend } from './backend.js';
+import type { CachedEffect, CachedNamespace, CallEffect } from './effects.js';
 import { FetchBatcher } from './batcher.js';
 import type { CacheKey, ResultCache } from './cache.js';
 import type { CellValue, Table } from './cells.js';
@@ -49,33 +51,34 @@ export class SheetFunctions {
   }
 
   /** Runs steps, performing their effects; every call of one run goes to the backend current at its start. */
-  private async runSteps<T>(steps: SheetSteps<T>, backend: SheetBackend = this.options.backend()): Promise<T> {
-    let next = steps.next();
-    while (!next.done) {
-      let value: unknown;
-      try {
-        value = await this.perform(next.value, backend);
-      } catch (error) {
-        next = steps.throw(error);
-        continue;
-      }
-      next = steps.next(value);
-    }
-    return next.value;
+  private runSteps<T>(steps: SheetSteps<T>, backend: SheetBackend = this.options.backend()): Promise<T> {
+    return driveAsync(steps, (effect) => this.perform(effect, backend));
   }
 
-  private perform(effect: SheetEffect, backend: SheetBackend): Promise<unknown> {
+  private perform(effect: SheetEffect, backend: SheetBackend): Promise<void> {
     switch (effect.type) {
       case 'call':
-        this.requests++;
-        return callBackend(backend, effect.op, effect.body);
+        return this.call(effect, backend);
       case 'cached':
-        return this.cached(effect.namespace, effect.request, backend, () => this.runSteps(effect.steps(), backend));
+        return this.cachedSteps(effect, backend);
       case 'cached-rows':
-        return this.cachedRows(effect.domains, effect.columns, backend);
+        return this.cachedRows(effect.domains, effect.columns, backend).then(effect.answer);
       case 'request-rows':
-        return this.requestRows(effect.domains, effect.columns, backend);
+        return this.requestRows(effect.domains, effect.columns, backend).then(effect.answer);
     }
+  }
+
+  /** A backend call, through the cache when it names a namespace. */
+  private async call<Op extends BackendOp>(effect: CallEffect<Op>, backend: SheetBackend): Promise<void> {
+    const send = (): Promise<CallResult<Op>> => {
+      this.requests++;
+      return callBackend(backend, effect.op, effect.body);
+    };
+    effect.answer(effect.namespace === null ? await send() : await this.cached(effect.namespace, effect.body, backend, send));
+  }
+
+  private async cachedSteps<N extends CachedNamespace>(effect: CachedEffect<N>, backend: SheetBackend): Promise<void> {
+    effect.answer(await this.cached(effect.namespace, effect.request, backend, () => this.runSteps(effect.steps(), backend)));
   }
 
   /**

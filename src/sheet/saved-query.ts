@@ -10,10 +10,11 @@ import { OrgIndexError } from '../contract/errors.js';
 import { SavedQuerySchema, type RefreshSchedule, type SavedQuery } from '../contract/saved-query.js';
 import type { SearchRequestInput } from '../contract/v2/search.js';
 import { SEARCH_LIMITS } from '../contract/v2/search.js';
-import type { StatsRequestInput } from '../contract/v2/stats.js';
 import { ArgumentError, errorCellOf, errorText, type Table } from './cells.js';
 import { fetchTable, planFetch } from './fetch-plan.js';
-import { cachedCall, rowsFor, searchRows, type SheetSteps } from './formula-steps.js';
+import { backendCall } from './effects.js';
+import { rowsFor } from './fetch-rows.js';
+import { searchRows, type SheetSteps } from './formula-steps.js';
 import { searchTable, statsTable } from './tables.js';
 
 const columnsOf = (body: Record<string, unknown>): SelectableColumn[] => (Array.isArray(body.columns) && body.columns.length > 0 ? (body.columns as SelectableColumn[]) : [...DEFAULT_COLUMNS]);
@@ -22,12 +23,12 @@ export function* savedQuerySteps(query: SavedQuery): SheetSteps<Table> {
   const { request, output } = query;
   switch (request.route) {
     case 'search': {
-      const body = request.body as SearchRequestInput;
+      const body: SearchRequestInput = request.body;
       const rows = request.rows ?? (typeof body.size === 'number' ? body.size : SEARCH_LIMITS.sizeDefault);
       return searchTable(yield* searchRows({ ...body, size: Math.min(rows, SEARCH_LIMITS.sizeMax) }, rows, Number.POSITIVE_INFINITY), columnsOf(request.body), output.headers);
     }
     case 'stats':
-      return statsTable(yield* cachedCall('stats', 'stats', request.body as StatsRequestInput), output.layout, output.headers);
+      return statsTable(yield* backendCall('stats', request.body, 'stats'), output.layout, output.headers);
     case 'fetch': {
       const columns = columnsOf(request.body);
       const plan = planFetch(Array.isArray(request.body.domains) ? (request.body.domains as unknown[]) : []);

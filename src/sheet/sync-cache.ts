@@ -1,7 +1,7 @@
 /**
  * The synchronous cache of the Apps Script host, over a CacheService-shaped store: keys of at most 250
  * characters, values of at most 100 KB (longer answers are split into parts and joined on read), a TTL of
- * at most 6 hours. CacheService cannot list its keys, so Refresh changes a stored generation token that
+ * at most 6 hours. CacheService cannot list its keys, so Refresh changes a stored Refresh token that
  * every key carries: older entries are never read again and expire on their own.
  */
 import { cacheKey, type CacheKey } from './cache.js';
@@ -17,7 +17,8 @@ export interface SyncKeyValueStore {
 export const MAX_CACHE_TTL_SECONDS = 6 * 60 * 60;
 /** Under CacheService's 100 KB per value (counted in characters here; UTF-16 text of JSON stays well inside). */
 const PART_CHARS = 90_000;
-const GENERATION_KEY = 'orgindex:generation';
+/** Where the Refresh token is stored (the stored format's name for it is "generation"). */
+const REFRESH_TOKEN_KEY = 'orgindex:generation';
 
 interface Stored {
   text: string;
@@ -37,22 +38,18 @@ export class SyncResultCache {
     this.ttlSeconds = Math.max(0, Math.min(MAX_CACHE_TTL_SECONDS, Math.floor(seconds)));
   }
 
-  private generation(): string {
-    return this.store.get(GENERATION_KEY) ?? '0';
+  private refreshToken(): string {
+    return this.store.get(REFRESH_TOKEN_KEY) ?? '0';
   }
 
   key(namespace: string, request: unknown): CacheKey {
     return this.keysIn(namespace)(request);
   }
 
-  /** The keys of many requests in one namespace (one ORG.FETCH row per domain), the generation read once: CacheService reads add up. */
+  /** The keys of many requests in one namespace (one ORG.FETCH row per domain), the Refresh token read once: CacheService reads add up. */
   keysIn(namespace: string): (request: unknown) => CacheKey {
-    const prefix = `orgindex:${this.generation()}:`;
+    const prefix = `orgindex:${this.refreshToken()}:`;
     return (request) => cacheKey(namespace, request, prefix);
-  }
-
-  get(key: CacheKey): unknown {
-    return this.getMany([key]).get(key.id);
   }
 
   getMany<T>(keys: readonly CacheKey[]): Map<string, T> {
@@ -94,10 +91,10 @@ export class SyncResultCache {
     this.store.putAll(values, this.ttlSeconds);
   }
 
-  /** Refresh: a new generation; every earlier entry becomes unreachable (and expires within 6 hours). */
+  /** Refresh: a new Refresh token; every earlier entry becomes unreachable (and expires within 6 hours). */
   clear(now: number): void {
     // Time and chance: two Refreshes in one millisecond (or with a frozen clock) still differ.
-    this.store.putAll({ [GENERATION_KEY]: `${now.toString(36)}${Math.random().toString(36).slice(2, 8)}` }, MAX_CACHE_TTL_SECONDS);
+    this.store.putAll({ [REFRESH_TOKEN_KEY]: `${now.toString(36)}${Math.random().toString(36).slice(2, 8)}` }, MAX_CACHE_TTL_SECONDS);
   }
 }
 

@@ -8,7 +8,9 @@
 import type { FetchResponse } from '../contract/v2/fetch.js';
 import type { SelectableColumn } from '../contract/common.js';
 import type { Argument } from './arguments.js';
-import { callBackend, type SyncSheetBackend } from './backend.js';
+import { driveSync } from '../client/drive.js';
+import { callBackend, type BackendOp, type CallResult, type SyncSheetBackend } from './backend.js';
+import type { CachedEffect, CachedNamespace, CallEffect } from './effects.js';
 import type { CacheKey } from './cache.js';
 import type { Table } from './cells.js';
 import { cachedByDomain, fetchBody, fetchChunks, rowKeys, rowsByDomain, type FetchBody, type FetchedRows, type Row } from './fetch-rows.js';
@@ -39,46 +41,56 @@ export class SyncSheetFunctions {
   }
 
   private runSteps<T>(steps: SheetSteps<T>, backend: SyncSheetBackend = this.options.backend()): T {
-    let next = steps.next();
-    while (!next.done) {
-      let value: unknown;
-      try {
-        value = this.perform(next.value, backend);
-      } catch (error) {
-        next = steps.throw(error);
-        continue;
-      }
-      next = steps.next(value);
-    }
-    return next.value;
+    return driveSync(steps, (effect) => {
+      this.perform(effect, backend);
+    });
   }
 
-  private perform(effect: SheetEffect, backend: SyncSheetBackend): unknown {
+  private perform(effect: SheetEffect, backend: SyncSheetBackend): void {
     switch (effect.type) {
       case 'call':
-        this.requests++;
-        return callBackend(backend, effect.op, effect.body);
-      case 'cached': {
-        const key = this.options.cache.key(effect.namespace, { scope: backend.scope, request: effect.request });
-        const hit = this.options.cache.get(key);
-        if (hit !== undefined) return hit;
-        const value = this.runSteps(effect.steps(), backend);
-        this.options.cache.setMany([[key, value]]);
-        return value;
-      }
+        this.call(effect, backend);
+        break;
+      case 'cached':
+        this.cachedSteps(effect, backend);
+        break;
       case 'cached-rows': {
         const keys = rowKeys(this.options.cache, backend.scope, effect.domains, effect.columns);
-        return cachedByDomain(keys, this.options.cache.getMany<Row | null>([...keys.values()]));
+        effect.answer(cachedByDomain(keys, this.options.cache.getMany<Row | null>([...keys.values()])));
+        break;
       }
       case 'request-rows':
-        return this.requestRows(effect.domains, effect.columns, backend);
+        effect.answer(this.requestRows(effect.domains, effect.columns, backend));
     }
+  }
+
+  /** A backend call, through the cache when it names a namespace. */
+  private call<Op extends BackendOp>(effect: CallEffect<Op>, backend: SyncSheetBackend): void {
+    const send = (): CallResult<Op> => {
+      this.requests++;
+      return callBackend(backend, effect.op, effect.body);
+    };
+    effect.answer(effect.namespace === null ? send() : this.cached(effect.namespace, effect.body, backend, send));
+  }
+
+  private cachedSteps<N extends CachedNamespace>(effect: CachedEffect<N>, backend: SyncSheetBackend): void {
+    effect.answer(this.cached(effect.namespace, effect.request, backend, () => this.runSteps(effect.steps(), backend)));
+  }
+
+  /** The cached value for `request` under `backend`, or `compute`'s, then cached. */
+  private cached<T>(namespace: string, request: unknown, backend: SyncSheetBackend, compute: () => T): T {
+    const key = this.options.cache.key(namespace, { scope: backend.scope, request });
+    const hit = this.options.cache.getMany<T>([key]).get(key.id);
+    if (hit !== undefined) return hit;
+    const value = compute();
+    this.options.cache.setMany([[key, value]]);
+    return value;
   }
 
   /** Rows of domains the cache lacks, in requests of at most 5,000 domains sent together when the host can; what they find is cached. */
   private requestRows(domains: readonly string[], columns: readonly SelectableColumn[], backend: SyncSheetBackend): FetchedRows {
     const cache = this.options.cache;
-    // Keys before requests: they carry the generation, so rows asked for before a Refresh are not read after it.
+    // Keys before requests: they carry the Refresh token, so rows asked for before a Refresh are not read after it.
     const chunks = fetchChunks([...rowKeys(cache, backend.scope, domains, columns)]);
     const bodies = chunks.map((chunk) => fetchBody(chunk.map(([domain]) => domain), columns));
     this.requests += bodies.length;

@@ -7,7 +7,7 @@
 import Papa from 'papaparse';
 import { messageOf, summarizeDetail } from '../../contract/errors.js';
 import { validate } from '../../contract/validation.js';
-import { OrganizationRecordSchema, type OrganizationRecord } from './record.js';
+import { BOOLEAN_COLUMNS, LIST_COLUMNS, NUMBER_COLUMNS, OrganizationRecordSchema, type OrganizationRecord } from './record.js';
 
 export interface RowError {
   /** 1-based line of the file where the row starts. */
@@ -118,25 +118,25 @@ export function readJsonLines(text: string): ReadResult {
   return { records, errors: checker.errors, errorCount: checker.errorCount };
 }
 
-const NUMBER_COLUMNS = new Set(['lat', 'lon']);
-const BOOLEAN_COLUMNS = new Set(['new_register_entry']);
-const JSON_COLUMNS = new Set(['registrations', 'summary_keywords']);
+const NUMBERS = new Set<string>(NUMBER_COLUMNS);
+const BOOLEANS = new Set<string>(BOOLEAN_COLUMNS);
+const LISTS = new Set<string>(LIST_COLUMNS);
 
 /** Converts one CSV cell to the JSON value the row schema expects; throws with a reason. */
 function cellValue(column: string, cell: string): unknown {
   const value = cell.trim();
   if (value === '') return null;
-  if (NUMBER_COLUMNS.has(column)) {
+  if (NUMBERS.has(column)) {
     const n = Number(value.replace(',', '.'));
     if (!Number.isFinite(n)) throw new Error(`${column}: "${cell}" is not a number`);
     return n;
   }
-  if (BOOLEAN_COLUMNS.has(column)) {
+  if (BOOLEANS.has(column)) {
     if (/^(true|1|yes|ja)$/i.test(value)) return true;
     if (/^(false|0|no|nein)$/i.test(value)) return false;
     throw new Error(`${column}: "${cell}" is not true or false`);
   }
-  if (JSON_COLUMNS.has(column)) {
+  if (column === 'registrations' || LISTS.has(column)) {
     if (value.startsWith('[')) {
       try {
         return JSON.parse(value) as unknown;
@@ -144,7 +144,7 @@ function cellValue(column: string, cell: string): unknown {
         throw new Error(`${column}: the cell is not valid JSON`);
       }
     }
-    if (column === 'summary_keywords') return value.split(';').map((k) => k.trim()).filter((k) => k !== '');
+    if (LISTS.has(column)) return value.split(';').map((k) => k.trim()).filter((k) => k !== '');
     throw new Error(`${column}: expected a JSON array such as [{"court":"Amtsgericht München","date":"2020-01-31","id":"HRB 1"}]`);
   }
   return value;

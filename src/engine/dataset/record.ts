@@ -4,7 +4,7 @@
  * `registrations`, `source`, `updated_at` and an optional hidden `text`. Missing optional columns are null.
  */
 import * as z from 'zod';
-import { DateSchema, DomainSchema, SELECTABLE_COLUMNS } from '../../contract/common.js';
+import { columnsOfKind, DateSchema, DomainSchema, SELECTABLE_COLUMNS, shapeOf } from '../../contract/common.js';
 import { normalizeNaceCode } from '../../contract/nace.js';
 import { addIssue } from '../../contract/validation.js';
 
@@ -54,6 +54,11 @@ const naceCode = z
     return z.NEVER;
   });
 
+/** The selectable columns a data file holds numbers, true/false or a list in (read.ts reads CSV cells by them). */
+export const NUMBER_COLUMNS = columnsOfKind('number', SELECTABLE_COLUMNS);
+export const BOOLEAN_COLUMNS = columnsOfKind('boolean', SELECTABLE_COLUMNS);
+export const LIST_COLUMNS = columnsOfKind('keywords', SELECTABLE_COLUMNS);
+
 export const RegistrationSchema = z.strictObject({
   court: z.string().min(1),
   date: DateSchema,
@@ -61,40 +66,33 @@ export const RegistrationSchema = z.strictObject({
 });
 export type Registration = z.output<typeof RegistrationSchema>;
 
+/** The range of each number column: a coordinate out of it is a mistake in the file. */
+const NUMBER_RANGES: Record<(typeof NUMBER_COLUMNS)[number], [min: number, max: number]> = { lat: [-90, 90], lon: [-180, 180] };
+
+/** How a data file's value of each kind of column is read. */
+const columnValues = shapeOf(SELECTABLE_COLUMNS, {
+  domain: () => DomainSchema,
+  text: () => text,
+  category: () => text,
+  keywords: () =>
+    z
+      .array(z.string().min(1))
+      .nullish()
+      .transform((k) => k ?? []),
+  number: (column) => nullableNumber(...NUMBER_RANGES[column]),
+  boolean: () =>
+    z
+      .boolean()
+      .nullish()
+      .transform((b) => b ?? null),
+  date: () => DateSchema.nullish().transform((d) => d ?? null),
+  timestamp: () => timestamp,
+});
+
+/** The selectable columns in their order (nace_code read as a NACE code), then what only a data file holds. */
 export const OrganizationRecordSchema = z.strictObject({
-  domain: DomainSchema,
-  name: text,
-  summary: text,
-  summary_keywords: z
-    .array(z.string().min(1))
-    .nullish()
-    .transform((k) => k ?? []),
-  address: text,
-  organization_type: text,
-  organization_size: text,
-  employee_class: text,
-  revenue_class: text,
+  ...columnValues,
   nace_code: naceCode,
-  continent: text,
-  country: text,
-  country_code: text,
-  state: text,
-  state_code: text,
-  region: text,
-  region_code: text,
-  district: text,
-  district_code: text,
-  municipality: text,
-  municipality_code: text,
-  lat: nullableNumber(-90, 90),
-  lon: nullableNumber(-180, 180),
-  new_register_entry: z
-    .boolean()
-    .nullish()
-    .transform((b) => b ?? null),
-  company_register_date: DateSchema.nullish().transform((d) => d ?? null),
-  company_register_id: text,
-  created_at: timestamp,
   registrations: z
     .array(RegistrationSchema)
     .nullish()
@@ -110,4 +108,4 @@ export type OrganizationRecord = z.output<typeof OrganizationRecordSchema>;
 export type OrganizationRecordInput = z.input<typeof OrganizationRecordSchema>;
 
 /** Every key a data row may carry, in file order (the extension columns are derived, not read). */
-export const RECORD_KEYS = [...SELECTABLE_COLUMNS, 'registrations', 'source', 'updated_at', 'text'] as const;
+export const RECORD_KEYS = OrganizationRecordSchema.keyof().options;

@@ -3,7 +3,7 @@
  * columns, keyword tags and registrations in compressed-row form (offsets + values). No object per
  * organization survives the build; rows are materialised only for the columns a response asks for.
  */
-import type { SelectableColumn } from '../../contract/common.js';
+import { columnsOfKind, SELECTABLE_COLUMNS, type SelectableColumn } from '../../contract/common.js';
 import type { OrganizationRow } from '../../contract/v2/rows.js';
 import type { OrganizationRecord } from '../dataset/record.js';
 import { dayOf, dayOfMs, formatDay, formatInstant, NO_DAY } from './dates.js';
@@ -12,29 +12,18 @@ import { Utf8Column, Utf8ColumnBuilder, type Utf8ColumnParts } from './utf8-colu
 import { ChunkedArray } from './chunked.js';
 import { FNV1A_OFFSET, fnv1aStep } from '../../contract/hash.js';
 
-/** Columns held dictionary-encoded (categorical and geographic). */
-export const CATEGORICAL_COLUMNS = [
-  'organization_type',
-  'organization_size',
-  'employee_class',
-  'revenue_class',
-  'nace_code',
-  'continent',
-  'country',
-  'country_code',
-  'state',
-  'state_code',
-  'region',
-  'region_code',
-  'district',
-  'district_code',
-  'municipality',
-  'municipality_code',
-  'source',
-] as const;
+/**
+ * The physical layout, from the contract's column table: every `category` column a data file holds is
+ * dictionary-encoded, and so is `source` (the data file's own, counted by stats but never returned). A
+ * snapshot names each column, so this order decides only the order of its files.
+ */
+export const CATEGORICAL_COLUMNS = [...columnsOfKind('category', SELECTABLE_COLUMNS), 'source' as const];
 export type CategoricalKey = (typeof CATEGORICAL_COLUMNS)[number];
 
-/** One reader per column: a fixed property access per function stays fast where `record[key]` does not. */
+/**
+ * One reader per column: a fixed property access per function stays fast where `record[key]` does not
+ * (its type holds it to CATEGORICAL_COLUMNS: a column missing or left over does not compile).
+ */
 const CATEGORICAL_READERS: Record<CategoricalKey, (record: OrganizationRecord) => string | null> = {
   organization_type: (r) => r.organization_type,
   organization_size: (r) => r.organization_size,
@@ -55,8 +44,8 @@ const CATEGORICAL_READERS: Record<CategoricalKey, (record: OrganizationRecord) =
   source: (r) => r.source,
 };
 
-/** Free-text columns, one string (or null) per row. */
-export const TEXT_COLUMNS = ['name', 'summary', 'address', 'company_register_id'] as const;
+/** Free-text columns a data file holds, one string (or null) per row. */
+export const TEXT_COLUMNS = columnsOfKind('text', SELECTABLE_COLUMNS);
 type TextKey = (typeof TEXT_COLUMNS)[number];
 
 /** Compressed rows: the values of row i are values[offsets[i] … offsets[i + 1]). */

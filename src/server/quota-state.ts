@@ -50,13 +50,18 @@ export interface QuotaState {
   usage(month: string, keyId: string): Promise<MonthUsage>;
 }
 
-const none = (): Usage => ({ requests: 0, statsRequests: 0, results: 0 });
+/** Usage of nothing: the start of a sum. */
+export const noUsage = (): Usage => ({ requests: 0, statsRequests: 0, results: 0 });
 
-function add(into: Usage, delta: Usage, sign: 1 | -1 = 1): void {
+/** Adds `delta` to `into` (subtracts it with sign -1). */
+export function addUsage(into: Usage, delta: Usage, sign: 1 | -1 = 1): void {
   into.requests += sign * delta.requests;
   into.statsRequests += sign * delta.statsRequests;
   into.results += sign * delta.results;
 }
+
+/** One map key for a key's month (the states' maps of usage). */
+export const slotOf = (month: string, keyId: string): string => `${month}\t${keyId}`;
 
 /** Token buckets in this process's memory (a restart refills them). */
 export class LocalBuckets implements Pick<QuotaState, 'takeToken'> {
@@ -88,7 +93,7 @@ export class LocalQuotaState implements QuotaState {
   hold(month: string, keyId: string, decide: HoldDecision): Promise<Hold> {
     return new Promise((resolve) => {
       const amounts = decide(this.now(month, keyId));
-      const hold: Hold = { month, keyId, amounts: none(), released: false };
+      const hold: Hold = { month, keyId, amounts: noUsage(), released: false };
       this.apply(hold, amounts);
       resolve(hold);
     });
@@ -107,7 +112,7 @@ export class LocalQuotaState implements QuotaState {
     const slot = slotOf(hold.month, hold.keyId);
     const held = this.held.get(slot);
     if (!held) return;
-    add(held, hold.amounts, -1);
+    addUsage(held, hold.amounts, -1);
     if (held.requests <= 0) this.held.delete(slot);
   }
 
@@ -123,16 +128,14 @@ export class LocalQuotaState implements QuotaState {
   }
 
   private now(month: string, keyId: string): MonthUsage {
-    return { counted: this.ledger.get(month, keyId), held: { ...(this.held.get(slotOf(month, keyId)) ?? none()) } };
+    return { counted: this.ledger.get(month, keyId), held: { ...(this.held.get(slotOf(month, keyId)) ?? noUsage()) } };
   }
 
   private apply(hold: Hold, amounts: Usage): void {
     const slot = slotOf(hold.month, hold.keyId);
-    const held = this.held.get(slot) ?? none();
-    add(held, amounts);
+    const held = this.held.get(slot) ?? noUsage();
+    addUsage(held, amounts);
     this.held.set(slot, held);
-    add(hold.amounts, amounts);
+    addUsage(hold.amounts, amounts);
   }
 }
-
-const slotOf = (month: string, keyId: string): string => `${month}\t${keyId}`;

@@ -20,7 +20,7 @@
  */
 import type pg from 'pg';
 import { DatabaseUnavailable, type Database } from './database.js';
-import type { Hold, HoldDecision, MonthUsage, QuotaState, TokenTaken, Usage } from '../quota-state.js';
+import { addUsage, noUsage, slotOf, type Hold, type HoldDecision, type MonthUsage, type QuotaState, type TokenTaken, type Usage } from '../quota-state.js';
 
 /** How long a hold lives without renewal: a few renewals, so that one missed renewal lapses nothing. */
 export const HOLD_LEASE_SECONDS = 15;
@@ -45,14 +45,6 @@ interface UsageRow {
   held_stats_requests: string;
   held_results: string;
 }
-
-const none = (): Usage => ({ requests: 0, statsRequests: 0, results: 0 });
-const slotOf = (month: string, keyId: string): string => `${month}\t${keyId}`;
-const addTo = (into: Usage, delta: Usage): void => {
-  into.requests += delta.requests;
-  into.statsRequests += delta.statsRequests;
-  into.results += delta.results;
-};
 
 interface Settled<T> {
   resolve: (value: T) => void;
@@ -105,7 +97,7 @@ function distinctSlots(items: readonly { month: string; keyId: string }[]): { mo
   return [...slots.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, slot]) => slot);
 }
 
-const usageOf = (usage: Map<string, MonthUsage>, month: string, keyId: string): MonthUsage => usage.get(slotOf(month, keyId)) ?? { counted: none(), held: none() };
+const usageOf = (usage: Map<string, MonthUsage>, month: string, keyId: string): MonthUsage => usage.get(slotOf(month, keyId)) ?? { counted: noUsage(), held: noUsage() };
 
 export class PgQuotaState implements QuotaState {
   private queue: Operation[] = [];
@@ -271,7 +263,7 @@ export class PgQuotaState implements QuotaState {
           continue;
         }
         // The requests decided after this one in the same transaction see what it holds.
-        addTo(now.held, amounts);
+        addUsage(now.held, amounts);
         usage.set(slotOf(month, keyId), now);
         if (operation.kind === 'hold') inserts.push({ i, month, keyId, amounts });
         else {
@@ -300,8 +292,8 @@ export class PgQuotaState implements QuotaState {
       }
       if (extensions.size > 0) {
         const entries = [...extensions.values()].map(({ hold, more }) => {
-          const total = none();
-          for (const amounts of more) addTo(total, amounts);
+          const total = noUsage();
+          for (const amounts of more) addUsage(total, amounts);
           return { hold, total };
         });
         await client.query(
@@ -309,7 +301,7 @@ export class PgQuotaState implements QuotaState {
            FROM unnest($1::bigint[], $2::int[], $3::int[], $4::int[]) AS d(id, requests, stats_requests, results) WHERE h.id = d.id`,
           [entries.map((e) => e.hold.id), entries.map((e) => e.total.requests), entries.map((e) => e.total.statsRequests), entries.map((e) => e.total.results)],
         );
-        for (const { hold, total } of entries) committed.push(() => { addTo(hold.amounts, total); });
+        for (const { hold, total } of entries) committed.push(() => { addUsage(hold.amounts, total); });
       }
     }
 
@@ -320,12 +312,12 @@ export class PgQuotaState implements QuotaState {
       const totals = new Map<string, Usage>();
       for (const count of counts) {
         const slot = slotOf(count.month, count.keyId);
-        const total = totals.get(slot) ?? none();
-        addTo(total, count.used);
+        const total = totals.get(slot) ?? noUsage();
+        addUsage(total, count.used);
         totals.set(slot, total);
       }
       const slots = distinctSlots(counts);
-      const added = slots.map(({ month, keyId }) => totals.get(slotOf(month, keyId)) ?? none());
+      const added = slots.map(({ month, keyId }) => totals.get(slotOf(month, keyId)) ?? noUsage());
       await client.query(
         `INSERT INTO quota_usage AS u (month, key_id, requests, stats_requests, results)
          SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[])

@@ -6,7 +6,7 @@
  * this process (buckets and holds in memory, counts in the quota journal); every method is asynchronous
  * so that a state shared by several processes can answer from elsewhere.
  */
-import { TokenBucket } from './limits.js';
+import { fullBucket, takeToken, type BucketLevel, type TokenTaken } from './limits.js';
 import type { QuotaLedger, Usage } from './quota-ledger.js';
 
 export type { Usage } from './quota-ledger.js';
@@ -27,7 +27,7 @@ export interface Hold {
   released: boolean;
 }
 
-export type TokenTaken = { ok: true } | { ok: false; retryAfterSeconds: number };
+export type { TokenTaken } from './limits.js';
 
 /** A decision on a key's usage: what to hold (it throws to refuse). */
 export type HoldDecision = (usage: MonthUsage) => Usage;
@@ -63,17 +63,17 @@ export function addUsage(into: Usage, delta: Usage, sign: 1 | -1 = 1): void {
 /** One map key for a key's month (the states' maps of usage). */
 export const slotOf = (month: string, keyId: string): string => `${month}\t${keyId}`;
 
-/** Token buckets in this process's memory (a restart refills them). */
+/** Token buckets in this process's memory (a restart refills them, which loses nothing a per-second limit protects). */
 export class LocalBuckets implements Pick<QuotaState, 'takeToken'> {
-  private readonly buckets = new Map<string, TokenBucket>();
+  private readonly buckets = new Map<string, BucketLevel>();
 
   takeToken(slot: string, ratePerSecond: number, burst: number, at: number): Promise<TokenTaken> {
     let bucket = this.buckets.get(slot);
     if (!bucket) {
-      bucket = new TokenBucket(ratePerSecond, burst, at);
+      bucket = fullBucket(burst, at);
       this.buckets.set(slot, bucket);
     }
-    return Promise.resolve(bucket.take(at));
+    return Promise.resolve(takeToken(bucket, ratePerSecond, burst, at));
   }
 }
 

@@ -1,8 +1,10 @@
 // Load benchmark of the HTTP server (npm run bench:server): the real server in its own process on a
 // loopback port, autocannon in this one (two cores: one each). Rate limits are lifted with an admin key;
-// every answered request is still counted durably in the quota journal, as in production.
+// every answered request is still counted durably in the quota journal, as in production. With
+// --rate-limited the key is a tier_2 key instead, its tier's limits raised beyond the load's reach: every
+// request then takes a token and holds its place in the quotas before it runs, as a customer's does.
 // Usage: npm run bench:server [-- --count 100000] [-- --duration 10] [-- --connections 32] [-- --durability fsync,write]
-//        [-- --database URL|local [-- --workers 1,2]] [-- --only keyword,semantic]
+//        [-- --database URL|local [-- --workers 1,2]] [-- --only keyword,semantic] [-- --rate-limited]
 // Each durability level of the quota journal gets its own server run, one after the other. With --database
 // the server counts in PostgreSQL instead (orgindex serve --database; "local": a throwaway cluster from the
 // packaged binaries, as the tests start one), the journal levels are not run, and the key lives in the
@@ -26,6 +28,9 @@ const duration = Number(arg('--duration', '10'));
 const connections = Number(arg('--connections', '32'));
 const databaseArg = arg('--database', null);
 const only = arg('--only', null)?.split(',') ?? null;
+const rateLimited = args.includes('--rate-limited');
+/** tier_2's limits with --rate-limited: every request goes through the bucket and the quotas, none is refused. */
+const unreachable = { ratePerSecond: 1e6, burst: 1e6, monthlyRequests: 1e12, monthlyStatsRequests: 1e12, monthlyResults: 1e15 };
 /** One server run each: a journal durability, or (with --database) a number of workers. */
 const runs = databaseArg
   ? arg('--workers', '1').split(',').map((workers) => ({ label: Number(workers) === 1 ? 'database, 1 process' : `database, ${workers} workers`, workers: Number(workers) }))
@@ -33,7 +38,7 @@ const runs = databaseArg
 
 const dir = mkdtempSync(join(tmpdir(), 'orgindex-bench-server-'));
 let key = 'bench-admin-key-0000000000000001';
-writeFileSync(join(dir, 'keys.json'), JSON.stringify({ keys: [{ key, tier: 'tier_2', admin: true }] }));
+writeFileSync(join(dir, 'keys.json'), JSON.stringify(rateLimited ? { keys: [{ key, tier: 'tier_2' }], tiers: { tier_2: unreachable } } : { keys: [{ key, tier: 'tier_2', admin: true }] }));
 
 /** The database URL to count in: the one given, or a throwaway cluster's (stopped when this process ends). */
 async function benchDatabase() {
@@ -51,9 +56,15 @@ async function benchDatabase() {
 let stopDatabase = () => undefined;
 const database = databaseArg ? await benchDatabase() : null;
 if (database) {
-  const made = spawnSync(process.execPath, ['bin/orgindex.js', 'keys', 'create', '--database', database, '--tier', 'tier_2', '--admin', '--name', 'bench'], { encoding: 'utf8' });
+  const made = spawnSync(process.execPath, ['bin/orgindex.js', 'keys', 'create', '--database', database, '--tier', 'tier_2', ...(rateLimited ? [] : ['--admin']), '--name', 'bench'], { encoding: 'utf8' });
   if (made.status !== 0) throw new Error(made.stderr);
   key = made.stdout.trim();
+  if (rateLimited) {
+    const client = new pg.Client({ connectionString: database });
+    await client.connect();
+    await client.query('INSERT INTO tier_limits (tier, limits) VALUES ($1, $2) ON CONFLICT (tier) DO UPDATE SET limits = excluded.limits', ['tier_2', unreachable]);
+    await client.end();
+  }
 }
 
 function startServer(run) {
@@ -114,17 +125,22 @@ async function settledCount() {
   }
 }
 
-/** The requests counted in the database for the bench key (all months). */
-async function countedRequests() {
+/** One number from the bench database. */
+async function databaseNumber(sql) {
   const client = new pg.Client({ connectionString: database });
   await client.connect();
   try {
-    const { rows } = await client.query('SELECT coalesce(sum(requests), 0)::bigint AS n FROM quota_usage');
+    const { rows } = await client.query(sql);
     return Number(rows[0].n);
   } finally {
     await client.end();
   }
 }
+
+/** The requests counted in the database for the bench key (all months). */
+const countedRequests = () => databaseNumber('SELECT coalesce(sum(requests), 0)::bigint AS n FROM quota_usage');
+/** Transactions committed in the bench database so far (each a WAL flush when it wrote): what counting costs PostgreSQL. */
+const commits = () => databaseNumber('SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()');
 
 // Request bodies from the same generator the server uses (same seed, so the domains exist).
 const records = generateDataset({ ...DEFAULT_DATASET, count });
@@ -176,11 +192,15 @@ for (const run of runs) {
     if (database) {
       // A fixed number of requests, each awaited: every one answered, so the count must match exactly.
       const before = await settledCount();
+      const commitsBefore = await commits();
       // Timed runs end by cutting the requests in flight: the server answered (and counted) them, autocannon did not record them.
       console.log(`timed runs: ${(before - countedBefore).toLocaleString('en')} requests counted in the database, ${answered.toLocaleString('en')} answers recorded by autocannon`);
       const exact = await autocannon({ url: `${url}/v2/search`, connections, amount: 2000, requests: [{ method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(keywordBodies[0]) }] });
       const counted = (await countedRequests()) - before;
-      console.log(`exactly ${exact['2xx'].toLocaleString('en')} answered (2xx), ${counted.toLocaleString('en')} counted in the database${counted === exact['2xx'] ? '' : ' — MISMATCH'}`);
+      // Statistics reach pg_stat_database within a second of a transaction's end.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const committed = (await commits()) - commitsBefore;
+      console.log(`exactly ${exact['2xx'].toLocaleString('en')} answered (2xx), ${counted.toLocaleString('en')} counted in the database${counted === exact['2xx'] ? '' : ' — MISMATCH'}; ${committed.toLocaleString('en')} transactions committed meanwhile (${(committed / exact['2xx']).toFixed(2)} per answer)`);
     }
   } finally {
     child.kill('SIGTERM');

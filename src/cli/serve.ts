@@ -337,6 +337,8 @@ export async function serve(options: ServeOptions, print: (line: string) => void
       } catch (error) {
         throw new ServeError(`orgindex serve: ${(error as Error).message}`);
       }
+      // Printed until the server's logger exists (loading the index can take minutes).
+      database.logTo({ warn: ({ err }, message) => { print(`orgindex serve: warning: ${message}: ${err.message}`); } });
     }
     const shared = database;
     const { keys, developmentKey, source } = shared
@@ -379,6 +381,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
         ...(options.jwks !== undefined ? { jwks: loadJwks(resolve(options.jwks)) } : {}),
       }),
     });
+    shared?.logTo(app.log);
     let address: string;
     try {
       address = await app.listen({ host: options.host, port: options.port });

@@ -25,33 +25,30 @@ export const DEFAULT_TIER_LIMITS: Readonly<Record<Tier, TierLimits>> = {
   tier_2: { ratePerSecond: 5, burst: 10, monthlyRequests: 50_000, monthlyStatsRequests: 5_000, monthlyResults: 1_000_000 },
 };
 
+export type TokenTaken = { ok: true } | { ok: false; retryAfterSeconds: number };
+
+/** A token bucket's level: `tokens` as of `updatedMs`. */
+export interface BucketLevel {
+  tokens: number;
+  updatedMs: number;
+}
+
+/** A bucket nobody has taken from yet: full. */
+export const fullBucket = (burst: number, now: number): BucketLevel => ({ tokens: burst, updatedMs: now });
+
 /**
- * A token bucket: `burst` tokens, refilled continuously at `ratePerSecond`; a request takes one. Kept in
- * memory only — a restart refills every bucket, which loses nothing a per-second limit protects.
+ * The token bucket rule, for every QuotaState: `burst` tokens, refilled continuously at `ratePerSecond`; a
+ * request takes one at `now` (ms), or learns how many seconds until one is there (≥ 1, rounded up). Time
+ * never runs back for a bucket: one shared by several processes may be asked with a clock a little behind.
  */
-export class TokenBucket {
-  private tokens: number;
-  private updated: number;
-
-  constructor(
-    private readonly ratePerSecond: number,
-    private readonly burst: number,
-    now: number,
-  ) {
-    this.tokens = burst;
-    this.updated = now;
+export function takeToken(bucket: BucketLevel, ratePerSecond: number, burst: number, now: number): TokenTaken {
+  bucket.tokens = Math.min(burst, bucket.tokens + (Math.max(0, now - bucket.updatedMs) / 1000) * ratePerSecond);
+  bucket.updatedMs = Math.max(bucket.updatedMs, now);
+  if (bucket.tokens >= 1) {
+    bucket.tokens -= 1;
+    return { ok: true };
   }
-
-  /** Takes a token at `now` (ms); otherwise how many seconds until one is there (≥ 1, rounded up). */
-  take(now: number): { ok: true } | { ok: false; retryAfterSeconds: number } {
-    this.tokens = Math.min(this.burst, this.tokens + ((now - this.updated) / 1000) * this.ratePerSecond);
-    this.updated = now;
-    if (this.tokens >= 1) {
-      this.tokens -= 1;
-      return { ok: true };
-    }
-    return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - this.tokens) / this.ratePerSecond)) };
-  }
+  return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / ratePerSecond)) };
 }
 
 /** The calendar month (UTC) of an instant, as "YYYY-MM": the quota period. */

@@ -6,7 +6,7 @@
  * this process (buckets and holds in memory, counts in the quota journal); every method is asynchronous
  * so that a state shared by several processes can answer from elsewhere.
  */
-import { TokenBucket } from './limits.js';
+import { fullBucket, takeToken, type BucketLevel, type TokenTaken } from './limits.js';
 import type { QuotaLedger, Usage } from './quota-ledger.js';
 
 export type { Usage } from './quota-ledger.js';
@@ -27,7 +27,7 @@ export interface Hold {
   released: boolean;
 }
 
-export type TokenTaken = { ok: true } | { ok: false; retryAfterSeconds: number };
+export type { TokenTaken } from './limits.js';
 
 /** A decision on a key's usage: what to hold (it throws to refuse). */
 export type HoldDecision = (usage: MonthUsage) => Usage;
@@ -50,25 +50,30 @@ export interface QuotaState {
   usage(month: string, keyId: string): Promise<MonthUsage>;
 }
 
-const none = (): Usage => ({ requests: 0, statsRequests: 0, results: 0 });
+/** Usage of nothing: the start of a sum. */
+export const noUsage = (): Usage => ({ requests: 0, statsRequests: 0, results: 0 });
 
-function add(into: Usage, delta: Usage, sign: 1 | -1 = 1): void {
+/** Adds `delta` to `into` (subtracts it with sign -1). */
+export function addUsage(into: Usage, delta: Usage, sign: 1 | -1 = 1): void {
   into.requests += sign * delta.requests;
   into.statsRequests += sign * delta.statsRequests;
   into.results += sign * delta.results;
 }
 
-/** Token buckets in this process's memory (a restart refills them). */
+/** One map key for a key's month (the states' maps of usage). */
+export const slotOf = (month: string, keyId: string): string => `${month}\t${keyId}`;
+
+/** Token buckets in this process's memory (a restart refills them, which loses nothing a per-second limit protects). */
 export class LocalBuckets implements Pick<QuotaState, 'takeToken'> {
-  private readonly buckets = new Map<string, TokenBucket>();
+  private readonly buckets = new Map<string, BucketLevel>();
 
   takeToken(slot: string, ratePerSecond: number, burst: number, at: number): Promise<TokenTaken> {
     let bucket = this.buckets.get(slot);
     if (!bucket) {
-      bucket = new TokenBucket(ratePerSecond, burst, at);
+      bucket = fullBucket(burst, at);
       this.buckets.set(slot, bucket);
     }
-    return Promise.resolve(bucket.take(at));
+    return Promise.resolve(takeToken(bucket, ratePerSecond, burst, at));
   }
 }
 
@@ -88,7 +93,7 @@ export class LocalQuotaState implements QuotaState {
   hold(month: string, keyId: string, decide: HoldDecision): Promise<Hold> {
     return new Promise((resolve) => {
       const amounts = decide(this.now(month, keyId));
-      const hold: Hold = { month, keyId, amounts: none(), released: false };
+      const hold: Hold = { month, keyId, amounts: noUsage(), released: false };
       this.apply(hold, amounts);
       resolve(hold);
     });
@@ -107,7 +112,7 @@ export class LocalQuotaState implements QuotaState {
     const slot = slotOf(hold.month, hold.keyId);
     const held = this.held.get(slot);
     if (!held) return;
-    add(held, hold.amounts, -1);
+    addUsage(held, hold.amounts, -1);
     if (held.requests <= 0) this.held.delete(slot);
   }
 
@@ -123,16 +128,14 @@ export class LocalQuotaState implements QuotaState {
   }
 
   private now(month: string, keyId: string): MonthUsage {
-    return { counted: this.ledger.get(month, keyId), held: { ...(this.held.get(slotOf(month, keyId)) ?? none()) } };
+    return { counted: this.ledger.get(month, keyId), held: { ...(this.held.get(slotOf(month, keyId)) ?? noUsage()) } };
   }
 
   private apply(hold: Hold, amounts: Usage): void {
     const slot = slotOf(hold.month, hold.keyId);
-    const held = this.held.get(slot) ?? none();
-    add(held, amounts);
+    const held = this.held.get(slot) ?? noUsage();
+    addUsage(held, amounts);
     this.held.set(slot, held);
-    add(hold.amounts, amounts);
+    addUsage(hold.amounts, amounts);
   }
 }
-
-const slotOf = (month: string, keyId: string): string => `${month}\t${keyId}`;

@@ -40,8 +40,8 @@ afterAll(async () => {
   await postgres.stop();
 }, 60_000);
 
-function serveOn(database: string, extra: string[] = []): Promise<DatabaseServer> {
-  const served = serveOnDatabase(database, { extra: ['--jwt-secret', SECRET, ...extra] });
+function serveOn(database: string, extra: string[] = [], logLevel = 'silent'): Promise<DatabaseServer> {
+  const served = serveOnDatabase(database, { extra: ['--jwt-secret', SECRET, ...extra], logLevel });
   void served.then((server) => started.push(server), () => undefined);
   return served;
 }
@@ -181,6 +181,28 @@ test('two servers and --workers 2 live through a stop, a restart, a freeze and a
       `200 again ${afterRestart.map(String).join(' / ')} ms after the restart, ${afterThaw.map(String).join(' / ')} ms after the freeze ended; counted ${String(counted)} for ${String(answered)} answered\n`,
   );
 }, 180_000);
+
+test('idle connections the database ends (as a restart does) are logged as warnings, and the server serves on', async () => {
+  const database = await postgres.createDatabase('idle_ended');
+  const key = await loadKey(database);
+  const served = await serveOn(database, [], 'warn');
+  const search = async (): Promise<number> =>
+    (await fetch(`${served.url}/v2/search`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ filters: { country: ['Deutschland'] }, size: 1 }) })).status;
+  expect(await search()).toBe(200);
+  const admin = new pg.Client({ connectionString: database });
+  await admin.connect();
+  const { rows } = await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'idle'");
+  expect(rows.length).toBeGreaterThan(0);
+  await admin.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [rows.map((row) => row.pid)]);
+  await admin.end();
+
+  const warned = (): string[] => served.stdout().split('\n').filter((line) => line.includes('a database connection failed while idle'));
+  const deadline = Date.now() + 10_000;
+  while (warned().length === 0 && Date.now() < deadline) await sleep(100);
+  expect(JSON.parse(warned()[0] ?? '{}')).toMatchObject({ level: 40, err: { message: expect.stringContaining('terminating connection due to administrator command') } });
+  expect(alive(served.child)).toBe(true);
+  expect(await search()).toBe(200);
+}, 60_000);
 
 test('--workers: a worker that cannot start is tried again with a back-off until it can; with none that can, the supervisor exits 1', async () => {
   const database = await postgres.createDatabase('workers_backoff');

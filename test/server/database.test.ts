@@ -57,6 +57,48 @@ test('an unreachable database: a clear error naming it, never its password', asy
   expect(redactedUrl(url)).not.toContain('s3cret');
 });
 
+describe('connections', () => {
+  const backend = async (database: Database): Promise<number> => (await database.query<{ pid: number }>('SELECT pg_backend_pid() AS pid'))[0]?.pid ?? 0;
+
+  test('a transaction whose rollback fails gives its connection up: the next use gets a new one, not the failed transaction', async () => {
+    const database = await Database.open(await cluster().createDatabase(), { maxConnections: 1 });
+    const before = await backend(database);
+    const failed = database.transaction(async (client) => {
+      // The ROLLBACK refused before it is sent: the connection stays in its aborted transaction.
+      const send = client.query.bind(client);
+      Object.assign(client, { query: (text: string, values?: unknown[]) => (text === 'ROLLBACK' ? Promise.reject(new Error('ROLLBACK refused')) : send(text, values)) });
+      await client.query('SELECT * FROM no_such_table');
+    });
+    await expect(failed).rejects.toThrow('relation "no_such_table" does not exist');
+    expect(await backend(database)).not.toBe(before);
+    await database.close();
+  });
+
+  test('a failed transaction that rolled back keeps its connection', async () => {
+    const database = await Database.open(await cluster().createDatabase(), { maxConnections: 1 });
+    const before = await backend(database);
+    await expect(database.transaction((client) => client.query('SELECT * FROM no_such_table'))).rejects.toThrow('no_such_table');
+    expect(await backend(database)).toBe(before);
+    await database.close();
+  });
+
+  test('an idle connection the database ends is logged as a warning, and the next use opens another', async () => {
+    const url = await cluster().createDatabase();
+    const database = await Database.open(url, { maxConnections: 1 });
+    const warnings: string[] = [];
+    database.logTo({ warn: ({ err }, message) => warnings.push(`${message}: ${err.message}`) });
+    const idle = await backend(database);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query('SELECT pg_terminate_backend($1)', [idle]);
+    await admin.end();
+    for (const deadline = Date.now() + 5_000; warnings.length === 0 && Date.now() < deadline; ) await new Promise((done) => setTimeout(done, 50));
+    expect(warnings).toEqual([expect.stringMatching(/^a database connection failed while idle; .*: terminating connection due to administrator command/)]);
+    expect(await backend(database)).not.toBe(idle);
+    await database.close();
+  });
+});
+
 /** The same behaviour from both stores. */
 function keyStoreCases(name: string, open: () => Promise<{ store: KeyStore; stored: () => Promise<string>; done: () => Promise<void> }>): void {
   describe(name, () => {

@@ -87,6 +87,18 @@ describe.each(states)('the admission rules over %s', (_name, make) => {
   });
 });
 
+describe.each(states)('token buckets over %s', (_name, make) => {
+  test('takes come out in the order asked; a refusal says when the next token is there; a clock behind takes nothing back', async () => {
+    const state = await make();
+    const taken = await Promise.all(Array.from({ length: 5 }, () => state.takeToken('k', 0.5, 3, 1_000)));
+    expect(taken).toEqual([{ ok: true }, { ok: true }, { ok: true }, { ok: false, retryAfterSeconds: 2 }, { ok: false, retryAfterSeconds: 2 }]);
+    expect(await state.takeToken('k', 0.5, 3, 2_000)).toEqual({ ok: false, retryAfterSeconds: 1 });
+    expect(await state.takeToken('k', 0.5, 3, 1_500)).toEqual({ ok: false, retryAfterSeconds: 1 });
+    expect(await state.takeToken('k', 0.5, 3, 3_000)).toEqual({ ok: true });
+    expect(await state.takeToken('other', 0.5, 3, 3_000)).toEqual({ ok: true });
+  });
+});
+
 describe('two admissions on one database act as one service', () => {
   test('one bucket: 10 requests at once across both, then 429 from either', async () => {
     const database = await sharedDatabase();
@@ -169,6 +181,17 @@ describe('group commit: one transaction carries what a process asks for meanwhil
     expect(await database.query('SELECT id FROM quota_holds')).toHaveLength(0);
     const [row] = await database.query<{ requests: string }>('SELECT requests FROM quota_usage');
     expect(row?.requests).toBe('12');
+  });
+
+  test('token takes of the moment share the transaction of the holds asked meanwhile', async () => {
+    const database = await sharedDatabase();
+    const state = new PgQuotaState(database);
+    const transactions = jest.spyOn(database, 'transaction');
+    const one = (): { requests: number; statsRequests: number; results: number } => ({ requests: 1, statsRequests: 0, results: 0 });
+    const [a, b, hold] = await Promise.all([state.takeToken('a', 1, 10, 0), state.takeToken('b', 1, 10, 0), state.hold('2026-11', 'a', one)]);
+    expect([a, b, hold.amounts]).toEqual([{ ok: true }, { ok: true }, one()]);
+    expect(transactions).toHaveBeenCalledTimes(1);
+    expect(await database.query('SELECT slot, tokens FROM token_buckets ORDER BY slot')).toEqual([{ slot: 'a', tokens: 9 }, { slot: 'b', tokens: 9 }]);
   });
 
   test('a refusal rejects its own request only; a database that fails rejects every request it carried', async () => {

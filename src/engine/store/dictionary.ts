@@ -57,11 +57,3 @@ export interface CategoricalColumn {
 export function packCodes(ids: ArrayLike<number>, dictionarySize: number): Codes {
   return dictionarySize <= 0xffff ? Uint16Array.from(ids) : Uint32Array.from(ids);
 }
-
-/** Builds a categorical column from one value per row. */
-export function encodeColumn(values: readonly (string | null)[]): CategoricalColumn {
-  const dict = new Dictionary();
-  const ids = new Uint32Array(values.length);
-  for (let i = 0; i < values.length; i++) ids[i] = dict.intern(values[i] ?? null);
-  return { dict, codes: packCodes(ids, dict.size) };
-}

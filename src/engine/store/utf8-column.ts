@@ -135,8 +135,3 @@ export class Utf8ColumnBuilder {
     return new Utf8Column(offsets, this.bytes.finish(), nulls);
   }
 }
-
-/** Plain string arrays as TextValues (small inputs and tests). */
-export function textValues(values: readonly (string | null | undefined)[]): TextValues {
-  return { size: values.length, get: (row) => values[row] ?? null };
-}

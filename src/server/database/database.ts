@@ -6,7 +6,9 @@
  * Every wait on it is bounded (DatabaseTimeouts), and a failure of that kind — no connection, a connection
  * lost, no answer in time — is a `DatabaseUnavailable` that the HTTP layer answers with 503 and
  * Retry-After; the pool replaces the connections it lost on the next use, so the service recovers by itself
- * once the database answers again. No error of a connection ever reaches the process as an unhandled event.
+ * once the database answers again. No error of a connection ever reaches the process as an unhandled event:
+ * one of a connection in use is its caller's error, one of an idle connection (a restart drops them all) is
+ * logged (`logTo`) and the connection replaced.
  */
 import pg from 'pg';
 import { migrate } from './migrations.js';
@@ -112,14 +114,31 @@ class Breaker {
   }
 }
 
+/** Where the database's warnings go: the server's logger (pino's `warn` fits). */
+export interface DatabaseLog {
+  warn: (fields: { err: Error }, message: string) => void;
+}
+
 export class Database {
   private readonly breaker = new Breaker();
+  private log: DatabaseLog | null = null;
 
   private constructor(
     private readonly pool: pg.Pool,
     readonly url: string,
     readonly timeouts: DatabaseTimeouts,
-  ) {}
+  ) {
+    // An idle connection the server drops (restart, network) is an error event on the pool: logged, not a
+    // crash; the pool has let go of it and opens another on the next use.
+    pool.on('error', (error) => {
+      this.log?.warn({ err: error }, 'a database connection failed while idle; the next use opens another');
+    });
+  }
+
+  /** Logs the failures no caller sees (idle connections dropped) to `log` from now on. */
+  logTo(log: DatabaseLog): void {
+    this.log = log;
+  }
 
   /** Connects, migrates the schema and returns the database; a clear error when it cannot be reached. */
   static async open(url: string, options: DatabaseOptions = {}): Promise<Database> {
@@ -135,37 +154,22 @@ export class Database {
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
     });
-    // An idle connection the server drops (restart, network) is an error event on the pool, not a crash.
-    pool.on('error', () => undefined);
-    let client: pg.PoolClient;
+    const database = new Database(pool, url, timeouts);
     try {
-      client = await pool.connect();
+      (await pool.connect()).release();
     } catch (error) {
       await pool.end();
       throw new DatabaseUnavailable(`cannot reach the database at ${redactedUrl(url)}: ${(error as Error).message}`);
     }
-    client.on('error', () => undefined);
-    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
       // Bounded as a whole too: a database that freezes during the start must not hold it for ever.
-      await Promise.race([
-        migrate(client),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => {
-            reject(new DatabaseUnavailable(`the database at ${redactedUrl(url)} did not finish bringing its schema up to date within ${String(MIGRATION_MS / 1000)} s`));
-          }, MIGRATION_MS);
-        }),
-      ]);
+      await database.transaction(migrate, { workMs: MIGRATION_MS });
     } catch (error) {
-      client.release(true);
-      destroySocket(client);
       await pool.end();
-      throw error;
-    } finally {
-      clearTimeout(timer);
+      if (!(error instanceof DatabaseUnavailable)) throw error;
+      throw new DatabaseUnavailable(`the database at ${redactedUrl(url)} did not bring its schema up to date: ${error.message}`, { cause: error });
     }
-    client.release();
-    return new Database(pool, url, timeouts);
+    return database;
   }
 
   async query<Row extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<Row[]> {
@@ -177,7 +181,7 @@ export class Database {
    * `workMs` (default: the database's; longer for work that moves whole files).
    */
   async transaction<T>(work: (client: pg.PoolClient) => Promise<T>, { workMs = this.timeouts.workMs }: { workMs?: number } = {}): Promise<T> {
-    return this.withClient(workMs, async (client) => {
+    return this.withClient(workMs, async (client, discard) => {
       await client.query('BEGIN');
       try {
         if (workMs !== this.timeouts.workMs) await client.query(`SET LOCAL statement_timeout = ${String(Math.round(workMs))}`);
@@ -185,14 +189,15 @@ export class Database {
         await client.query('COMMIT');
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        // Not rolled back, the connection may still be in the failed transaction: the pool must not hand it out again.
+        await client.query('ROLLBACK').catch(discard);
         throw error;
       }
     });
   }
 
   /** `work` on a connection, unless the breaker refuses at once; what happens tells the breaker. */
-  private async withClient<T>(workMs: number, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  private async withClient<T>(workMs: number, work: Work<T>): Promise<T> {
     if (!this.breaker.admit(Date.now())) throw new DatabaseUnavailable('the database failed a moment ago; it is probed again shortly');
     try {
       const result = await this.withConnection(workMs, work);
@@ -207,10 +212,10 @@ export class Database {
 
   /**
    * A connection of the pool for `work`, within the timeouts. A connection that failed or ran out of time
-   * is destroyed rather than returned to the pool (the next use opens a new one); while it is out, its
-   * errors are caught here, never left as an unhandled 'error' event.
+   * is destroyed rather than returned to the pool (the next use opens a new one), and so is one that
+   * `work` discards; while it is out, its errors are caught here, never left as an unhandled 'error' event.
    */
-  private async withConnection<T>(workMs: number, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  private async withConnection<T>(workMs: number, work: Work<T>): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -222,6 +227,9 @@ export class Database {
       failed ??= error;
     };
     client.on('error', onError);
+    const discard = (error: unknown): void => {
+      onError(error instanceof Error ? error : new Error(String(error)));
+    };
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -230,7 +238,7 @@ export class Database {
       }, workMs);
     });
     try {
-      return await Promise.race([work(client), deadline]);
+      return await Promise.race([work(client, discard), deadline]);
     } catch (error) {
       failed ??= isUnavailability(error) ? (error as Error) : null;
       throw classified(error);
@@ -255,6 +263,9 @@ export class Database {
     await this.pool.end();
   }
 }
+
+/** Work on a connection; `discard` marks the connection unfit for reuse (it is destroyed when released). */
+type Work<T> = (client: pg.PoolClient, discard: (error: unknown) => void) => Promise<T>;
 
 /**
  * Closes a connection's socket at once: `end()` alone waits for a frozen server to acknowledge, and a

@@ -105,31 +105,27 @@ const MIGRATION_LOCK = 7_402_118_331;
 
 export class SchemaTooNew extends NamedError {}
 
-/** Brings the schema up to date; returns the versions before and after. */
+/**
+ * Brings the schema up to date; returns the versions before and after. Run inside one transaction
+ * (Database.transaction): its advisory lock is held until that commits.
+ */
 export async function migrate(client: PoolClient): Promise<{ from: number; to: number }> {
-  await client.query('BEGIN');
-  try {
-    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await client.query(`
-      CREATE TABLE IF NOT EXISTS orgindex_schema (
-        version     integer PRIMARY KEY,
-        name        text NOT NULL,
-        applied_at  timestamptz NOT NULL DEFAULT now()
-      )`);
-    const { rows } = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM orgindex_schema');
-    const from = rows[0]?.version ?? 0;
-    if (from > SCHEMA_VERSION) {
-      throw new SchemaTooNew(`the database's schema is at version ${from}, newer than this orgindex's ${SCHEMA_VERSION}: run a newer orgindex against it`);
-    }
-    for (const migration of MIGRATIONS) {
-      if (migration.version <= from) continue;
-      await client.query(migration.sql);
-      await client.query('INSERT INTO orgindex_schema (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
-    }
-    await client.query('COMMIT');
-    return { from, to: Math.max(from, SCHEMA_VERSION) };
-  } catch (error) {
-    await client.query('ROLLBACK');
-    throw error;
+  await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+  await client.query(`
+    CREATE TABLE IF NOT EXISTS orgindex_schema (
+      version     integer PRIMARY KEY,
+      name        text NOT NULL,
+      applied_at  timestamptz NOT NULL DEFAULT now()
+    )`);
+  const { rows } = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM orgindex_schema');
+  const from = rows[0]?.version ?? 0;
+  if (from > SCHEMA_VERSION) {
+    throw new SchemaTooNew(`the database's schema is at version ${from}, newer than this orgindex's ${SCHEMA_VERSION}: run a newer orgindex against it`);
   }
+  for (const migration of MIGRATIONS) {
+    if (migration.version <= from) continue;
+    await client.query(migration.sql);
+    await client.query('INSERT INTO orgindex_schema (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+  }
+  return { from, to: Math.max(from, SCHEMA_VERSION) };
 }

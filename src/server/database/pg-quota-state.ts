@@ -2,10 +2,13 @@
  * The QuotaState of servers that share a PostgreSQL database: token buckets, holds and counts in its
  * tables, so that any number of processes admit and count as one service.
  *
- * Group commit: a process gathers the holds, counts, releases and usage reads its requests ask for while
- * its previous transaction runs, and applies them all in the next one — a constant handful of statements
- * however many requests are waiting, instead of a transaction each. Every operation settles when the
- * transaction that carried it commits, so a count is durable before its answer is sent.
+ * Group commit: a process gathers the token takes, holds, counts, releases and usage reads its requests
+ * ask for while its previous transaction runs, and applies them all in the next one — a constant handful of
+ * statements however many requests are waiting, instead of a transaction each. Every operation settles
+ * when the transaction that carried it commits, so a count is durable before its answer is sent.
+ *
+ * A bucket's takes are serialised across processes by its row's lock (buckets locked in one order); within
+ * a transaction they are made in the order asked, by the rule of limits.ts.
  *
  * Decisions on a key (holds and their extensions) are serialised across processes by transaction-scoped
  * advisory locks on the key's month and id, taken in one order; within a transaction they run in the
@@ -20,7 +23,8 @@
  */
 import type pg from 'pg';
 import { DatabaseUnavailable, type Database } from './database.js';
-import type { Hold, HoldDecision, MonthUsage, QuotaState, TokenTaken, Usage } from '../quota-state.js';
+import { fullBucket, takeToken, type BucketLevel } from '../limits.js';
+import { addUsage, noUsage, slotOf, type Hold, type HoldDecision, type MonthUsage, type QuotaState, type TokenTaken, type Usage } from '../quota-state.js';
 
 /** How long a hold lives without renewal: a few renewals, so that one missed renewal lapses nothing. */
 export const HOLD_LEASE_SECONDS = 15;
@@ -46,20 +50,13 @@ interface UsageRow {
   held_results: string;
 }
 
-const none = (): Usage => ({ requests: 0, statsRequests: 0, results: 0 });
-const slotOf = (month: string, keyId: string): string => `${month}\t${keyId}`;
-const addTo = (into: Usage, delta: Usage): void => {
-  into.requests += delta.requests;
-  into.statsRequests += delta.statsRequests;
-  into.results += delta.results;
-};
-
 interface Settled<T> {
   resolve: (value: T) => void;
   reject: (error: unknown) => void;
 }
 
 type Operation =
+  | ({ kind: 'token'; slot: string; ratePerSecond: number; burst: number; at: number } & Settled<TokenTaken>)
   | ({ kind: 'hold'; month: string; keyId: string; decide: HoldDecision } & Settled<Hold>)
   | ({ kind: 'extend'; hold: PgHold; decide: HoldDecision } & Settled<undefined>)
   | ({ kind: 'count'; month: string; keyId: string; holdId: string | null; used: Usage } & Settled<MonthUsage>)
@@ -105,7 +102,7 @@ function distinctSlots(items: readonly { month: string; keyId: string }[]): { mo
   return [...slots.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, slot]) => slot);
 }
 
-const usageOf = (usage: Map<string, MonthUsage>, month: string, keyId: string): MonthUsage => usage.get(slotOf(month, keyId)) ?? { counted: none(), held: none() };
+const usageOf = (usage: Map<string, MonthUsage>, month: string, keyId: string): MonthUsage => usage.get(slotOf(month, keyId)) ?? { counted: noUsage(), held: noUsage() };
 
 export class PgQuotaState implements QuotaState {
   private queue: Operation[] = [];
@@ -138,20 +135,8 @@ export class PgQuotaState implements QuotaState {
     clearInterval(this.renewal);
   }
 
-  async takeToken(slot: string, ratePerSecond: number, burst: number, at: number): Promise<TokenTaken> {
-    // Refilled to `at` and one token taken, in one statement; no row back when less than one is there.
-    const taken = await this.database.query(
-      `INSERT INTO token_buckets AS b (slot, tokens, updated_ms) VALUES ($1, $3::double precision - 1, $4)
-       ON CONFLICT (slot) DO UPDATE
-         SET tokens = least($3, b.tokens + greatest(0, $4 - b.updated_ms) / 1000.0 * $2) - 1, updated_ms = greatest(b.updated_ms, $4)
-         WHERE least($3, b.tokens + greatest(0, $4 - b.updated_ms) / 1000.0 * $2) >= 1
-       RETURNING tokens`,
-      [slot, ratePerSecond, burst, at],
-    );
-    if (taken.length > 0) return { ok: true };
-    const [row] = await this.database.query<{ tokens: number; updated_ms: string }>('SELECT tokens, updated_ms FROM token_buckets WHERE slot = $1', [slot]);
-    const available = Math.min(burst, (row?.tokens ?? 0) + (Math.max(0, at - Number(row?.updated_ms ?? at)) / 1000) * ratePerSecond);
-    return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - available) / ratePerSecond)) };
+  takeToken(slot: string, ratePerSecond: number, burst: number, at: number): Promise<TokenTaken> {
+    return new Promise((resolve, reject) => { this.enqueue({ kind: 'token', slot, ratePerSecond, burst, at, resolve, reject }); });
   }
 
   hold(month: string, keyId: string, decide: HoldDecision): Promise<Hold> {
@@ -239,107 +224,173 @@ export class PgQuotaState implements QuotaState {
     this.running = false;
   }
 
-  /** One transaction: decisions under their keys' locks, new holds, deletes, counts, then usage reads. */
+  /** One transaction: leases, token takes, decisions under their keys' locks, deletes and counts, then usage reads. */
   private async apply(client: pg.PoolClient, batch: readonly Operation[], released: readonly string[], renew: readonly string[] | null): Promise<Applied> {
-    const outcomes: Outcome[] = new Array<Outcome>(batch.length);
-    const committed: (() => void)[] = [];
-    if (renew) {
-      if (renew.length > 0) await client.query('UPDATE quota_holds SET expires_at = now() + make_interval(secs => $2) WHERE id = ANY($1::bigint[])', [renew, this.leaseSeconds]);
-      await client.query('DELETE FROM quota_holds WHERE expires_at <= now()');
-    }
-    type Decision = { i: number; month: string; keyId: string; operation: Extract<Operation, { kind: 'hold' | 'extend' }> };
+    const applied: Applied = { outcomes: new Array<Outcome>(batch.length), committed: [] };
+    if (renew) await this.renewLeases(client, renew);
+    await takeTokens(client, batch, applied.outcomes);
+    await this.decideHolds(client, batch, applied);
+    await countUsed(client, batch, released);
+    await readUsageAfter(client, batch, applied.outcomes);
+    return applied;
+  }
+
+  /** The leases of this process's holds renewed, and every lapsed hold deleted. */
+  private async renewLeases(client: pg.PoolClient, renew: readonly string[]): Promise<void> {
+    if (renew.length > 0) await client.query('UPDATE quota_holds SET expires_at = now() + make_interval(secs => $2) WHERE id = ANY($1::bigint[])', [renew, this.leaseSeconds]);
+    await client.query('DELETE FROM quota_holds WHERE expires_at <= now()');
+  }
+
+  /** The holds and extensions asked for, decided under their keys' locks, in the order asked. */
+  private async decideHolds(client: pg.PoolClient, batch: readonly Operation[], applied: Applied): Promise<void> {
     const decisions = batch.flatMap((operation, i): Decision[] => {
       if (operation.kind === 'hold') return [{ i, month: operation.month, keyId: operation.keyId, operation }];
       if (operation.kind === 'extend') return [{ i, month: operation.hold.month, keyId: operation.hold.keyId, operation }];
       return [];
     });
-    if (decisions.length > 0) {
-      const slots = distinctSlots(decisions);
-      await client.query('SELECT pg_advisory_xact_lock(h) FROM (SELECT hashtext(t) AS h FROM unnest($1::text[]) AS t GROUP BY 1 ORDER BY 1) AS locks', [
-        slots.map(({ month, keyId }) => `orgindex quota ${month} ${keyId}`),
-      ]);
-      const usage = await readUsage(client, slots);
-      const inserts: { i: number; month: string; keyId: string; amounts: Usage }[] = [];
-      const extensions = new Map<string, { hold: PgHold; more: Usage[] }>();
-      for (const { i, month, keyId, operation } of decisions) {
-        const now = usageOf(usage, month, keyId);
-        let amounts: Usage;
-        try {
-          amounts = operation.decide({ counted: { ...now.counted }, held: { ...now.held } });
-        } catch (refusal) {
-          outcomes[i] = { ok: false, error: refusal };
-          continue;
-        }
-        // The requests decided after this one in the same transaction see what it holds.
-        addTo(now.held, amounts);
-        usage.set(slotOf(month, keyId), now);
-        if (operation.kind === 'hold') inserts.push({ i, month, keyId, amounts });
-        else {
-          const entry = extensions.get(operation.hold.id) ?? { hold: operation.hold, more: [] };
-          entry.more.push(amounts);
-          extensions.set(operation.hold.id, entry);
-          outcomes[i] = { ok: true, value: undefined };
-        }
-      }
-      if (inserts.length > 0) {
-        // Ids are given in insertion order, which follows `ord`: the i-th smallest id is the i-th row.
-        const { rows } = await client.query<{ id: string }>(
-          `INSERT INTO quota_holds (month, key_id, requests, stats_requests, results, expires_at)
-           SELECT month, key_id, requests, stats_requests, results, now() + make_interval(secs => $6)
-           FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::int[]) WITH ORDINALITY AS t(month, key_id, requests, stats_requests, results, ord)
-           ORDER BY ord
-           RETURNING id`,
-          [inserts.map((h) => h.month), inserts.map((h) => h.keyId), inserts.map((h) => h.amounts.requests), inserts.map((h) => h.amounts.statsRequests), inserts.map((h) => h.amounts.results), this.leaseSeconds],
-        );
-        const ids = rows.map((row) => BigInt(row.id)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-        inserts.forEach(({ i, month, keyId, amounts }, n) => {
-          const hold: PgHold = { id: String(ids[n]), month, keyId, amounts: { ...amounts }, released: false };
-          outcomes[i] = { ok: true, value: hold };
-          committed.push(() => this.live.add(hold.id));
-        });
-      }
-      if (extensions.size > 0) {
-        const entries = [...extensions.values()].map(({ hold, more }) => {
-          const total = none();
-          for (const amounts of more) addTo(total, amounts);
-          return { hold, total };
-        });
-        await client.query(
-          `UPDATE quota_holds AS h SET requests = h.requests + d.requests, stats_requests = h.stats_requests + d.stats_requests, results = h.results + d.results
-           FROM unnest($1::bigint[], $2::int[], $3::int[], $4::int[]) AS d(id, requests, stats_requests, results) WHERE h.id = d.id`,
-          [entries.map((e) => e.hold.id), entries.map((e) => e.total.requests), entries.map((e) => e.total.statsRequests), entries.map((e) => e.total.results)],
-        );
-        for (const { hold, total } of entries) committed.push(() => { addTo(hold.amounts, total); });
-      }
-    }
-
-    const counts = batch.flatMap((operation) => (operation.kind === 'count' ? [operation] : []));
-    const deleted = [...released, ...counts.flatMap((count) => (count.holdId === null ? [] : [count.holdId]))];
-    if (deleted.length > 0) await client.query('DELETE FROM quota_holds WHERE id = ANY($1::bigint[])', [deleted]);
-    if (counts.length > 0) {
-      const totals = new Map<string, Usage>();
-      for (const count of counts) {
-        const slot = slotOf(count.month, count.keyId);
-        const total = totals.get(slot) ?? none();
-        addTo(total, count.used);
-        totals.set(slot, total);
-      }
-      const slots = distinctSlots(counts);
-      const added = slots.map(({ month, keyId }) => totals.get(slotOf(month, keyId)) ?? none());
-      await client.query(
-        `INSERT INTO quota_usage AS u (month, key_id, requests, stats_requests, results)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[])
-         ON CONFLICT (month, key_id) DO UPDATE
-           SET requests = u.requests + excluded.requests, stats_requests = u.stats_requests + excluded.stats_requests, results = u.results + excluded.results`,
-        [slots.map((s) => s.month), slots.map((s) => s.keyId), added.map((u) => u.requests), added.map((u) => u.statsRequests), added.map((u) => u.results)],
-      );
-    }
-
-    const reads = batch.flatMap((operation, i) => (operation.kind === 'count' || operation.kind === 'usage' ? [{ i, month: operation.month, keyId: operation.keyId }] : []));
-    if (reads.length > 0) {
-      const usage = await readUsage(client, distinctSlots(reads));
-      for (const { i, month, keyId } of reads) outcomes[i] = { ok: true, value: usageOf(usage, month, keyId) };
-    }
-    return { outcomes, committed };
+    if (decisions.length === 0) return;
+    const slots = distinctSlots(decisions);
+    await client.query('SELECT pg_advisory_xact_lock(h) FROM (SELECT hashtext(t) AS h FROM unnest($1::text[]) AS t GROUP BY 1 ORDER BY 1) AS locks', [
+      slots.map(({ month, keyId }) => `orgindex quota ${month} ${keyId}`),
+    ]);
+    const { inserts, extensions } = decide(decisions, await readUsage(client, slots), applied.outcomes);
+    await this.insertHolds(client, inserts, applied);
+    await extendHolds(client, extensions, applied.committed);
   }
+
+  /** The new holds, each with its lease; their ids are the holds' outcomes. */
+  private async insertHolds(client: pg.PoolClient, inserts: readonly NewHold[], applied: Applied): Promise<void> {
+    if (inserts.length === 0) return;
+    // Ids are given in insertion order, which follows `ord`: the i-th smallest id is the i-th row.
+    const { rows } = await client.query<{ id: string }>(
+      `INSERT INTO quota_holds (month, key_id, requests, stats_requests, results, expires_at)
+       SELECT month, key_id, requests, stats_requests, results, now() + make_interval(secs => $6)
+       FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::int[]) WITH ORDINALITY AS t(month, key_id, requests, stats_requests, results, ord)
+       ORDER BY ord
+       RETURNING id`,
+      [inserts.map((h) => h.month), inserts.map((h) => h.keyId), inserts.map((h) => h.amounts.requests), inserts.map((h) => h.amounts.statsRequests), inserts.map((h) => h.amounts.results), this.leaseSeconds],
+    );
+    const ids = rows.map((row) => BigInt(row.id)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    inserts.forEach(({ i, month, keyId, amounts }, n) => {
+      const hold: PgHold = { id: String(ids[n]), month, keyId, amounts: { ...amounts }, released: false };
+      applied.outcomes[i] = { ok: true, value: hold };
+      applied.committed.push(() => this.live.add(hold.id));
+    });
+  }
+}
+
+type Decision = { i: number; month: string; keyId: string; operation: Extract<Operation, { kind: 'hold' | 'extend' }> };
+type NewHold = { i: number; month: string; keyId: string; amounts: Usage };
+/** Hold id → the hold and what the transaction adds to it. */
+type Extensions = Map<string, { hold: PgHold; total: Usage }>;
+
+/**
+ * The batch's token takes: each bucket created full or locked as it is, the takes made in the order asked
+ * (by limits.ts's rule), the levels written back. A refused take is an outcome too (a TokenTaken saying when).
+ */
+async function takeTokens(client: pg.PoolClient, batch: readonly Operation[], outcomes: Outcome[]): Promise<void> {
+  const takes = batch.flatMap((operation, i) => (operation.kind === 'token' ? [{ i, operation }] : []));
+  if (takes.length === 0) return;
+  const created = new Map<string, BucketLevel>();
+  for (const { operation } of takes) if (!created.has(operation.slot)) created.set(operation.slot, fullBucket(operation.burst, operation.at));
+  // Inserted full when new; an existing row is locked by the update that changes nothing, and returns its level.
+  // In one order (ORDER BY), so that two processes locking the same buckets cannot deadlock.
+  const { rows } = await client.query<{ slot: string; tokens: number; updated_ms: string }>(
+    `INSERT INTO token_buckets AS b (slot, tokens, updated_ms)
+     SELECT * FROM unnest($1::text[], $2::double precision[], $3::bigint[]) ORDER BY 1
+     ON CONFLICT (slot) DO UPDATE SET tokens = b.tokens
+     RETURNING slot, tokens, updated_ms`,
+    bucketColumns(created),
+  );
+  const levels = new Map(rows.map((row): [string, BucketLevel] => [row.slot, { tokens: row.tokens, updatedMs: Number(row.updated_ms) }]));
+  for (const { i, operation } of takes) {
+    const level = levels.get(operation.slot) ?? fullBucket(operation.burst, operation.at);
+    levels.set(operation.slot, level);
+    outcomes[i] = { ok: true, value: takeToken(level, operation.ratePerSecond, operation.burst, operation.at) };
+  }
+  await client.query(
+    `UPDATE token_buckets AS b SET tokens = t.tokens, updated_ms = t.updated_ms
+     FROM unnest($1::text[], $2::double precision[], $3::bigint[]) AS t(slot, tokens, updated_ms) WHERE b.slot = t.slot`,
+    bucketColumns(levels),
+  );
+}
+
+/** Buckets as the columns slot, tokens and updated_ms (unnest's arrays). */
+function bucketColumns(levels: Map<string, BucketLevel>): [string[], number[], number[]] {
+  const entries = [...levels];
+  return [entries.map(([slot]) => slot), entries.map(([, level]) => level.tokens), entries.map(([, level]) => level.updatedMs)];
+}
+
+/**
+ * Each decision on its key's usage, in the order asked: the ones after it in the transaction see what it
+ * holds. A refusal is its outcome; an extension succeeds here (written by extendHolds); a new hold gets
+ * its outcome once inserted.
+ */
+function decide(decisions: readonly Decision[], usage: Map<string, MonthUsage>, outcomes: Outcome[]): { inserts: NewHold[]; extensions: Extensions } {
+  const inserts: NewHold[] = [];
+  const extensions: Extensions = new Map();
+  for (const { i, month, keyId, operation } of decisions) {
+    const now = usageOf(usage, month, keyId);
+    let amounts: Usage;
+    try {
+      amounts = operation.decide({ counted: { ...now.counted }, held: { ...now.held } });
+    } catch (refusal) {
+      outcomes[i] = { ok: false, error: refusal };
+      continue;
+    }
+    addUsage(now.held, amounts);
+    usage.set(slotOf(month, keyId), now);
+    if (operation.kind === 'hold') inserts.push({ i, month, keyId, amounts });
+    else {
+      const entry = extensions.get(operation.hold.id) ?? { hold: operation.hold, total: noUsage() };
+      addUsage(entry.total, amounts);
+      extensions.set(operation.hold.id, entry);
+      outcomes[i] = { ok: true, value: undefined };
+    }
+  }
+  return { inserts, extensions };
+}
+
+/** What the extensions add to their holds, in one statement; the holds' amounts follow once committed. */
+async function extendHolds(client: pg.PoolClient, extensions: Extensions, committed: (() => void)[]): Promise<void> {
+  if (extensions.size === 0) return;
+  const entries = [...extensions.values()];
+  await client.query(
+    `UPDATE quota_holds AS h SET requests = h.requests + d.requests, stats_requests = h.stats_requests + d.stats_requests, results = h.results + d.results
+     FROM unnest($1::bigint[], $2::int[], $3::int[], $4::int[]) AS d(id, requests, stats_requests, results) WHERE h.id = d.id`,
+    [entries.map((e) => e.hold.id), entries.map((e) => e.total.requests), entries.map((e) => e.total.statsRequests), entries.map((e) => e.total.results)],
+  );
+  for (const { hold, total } of entries) committed.push(() => { addUsage(hold.amounts, total); });
+}
+
+/** The holds given back or counted deleted, and the counts added to their keys' months (one upsert). */
+async function countUsed(client: pg.PoolClient, batch: readonly Operation[], released: readonly string[]): Promise<void> {
+  const counts = batch.flatMap((operation) => (operation.kind === 'count' ? [operation] : []));
+  const deleted = [...released, ...counts.flatMap((count) => (count.holdId === null ? [] : [count.holdId]))];
+  if (deleted.length > 0) await client.query('DELETE FROM quota_holds WHERE id = ANY($1::bigint[])', [deleted]);
+  if (counts.length === 0) return;
+  const totals = new Map<string, Usage>();
+  for (const count of counts) {
+    const slot = slotOf(count.month, count.keyId);
+    const total = totals.get(slot) ?? noUsage();
+    addUsage(total, count.used);
+    totals.set(slot, total);
+  }
+  const slots = distinctSlots(counts);
+  const added = slots.map(({ month, keyId }) => totals.get(slotOf(month, keyId)) ?? noUsage());
+  await client.query(
+    `INSERT INTO quota_usage AS u (month, key_id, requests, stats_requests, results)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[])
+     ON CONFLICT (month, key_id) DO UPDATE
+       SET requests = u.requests + excluded.requests, stats_requests = u.stats_requests + excluded.stats_requests, results = u.results + excluded.results`,
+    [slots.map((s) => s.month), slots.map((s) => s.keyId), added.map((u) => u.requests), added.map((u) => u.statsRequests), added.map((u) => u.results)],
+  );
+}
+
+/** The usage that counts and usage reads answer with, read after the counts (one snapshot). */
+async function readUsageAfter(client: pg.PoolClient, batch: readonly Operation[], outcomes: Outcome[]): Promise<void> {
+  const reads = batch.flatMap((operation, i) => (operation.kind === 'count' || operation.kind === 'usage' ? [{ i, month: operation.month, keyId: operation.keyId }] : []));
+  if (reads.length === 0) return;
+  const usage = await readUsage(client, distinctSlots(reads));
+  for (const { i, month, keyId } of reads) outcomes[i] = { ok: true, value: usageOf(usage, month, keyId) };
 }

@@ -5,56 +5,20 @@
  */
 import { Caption1, Spinner } from '@fluentui/react-components';
 import { useEffect, useReducer } from 'react';
-import type { SearchResponse } from '../../contract/v2/search.js';
 import { errorCellOf } from '../../sheet/cells.js';
 import type { SheetFunctions } from '../../sheet/functions.js';
 import { searchTable } from '../../sheet/tables.js';
 import { requestOf, type SearchForm } from '../search-form.js';
 import { Notice } from './Notice.js';
 import { PreviewGrid } from './PreviewGrid.js';
+import { NO_PREVIEW, previewReducer, type Preview } from '../preview-state.js';
 
 const PREVIEW_ROWS = 20;
 const DEBOUNCE_MS = 400;
 
-interface Preview {
-  response: SearchResponse | null;
-  error: string | null;
-  loading: boolean;
-}
-
-type PreviewEvent =
-  /** The form asks nothing: the rows go (an error shown stays until the next answer). */
-  | { type: 'cleared' }
-  | { type: 'asked' }
-  | { type: 'answered'; response: SearchResponse }
-  | { type: 'failed'; message: string }
-  /** The request that was asked last has answered or failed. */
-  | { type: 'settled' };
-
-function previewReducer(state: Preview, event: PreviewEvent): Preview {
-  switch (event.type) {
-    case 'cleared':
-      return changed(state, { response: null });
-    case 'asked':
-      return changed(state, { loading: true });
-    case 'answered':
-      return changed(state, { response: event.response, error: null });
-    case 'failed':
-      return changed(state, { error: event.message });
-    case 'settled':
-      return changed(state, { loading: false });
-  }
-}
-
-/** `state` itself when the patch changes nothing, so that React skips the render (as a setter given the same value does). */
-function changed(state: Preview, patch: Partial<Preview>): Preview {
-  const next = { ...state, ...patch };
-  return next.response === state.response && next.error === state.error && next.loading === state.loading ? state : next;
-}
-
 /** The preview of `search`, asked again when it, the functions or the connection's revision change. */
 function usePreview(functions: SheetFunctions, search: SearchForm, searchable: boolean, revision: number): Preview {
-  const [preview, dispatch] = useReducer(previewReducer, { response: null, error: null, loading: false });
+  const [preview, dispatch] = useReducer(previewReducer, NO_PREVIEW);
   useEffect(() => {
     if (!searchable) {
       dispatch({ type: 'cleared' });

@@ -37,6 +37,16 @@ export interface Usage {
   results: number;
 }
 
+/** Usage of nothing: the start of a sum. */
+export const noUsage = (): Usage => ({ requests: 0, statsRequests: 0, results: 0 });
+
+/** Adds `delta` to `into` (subtracts it with sign -1). */
+export function addUsage(into: Usage, delta: Usage, sign: 1 | -1 = 1): void {
+  into.requests += sign * delta.requests;
+  into.statsRequests += sign * delta.statsRequests;
+  into.results += sign * delta.results;
+}
+
 /** Journal size that triggers compaction (default). */
 const COMPACT_BYTES = 8 * 1024 * 1024;
 /** How often 'write' durability syncs the journal to disk. */
@@ -73,16 +83,14 @@ class UsageCounts {
       keys = new Map();
       this.months.set(month, keys);
     }
-    const usage = keys.get(key) ?? { requests: 0, statsRequests: 0, results: 0 };
-    usage.requests += delta.requests;
-    usage.statsRequests += delta.statsRequests;
-    usage.results += delta.results;
+    const usage = keys.get(key) ?? noUsage();
+    addUsage(usage, delta);
     keys.set(key, usage);
   }
 
   get(month: string, key: string): Usage {
     const usage = this.months.get(month)?.get(key);
-    return usage ? { ...usage } : { requests: 0, statsRequests: 0, results: 0 };
+    return usage ? { ...usage } : noUsage();
   }
 
   /** Adds one journal line; a torn one (a crash mid-write: too few fields) was never acknowledged and is skipped. */

@@ -7,7 +7,7 @@
  * so that a state shared by several processes can answer from elsewhere.
  */
 import { fullBucket, takeToken, type BucketLevel, type TokenTaken } from './limits.js';
-import type { QuotaLedger, Usage } from './quota-ledger.js';
+import { addUsage, noUsage, type QuotaLedger, type Usage } from './quota-ledger.js';
 
 export type { Usage } from './quota-ledger.js';
 
@@ -48,16 +48,6 @@ export interface QuotaState {
   count(keyId: string, hold: Hold | null, month: string, used: Usage): Promise<MonthUsage>;
   /** A key's usage of a month now. */
   usage(month: string, keyId: string): Promise<MonthUsage>;
-}
-
-/** Usage of nothing: the start of a sum. */
-export const noUsage = (): Usage => ({ requests: 0, statsRequests: 0, results: 0 });
-
-/** Adds `delta` to `into` (subtracts it with sign -1). */
-export function addUsage(into: Usage, delta: Usage, sign: 1 | -1 = 1): void {
-  into.requests += sign * delta.requests;
-  into.statsRequests += sign * delta.statsRequests;
-  into.results += sign * delta.results;
 }
 
 /** One map key for a key's month (the states' maps of usage). */

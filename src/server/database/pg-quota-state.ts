@@ -24,7 +24,8 @@
 import type pg from 'pg';
 import { DatabaseUnavailable, type Database } from './database.js';
 import { fullBucket, takeToken, type BucketLevel } from '../limits.js';
-import { addUsage, noUsage, slotOf, type Hold, type HoldDecision, type MonthUsage, type QuotaState, type TokenTaken, type Usage } from '../quota-state.js';
+import { addUsage, noUsage, type Usage } from '../quota-ledger.js';
+import { slotOf, type Hold, type HoldDecision, type MonthUsage, type QuotaState, type TokenTaken } from '../quota-state.js';
 
 /** How long a hold lives without renewal: a few renewals, so that one missed renewal lapses nothing. */
 export const HOLD_LEASE_SECONDS = 15;

@@ -1,10 +1,10 @@
 /** The quota journal: replay, torn lines, compaction, and a kill -9 of a real server under load. */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { open as openFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { QuotaLedger } from '../../src/server/quota-ledger.js';
+import { spawnServe } from '../support/server-process.js';
 
 let dir: string;
 beforeEach(() => {
@@ -112,23 +112,11 @@ describe('QuotaLedger', () => {
 });
 
 describe('kill -9 in the middle of load loses no answered request', () => {
-  const repo = resolve(__dirname, '../..');
   const key = 'durability-test-key-000000000001';
 
-  function start(stateDir: string, keysFile: string): Promise<{ child: ChildProcess; url: string }> {
-    return new Promise((resolvePromise, reject) => {
-      const child = spawn(process.execPath, [join(repo, 'bin/orgindex.js'), 'serve', '--port', '0', '--count', '1500', '--keys', keysFile, '--state-dir', stateDir, '--log-level', 'silent'], {
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      let text = '';
-      child.stderr.on('data', (chunk: Buffer) => {
-        text += chunk.toString();
-        const match = /ready at (http:\/\/[^\s/]+)/.exec(text);
-        if (match) resolvePromise({ child, url: match[1]! });
-      });
-      child.on('exit', (code) => { reject(new Error(`server exited (${code}) before ready: ${text}`)); });
-    });
-  }
+  // Once warm: the load is meant to meet a server answering searches, not one still building its structures.
+  const start = (stateDir: string, keysFile: string) =>
+    spawnServe({ args: ['--count', '1500', '--keys', keysFile, '--state-dir', stateDir, '--log-level', 'silent'], testKeyRate: false, readyWhen: /relevance structures/ });
 
   async function requestsUsed(url: string): Promise<number> {
     const response = await fetch(`${url}/v2/filters/options`, { headers: { 'x-api-key': key } });
@@ -175,8 +163,7 @@ describe('kill -9 in the middle of load loses no answered request', () => {
       expect(used).toBeGreaterThanOrEqual(answered);
       expect(used).toBeLessThanOrEqual(sent);
     } finally {
-      second.child.kill('SIGTERM');
-      await new Promise((r) => second.child.once('exit', r));
+      await second.close();
     }
     // A graceful stop flushed and closed the journal: the third start agrees.
     const journal = readdirSync(stateDir).filter((name) => name.endsWith('.log')).map((name) => readFileSync(join(stateDir, name), 'utf8')).join('');

@@ -60,4 +60,4 @@ test('with a one-byte secret, every token is answered 200, 401 or 403 — never 
   } finally {
     await server.close();
   }
-});
+}, 30_000);

@@ -12,7 +12,7 @@
  */
 import pg from 'pg';
 import { migrate } from './migrations.js';
-import { NamedError } from '../../contract/errors.js';
+import { messageOf, NamedError } from '../../contract/errors.js';
 
 /** The URL without its password, for messages and logs. */
 export function redactedUrl(url: string): string {
@@ -77,7 +77,7 @@ export function isUnavailability(error: unknown): boolean {
 /** An unavailability as DatabaseUnavailable (its cause kept for the log); any other error as it is. */
 function classified(error: unknown): unknown {
   if (error instanceof DatabaseUnavailable || !isUnavailability(error)) return error;
-  return new DatabaseUnavailable(`the database cannot answer: ${(error as Error).message}`, { cause: error });
+  return new DatabaseUnavailable(`the database cannot answer: ${messageOf(error)}`, { cause: error });
 }
 
 /** How long a database that failed is not asked again (but for one probe at a time): callers get their 503 at once. */
@@ -159,7 +159,7 @@ export class Database {
       (await pool.connect()).release();
     } catch (error) {
       await pool.end();
-      throw new DatabaseUnavailable(`cannot reach the database at ${redactedUrl(url)}: ${(error as Error).message}`);
+      throw new DatabaseUnavailable(`cannot reach the database at ${redactedUrl(url)}: ${messageOf(error)}`, { cause: error });
     }
     try {
       // Bounded as a whole too: a database that freezes during the start must not hold it for ever.

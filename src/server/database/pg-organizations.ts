@@ -10,6 +10,7 @@ import pg from 'pg';
 import { RecordCollector, type ReadResult } from '../../engine/dataset/read.js';
 import { OrganizationRecordSchema } from '../../engine/dataset/record.js';
 import { DatabaseUnavailable, redactedUrl } from './database.js';
+import { messageOf } from '../../contract/errors.js';
 
 const PAGE_ROWS = 10_000;
 /** A table name as `--data` takes it: table or schema.table, plain SQL identifiers. */
@@ -57,12 +58,12 @@ export async function readOrganizationTable(data: string): Promise<ReadResult & 
   try {
     await client.connect();
   } catch (error) {
-    throw new DatabaseUnavailable(`cannot reach the database of --data ${redactedUrl(data)}: ${(error as Error).message}`);
+    throw new DatabaseUnavailable(`cannot reach the database of --data ${redactedUrl(data)}: ${messageOf(error)}`, { cause: error });
   }
   try {
     const known = new Set(Object.keys(OrganizationRecordSchema.shape));
     const { fields } = await client.query(`SELECT * FROM ${table} LIMIT 0`).catch((error: unknown) => {
-      throw new DatabaseUnavailable(`cannot read the table ${name} of --data ${redactedUrl(data)}: ${(error as Error).message}`);
+      throw new DatabaseUnavailable(`cannot read the table ${name} of --data ${redactedUrl(data)}: ${messageOf(error)}`, { cause: error });
     });
     const columns = fields.map((field) => field.name);
     const unknown = columns.filter((column) => !known.has(column));

@@ -28,6 +28,7 @@
  * Every regular expression here runs on one sentence (at most MAX_SENTENCE characters, qna.ts) and has no
  * nested quantifiers, so each sentence costs time in proportion to its length.
  */
+import { ENGLISH_FUNCTION_WORDS, GERMAN_FUNCTION_WORDS } from '../relevance/function-words.js';
 import { stemGerman, stemMinimalEnglish } from '../relevance/tokenize.js';
 import { fold, type PageKind, type QuestionIntent } from './question-kind.js';
 
@@ -59,16 +60,33 @@ export interface Evidence {
 // ---------------------------------------------------------------------------------------------------------
 // Words
 
-/** English and German words that carry no topic of their own (questions are asked in either language). */
-export const STOP_WORDS = new Set(
-  [
-    'a an the of for in on at to from by with and or but is are was were be been being do does did done what which who whom whose when where why how whats it its this that these those there their they them you your we our us i me my can could would should will shall may might must has have had about into over than then so not no yes any some all each more most other such own same very just also only much many last please tell know find give say says said mention mentions write writes',
-    'der die das den dem des ein eine einen einem einer eines und oder aber ist sind war waren wird werden wurde wurden hat haben hatte hatten sein seine seinen seinem seiner ihr ihre ihren ihrem ihrer es sie er wir uns unser unsere unseren unserem unserer ich mich mir du dich dir in im an am auf aus bei mit nach von vom zu zum zur fur uber unter vor durch gegen ohne um als wie was wer wen wem wessen wo wann warum wieso weshalb welche welcher welches welchen welchem viel viele vielen nicht kein keine auch noch schon nur sehr so dann denn doch ja nein man kann konnen konnte muss mussen soll sollen will wollen gibt geben gab macht machen lautet lauten heisst bitte dort hier diese dieser dieses diesen diesem alle alles mehr etwa rund ca sich hoch letzten letzte letztes sagt sagen steht stehen schreibt',
-    'company companies firm business firma unternehmen',
-  ]
-    .join(' ')
-    .split(' '),
+/**
+ * Function words the answerer matches as content all the same: relations ("before", "zwischen", "seit"),
+ * persons ("he", "ihn", "mein"), conjunctions ("wenn", "dass") and a few more. Dropping them would change
+ * the follow-up questions it proposes.
+ */
+const READ_AS_CONTENT = new Set(
+  (
+    'without after before under between through he she him her his here ' +
+    'sondern ins beim zwischen bis seit ab wenn weil dass ob mochte euch ihn ihm ihnen mein meine meinen wohin woher keinen ' +
+    'ganz gern gerne da jetzt immer etwas allen jede jeden einfach'
+  ).split(' '),
 );
+
+/**
+ * Words that carry no topic of their own, in English and German (questions are asked in either language):
+ * the function words of both (but READ_AS_CONTENT), further forms of them, and the words a question asks or
+ * a site tells with. The further forms stay out of function-words.ts, whose lists tell the embedder a text's language.
+ */
+export const STOP_WORDS: ReadonlySet<string> = new Set([
+  ...[...ENGLISH_FUNCTION_WORDS, ...GERMAN_FUNCTION_WORDS].filter((word) => !READ_AS_CONTENT.has(word)),
+  ...(
+    'done whats shall yes each other own same much many last please tell know find give say says said mention mentions write writes ' +
+    'seinem seiner ihrem ihrer unserem unserer wen wem wessen weshalb welchen welchem diesem alles ja nein konnte geben gab macht machen ' +
+    'lautet lauten heisst etwa rund ca hoch letzten letzte letztes sagt sagen steht stehen schreibt ' +
+    'company companies firm business firma unternehmen'
+  ).split(' '),
+]);
 
 /** A word's stem for matching: folded, English plural and German inflection endings off. */
 export function stem(word: string): string {

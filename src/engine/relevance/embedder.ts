@@ -20,7 +20,8 @@
  */
 import asset from '../data/embeddings.json' with { type: 'json' };
 import { ConceptExpansion } from './concepts.js';
-import { germanLexicon, isEnglishFunctionWord, isGermanFunctionWord, plainGerman, type GermanLexicon } from './german-lexicon.js';
+import { ENGLISH_FUNCTION_WORDS, GERMAN_FUNCTION_WORDS } from './function-words.js';
+import { germanLexicon, plainGerman, type GermanLexicon } from './german-lexicon.js';
 import { TermDictionary } from './term-dictionary.js';
 import { spellOutGerman } from '../german-spelling.js';
 import { ASCII_WORD, END, WordScanner } from './tokenize.js';
@@ -533,7 +534,7 @@ export class SifGloveEmbedder implements Embedder {
     if (word === undefined) {
       const english: number[] = [];
       for (const token of embeddingTokens(raw)) rowsOfToken(this.vocab.index, token, english);
-      const functionWord = isGermanFunctionWord(plainGerman(raw));
+      const functionWord = GERMAN_FUNCTION_WORDS.has(plainGerman(raw));
       // An umlaut or ß, or a German function word with another letter ("für"), says German.
       const german = functionWord || /[äöüß]/i.test(raw);
       if (this.complexRows.size >= WORD_CACHE_LIMIT) this.complexRows.clear();
@@ -594,7 +595,7 @@ export class SifGloveEmbedder implements Embedder {
     this.asciiRows[id] = rowOfPlain(this.vocab.index, term);
     const row = this.asciiRows[id] ?? -1;
     const rare = row >= 0 && (this.vocab.ranks[row] ?? 0) > RARE_IN_ENGLISH && this.lexicon?.has(term) === true;
-    this.asciiKinds[id] = (isEnglishFunctionWord(term) ? 1 : 0) | (isGermanFunctionWord(plainGerman(term)) ? 2 : 0) | (rare ? 4 : 0);
+    this.asciiKinds[id] = (ENGLISH_FUNCTION_WORDS.has(term) ? 1 : 0) | (GERMAN_FUNCTION_WORDS.has(plainGerman(term)) ? 2 : 0) | (rare ? 4 : 0);
   }
 
   /** The row of one word: English first, else the German lexicon's (a compound's first part). */

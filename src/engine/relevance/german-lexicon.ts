@@ -58,8 +58,6 @@ export class GermanLexicon {
   private readonly senses = new Map<string, string[]>();
   /** Snowball stem → the lemmas (spelt out) with that stem, shortest first. */
   private readonly byStem = new Map<string, string[]>();
-  private readonly found = new Map<string, readonly string[]>();
-  private readonly strictFound = new Map<string, readonly string[]>();
 
   constructor(entries: Readonly<Record<string, string>>) {
     for (const [lemma, list] of Object.entries(entries)) {
@@ -125,19 +123,13 @@ export class GermanLexicon {
 
   /**
    * The lemmas a German word stands for: its own, or the parts of the compound it is made of (at most
-   * three, the longest last part first); an empty list when neither.
+   * three, the longest last part first); an empty list when neither. Not cached: the embedder keeps each
+   * word's rows (embedder.ts, germanRowsOf).
    */
   keysOf(word: string): readonly string[] {
     const key = spellOutGerman(word);
-    let parts = this.found.get(key);
-    if (parts === undefined) {
-      const lemma = this.lemmaOf(key);
-      parts = lemma !== null ? [lemma] : (this.split(key, 2) ?? []);
-      // Queries of a long-running server bring new words for ever: start afresh rather than grow.
-      if (this.found.size >= 100_000) this.found.clear();
-      this.found.set(key, parts);
-    }
-    return parts;
+    const lemma = this.lemmaOf(key);
+    return lemma !== null ? [lemma] : (this.split(key, 2) ?? []);
   }
 
   /**
@@ -146,16 +138,10 @@ export class GermanLexicon {
    * a word by its Snowball stem alone, which would read "kittens" as "Kitt".
    */
   strictKeysOf(word: string): readonly string[] {
-    const key = spellOutGerman(word);
-    let parts = this.strictFound.get(key);
-    if (parts === undefined) {
-      const lemma = this.lemmaOf(key, true);
-      const compound = lemma === null ? this.keysOf(word) : [];
-      parts = lemma !== null ? [lemma] : compound.length > 1 ? compound : [];
-      if (this.strictFound.size >= 100_000) this.strictFound.clear();
-      this.strictFound.set(key, parts);
-    }
-    return parts;
+    const lemma = this.lemmaOf(spellOutGerman(word), true);
+    if (lemma !== null) return [lemma];
+    const compound = this.keysOf(word);
+    return compound.length > 1 ? compound : [];
   }
 
   /**

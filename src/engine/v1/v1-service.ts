@@ -21,7 +21,7 @@
  * this process's memory by default; servers that share a database keep them there (the server's
  * database/pg-pit-store.ts), so that any of them serves the next page.
  */
-import { ValidationError } from '../../contract/errors.js';
+import { NamedError, ValidationError } from '../../contract/errors.js';
 import type { SelectableColumn } from '../../contract/common.js';
 import { GEO_LEVELS, type GeoLevel } from '../../contract/common.js';
 import type { Filters } from '../../contract/v2/filters.js';
@@ -50,12 +50,7 @@ import { PitRegistry, type PitRegistryOptions } from './pit-registry.js';
 export { MAX_OPEN_PITS, MAX_PITS_PER_CALLER, PIT_KEEP_ALIVE_MS, PitCapacityError } from './pit-registry.js';
 
 /** A v1 error: the route answers 400 with `{"detail": message}` (auth failures are the server's 403). */
-export class LegacyError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'LegacyError';
-  }
-}
+export class LegacyError extends NamedError {}
 
 /** The one index this service holds, and how v1 names it. */
 export const LEGACY_INDEX = 'organizations-local';

@@ -169,7 +169,10 @@ export class LocalIndex {
    * wall clock, not the elapsed-time clock of `options.now`).
    */
   nlpSearch(body: RequestInput<'language.nlpSearch'>, clock: () => number = Date.now): QueryResponse {
-    const { user_query: userQuery, search_id: searchId } = parseRequest('language.nlpSearch', body);
+    return this.nlpSearchParsed(parseRequest('language.nlpSearch', body), clock);
+  }
+
+  nlpSearchParsed({ user_query: userQuery, search_id: searchId }: RequestOutput<'language.nlpSearch'>, clock: () => number = Date.now): QueryResponse {
     const started = clock();
     const payload = parseQuery(this.store, userQuery, new Date(started).toISOString().slice(0, 10));
     return {

@@ -54,11 +54,6 @@ export class RequestQuota {
     return this.admission.holdParsedRows(this.endpoint, this.key, this.hold, body);
   }
 
-  /** `holdRows` for a v1 body as it came: the legacy service checks it, and one the contract refuses passes on unheld to its 400. */
-  holdRowsAsSent<Body>(body: Body): Promise<Body> {
-    return this.admission.holdRows(this.endpoint, this.key, this.hold, body);
-  }
-
   /** Counts a successful answer, the hold handed over to the count; resolves with the answer once the count is durable. */
   async counted<Answer>(answer: Answer): Promise<Answer> {
     if (this.key) this.usage = await this.admission.count(this.endpoint, this.key, this.hold, answer);

@@ -28,6 +28,7 @@
  * Every regular expression here runs on one sentence (at most MAX_SENTENCE characters, qna.ts) and has no
  * nested quantifiers, so each sentence costs time in proportion to its length.
  */
+import { ENGLISH_FUNCTION_WORDS, GERMAN_FUNCTION_WORDS } from '../relevance/function-words.js';
 import { stemGerman, stemMinimalEnglish } from '../relevance/tokenize.js';
 import { fold, type PageKind, type QuestionIntent } from './question-kind.js';
 
@@ -39,6 +40,10 @@ export interface Sentence {
   folded: string;
   /** Stems of its content words (see `contentWords`). */
   words: readonly string[];
+  /** Indexes (ascending) of the question's content words (`asked`) it contains. */
+  matched: readonly number[];
+  /** Its telephone numbers (`phoneNumbers`). */
+  phones: readonly string[];
   /** Index of its page among the pages read (0: the start page, the home page). */
   pageIndex: number;
   pageKind: PageKind;
@@ -59,25 +64,60 @@ export interface Evidence {
 // ---------------------------------------------------------------------------------------------------------
 // Words
 
-/** English and German words that carry no topic of their own (questions are asked in either language). */
-export const STOP_WORDS = new Set(
-  [
-    'a an the of for in on at to from by with and or but is are was were be been being do does did done what which who whom whose when where why how whats it its this that these those there their they them you your we our us i me my can could would should will shall may might must has have had about into over than then so not no yes any some all each more most other such own same very just also only much many last please tell know find give say says said mention mentions write writes',
-    'der die das den dem des ein eine einen einem einer eines und oder aber ist sind war waren wird werden wurde wurden hat haben hatte hatten sein seine seinen seinem seiner ihr ihre ihren ihrem ihrer es sie er wir uns unser unsere unseren unserem unserer ich mich mir du dich dir in im an am auf aus bei mit nach von vom zu zum zur fur uber unter vor durch gegen ohne um als wie was wer wen wem wessen wo wann warum wieso weshalb welche welcher welches welchen welchem viel viele vielen nicht kein keine auch noch schon nur sehr so dann denn doch ja nein man kann konnen konnte muss mussen soll sollen will wollen gibt geben gab macht machen lautet lauten heisst bitte dort hier diese dieser dieses diesen diesem alle alles mehr etwa rund ca sich hoch letzten letzte letztes sagt sagen steht stehen schreibt',
-    'company companies firm business firma unternehmen',
-  ]
-    .join(' ')
-    .split(' '),
+/**
+ * Function words the answerer matches as content all the same: relations ("before", "zwischen", "seit"),
+ * persons ("he", "ihn", "mein"), conjunctions ("wenn", "dass") and a few more. Dropping them would change
+ * the follow-up questions it proposes.
+ */
+const READ_AS_CONTENT = new Set(
+  (
+    'without after before under between through he she him her his here ' +
+    'sondern ins beim zwischen bis seit ab wenn weil dass ob mochte euch ihn ihm ihnen mein meine meinen wohin woher keinen ' +
+    'ganz gern gerne da jetzt immer etwas allen jede jeden einfach'
+  ).split(' '),
 );
+
+/**
+ * Words that carry no topic of their own, in English and German (questions are asked in either language):
+ * the function words of both (but READ_AS_CONTENT), further forms of them, and the words a question asks or
+ * a site tells with. The further forms stay out of function-words.ts, whose lists tell the embedder a text's language.
+ */
+export const STOP_WORDS: ReadonlySet<string> = new Set([
+  ...[...ENGLISH_FUNCTION_WORDS, ...GERMAN_FUNCTION_WORDS].filter((word) => !READ_AS_CONTENT.has(word)),
+  ...(
+    'done whats shall yes each other own same much many last please tell know find give say says said mention mentions write writes ' +
+    'seinem seiner ihrem ihrer unserem unserer wen wem wessen weshalb welchen welchem diesem alles ja nein konnte geben gab macht machen ' +
+    'lautet lauten heisst etwa rund ca hoch letzten letzte letztes sagt sagen steht stehen schreibt ' +
+    'company companies firm business firma unternehmen'
+  ).split(' '),
+]);
 
 /** A word's stem for matching: folded, English plural and German inflection endings off. */
 export function stem(word: string): string {
   return stemGerman(stemMinimalEnglish(word));
 }
 
+/** Content words of a text folded already (`fold`): stop words out, stemmed by `stemOf`. */
+export function foldedContentWords(folded: string, stemOf: (word: string) => string = stem): string[] {
+  return (folded.match(/[\p{L}\p{N}]+/gu) ?? []).filter((word) => word.length > 1 && !STOP_WORDS.has(word)).map(stemOf);
+}
+
 /** Content words of a text: folded, stop words out, stemmed. */
 export function contentWords(text: string): string[] {
-  return (fold(text).match(/[\p{L}\p{N}]+/gu) ?? []).filter((word) => word.length > 1 && !STOP_WORDS.has(word)).map(stem);
+  return foldedContentWords(fold(text));
+}
+
+/** `stem`, each word stemmed once: the sentences of one site repeat their words (for one answer's reading). */
+export function rememberedStems(): (word: string) => string {
+  const stems = new Map<string, string>();
+  return (word) => {
+    let found = stems.get(word);
+    if (found === undefined) {
+      found = stem(word);
+      stems.set(word, found);
+    }
+    return found;
+  };
 }
 
 /** Whether two stems are one word: equal, or one a prefix of the other by a short ending (druck, druckt). */
@@ -372,7 +412,7 @@ export function phoneNumbers(text: string): string[] {
 }
 
 function phoneScore(sentence: Sentence, counts: ReadonlyMap<string, number>): number {
-  const numbers = phoneNumbers(sentence.text);
+  const numbers = sentence.phones;
   if (numbers.length === 0) return 0;
   const { folded } = sentence;
   if (FAX.test(folded) && !PHONE_LABEL.test(folded)) return 0;
@@ -398,16 +438,17 @@ const PURPOSE_LABEL = /^(unternehmensgegenstand|gegenstand des unternehmens|gesc
 const IS_A = /\b(is|ist|are|sind)\s+(?:a|an|ein|eine|einer|the|der|die|das|ihr|ihre|your)\b/;
 const FIRST_PERSON = /^(?:\S+\s+){0,2}?(we|wir|our|unser\w*)\b/;
 
-/** A full sentence that can describe something: a sentence end (or many words), no question, no boilerplate. */
-function isDescriptive(sentence: Sentence): boolean {
-  const words = sentence.text.split(/\s+/).length;
+/** A full sentence of `words` words that can describe something: a sentence end (or many words), no question, no boilerplate. */
+function isDescriptive(sentence: Sentence, words: number): boolean {
   return words >= 4 && (/[.!]$/.test(sentence.text) || words >= 12) && !/\?/.test(sentence.text) && !BOILERPLATE.test(sentence.folded) && !GREETING.test(sentence.folded);
 }
 
+const FIRST_TWO_WORDS = /^(\S*)(?:\s+(\S*))?/;
+
 /** Whether the sentence starts with a word of the company's name (the company as its subject). */
 function startsWithCompany(sentence: Sentence, companyWords: ReadonlySet<string>): boolean {
-  const first = sentence.folded.split(/\s+/).slice(0, 2);
-  return first.some((word) => companyWords.has(word.replace(/[^\p{L}\p{N}]/gu, '')));
+  const [, first = '', second = ''] = FIRST_TWO_WORDS.exec(sentence.folded) ?? [];
+  return [first, second].some((word) => companyWords.has(word.replace(/[^\p{L}\p{N}]/gu, '')));
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -434,10 +475,7 @@ function enumeration(sentence: Sentence): { list: boolean; forWhom: boolean; our
 
 /** Share of the question's words (name and stop words out) in the sentence. */
 function overlap(sentence: Sentence, asked: readonly string[]): number {
-  if (asked.length === 0) return 0;
-  let found = 0;
-  for (const word of asked) if (sentence.words.some((other) => sameWord(word, other))) found++;
-  return found / asked.length;
+  return asked.length === 0 ? 0 : sentence.matched.length / asked.length;
 }
 
 function products(sentence: Sentence, asked: readonly string[], companyWords: ReadonlySet<string>): number {
@@ -519,7 +557,9 @@ export class AnswerExtractor {
       }
       case 'what': {
         if (PURPOSE_LABEL.test(sentence.folded)) return { score: 0.7, parts: [index] };
-        if ((sentence.pageIndex !== 0 && sentence.pageKind !== 'about') || !isDescriptive(sentence)) return null;
+        if (sentence.pageIndex !== 0 && sentence.pageKind !== 'about') return null;
+        const words = sentence.text.split(/\s+/).length;
+        if (!isDescriptive(sentence, words)) return null;
         const rank = this.descriptive.get(sentence.pageIndex) ?? 0;
         this.descriptive.set(sentence.pageIndex, rank + 1);
         let score = (sentence.pageIndex === 0 ? 0.75 : 0.6) - 0.08 * rank;
@@ -528,7 +568,7 @@ export class AnswerExtractor {
         if (IS_A.test(sentence.folded)) score += 0.1;
         const parts = [index];
         const next = this.sentences[index + 1];
-        if (!sentence.last && next && sentence.text.split(/\s+/).length < 12) parts.push(index + 1);
+        if (!sentence.last && next && words < 12) parts.push(index + 1);
         return score > 0 ? { score, parts } : null;
       }
       case 'products': {
@@ -568,7 +608,7 @@ export class AnswerExtractor {
     if (this.intent.kind === 'contact' && this.intent.channel === 'any') {
       // A telephone number and an e-mail address: the best line of the other kind on the same page.
       const chosen = this.sentences[bestIndex] as Sentence;
-      const hasPhone = phoneNumbers(chosen.text).length > 0;
+      const hasPhone = chosen.phones.length > 0;
       const hasEmail = /@/.test(chosen.text);
       if (!(hasPhone && hasEmail)) {
         let other = -1;

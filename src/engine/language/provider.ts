@@ -3,11 +3,12 @@
  * implementing `LanguageProvider`; the default answers locally, deterministically, from the data.
  */
 import type { BatchKeyword, QnaResponse, QueryResponse } from '../../contract/language.js';
-import type { RequestInput } from '../../contract/endpoints.js';
+import type { RequestOutput } from '../../contract/endpoints.js';
 import type { ColumnStore } from '../store/store.js';
 import { answerSteps, type QnaPage } from './qna.js';
 import { relatedKeywords } from './related-keywords.js';
 
+/** The language answers, each from the values of a body the contract has parsed (the server's routes parse each once). */
 export interface LanguageProvider {
   /** Alternative keywords for a list of keywords (POST /v1/generate-keywords). */
   generateKeywords(keywords: readonly string[]): Promise<BatchKeyword> | BatchKeyword;
@@ -44,12 +45,12 @@ function runAll<T>(steps: Iterator<unknown, T>): Promise<T> {
 }
 
 /**
- * What the local provider reads of an index: its store (related keywords) and its nlp_search. The engine's
- * LocalIndex is one; the language layer sits below it and does not import it.
+ * What the local provider reads of an index: its store (related keywords) and its nlp_search of a parsed
+ * body. The engine's LocalIndex is one; the language layer sits below it and does not import it.
  */
 export interface LanguageIndex {
   readonly store: ColumnStore;
-  nlpSearch(body: RequestInput<'language.nlpSearch'>, clock?: () => number): QueryResponse;
+  nlpSearchParsed(request: RequestOutput<'language.nlpSearch'>, clock?: () => number): QueryResponse;
 }
 
 /** The local provider over an index: related terms from the corpus (see related-keywords.ts). */
@@ -64,7 +65,7 @@ export function localLanguageProvider(index: () => LanguageIndex | null, now: ()
       return { original_keywords: [...keywords], alternative_keywords: relatedKeywords(current().store, keywords) };
     },
     nlpSearch(userQuery, searchId) {
-      return current().nlpSearch({ user_query: userQuery, search_id: searchId }, now);
+      return current().nlpSearchParsed({ user_query: userQuery, search_id: searchId }, now);
     },
     async qna(question, domain, maxPages, signal) {
       if (!host.fetchPages) return { success: false, can_answer: false, message: `Could not read ${domain}`, error: 'this host cannot fetch web pages' };

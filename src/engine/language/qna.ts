@@ -32,7 +32,7 @@
 import type { QnaResult } from '../../contract/language.js';
 import { sifGloveEmbedder } from '../relevance/embedder.js';
 import { foldTypedUmlauts } from '../relevance/tokenize.js';
-import { AnswerExtractor, contentWords, phoneNumbers, sameWord, type Sentence } from './answer-extractors.js';
+import { AnswerExtractor, contentWords, foldedContentWords, phoneNumbers, rememberedStems, sameWord, type Sentence } from './answer-extractors.js';
 import { fold, pageKind, questionIntent } from './question-kind.js';
 
 export const MAX_CONTEXT_TOKENS = 40_000;
@@ -83,8 +83,6 @@ export interface QnaOptions {
 
 interface Passage extends Sentence {
   page: QnaPage;
-  /** Indexes (ascending) of the question's content words this sentence contains. */
-  matched: number[];
   cosine: number;
   /** Position in the context: ties of score go to the earlier sentence. */
   order: number;
@@ -222,13 +220,17 @@ export function* answerSteps(question: string, pages: readonly QnaPage[], option
   let used = 0;
   let work = 0;
   let line = 0;
+  const stemOf = rememberedStems();
 
   // The context: sentences in page order until the token budget is spent (text past it is never read).
+  // Each sentence is folded, split into words and searched for telephone numbers here, once: the
+  // extractors and the ranking read the results.
   const add = (page: QnaPage, pageIndex: number, kind: Sentence['pageKind'], text: string, first: boolean, last: boolean): boolean => {
     const tokens = tokensOf(text, options.countTokens);
     if (used + tokens > budget) return false;
     used += tokens;
-    const words = contentWords(text);
+    const folded = fold(text);
+    const words = foldedContentWords(folded, stemOf);
     const matched: number[] = [];
     const distinct = new Set(words);
     for (const word of distinct) documents.set(word, (documents.get(word) ?? 0) + 1);
@@ -240,11 +242,12 @@ export function* answerSteps(question: string, pages: readonly QnaPage[], option
         break;
       }
     });
-    for (const number of phoneNumbers(text)) phoneCounts.set(number, (phoneCounts.get(number) ?? 0) + 1);
+    const phones = phoneNumbers(text);
+    for (const number of phones) phoneCounts.set(number, (phoneCounts.get(number) ?? 0) + 1);
     let cosine = 0;
     const vector = questionVector ? embedder.embed(text) : null;
     if (questionVector && vector) for (let d = 0; d < vector.length; d++) cosine += (questionVector[d] ?? 0) * (vector[d] ?? 0);
-    passages.push({ page, text, folded: fold(text), words, pageIndex, pageKind: kind, line, first, last, matched, cosine, order: passages.length, score: 0 });
+    passages.push({ page, text, folded, words, matched, phones, pageIndex, pageKind: kind, line, first, last, cosine, order: passages.length, score: 0 });
     work += Math.max(PASSAGE_WORK, text.length, TOKEN_WORK * tokens);
     return true;
   };

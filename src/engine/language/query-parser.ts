@@ -109,6 +109,8 @@ function wordIn<T>(table: Readonly<Record<string, T>>, word: string): T | undefi
 
 const NEGATIONS = new Set(['not', 'without', 'except', 'excluding', 'no', 'but not', 'other than', 'ohne', 'nicht', 'ausser', 'ausgenommen', 'kein', 'keine', 'keinen', 'aber nicht']);
 const PLACE_NEGATIONS = /\b(?:not(?: in)?|outside(?: of)?|except(?: in)?|but not(?: in)?|excluding|without|nicht(?: in)?|ausserhalb(?: von)?|ausser(?: in)?|ohne)\s*$/;
+// Words of a search request that name no trait (find, companies, near, founded, employees); not the function words
+// (relevance/function-words.ts): a word here also ends a negation's scope and may be a compound's generic tail.
 const STOP_WORDS = new Set([
   'a', 'an', 'the', 'of', 'for', 'in', 'at', 'on', 'from', 'with', 'by', 'to', 'near', 'around', 'based', 'located', 'that', 'which', 'who',
   'are', 'is', 'be', 'do', 'does', 'find', 'show', 'me', 'list', 'all', 'any', 'some', 'i', 'want', 'looking', 'search', 'please', 'or', 'and',

@@ -20,7 +20,8 @@
  */
 import asset from '../data/embeddings.json' with { type: 'json' };
 import { ConceptExpansion } from './concepts.js';
-import { germanLexicon, isEnglishFunctionWord, isGermanFunctionWord, plainGerman, type GermanLexicon } from './german-lexicon.js';
+import { ENGLISH_FUNCTION_WORDS, GERMAN_FUNCTION_WORDS } from './function-words.js';
+import { germanLexicon, plainGerman, type GermanLexicon } from './german-lexicon.js';
 import { TermDictionary } from './term-dictionary.js';
 import { spellOutGerman } from '../german-spelling.js';
 import { ASCII_WORD, END, WordScanner } from './tokenize.js';
@@ -293,9 +294,10 @@ export class SifGloveEmbedder implements Embedder {
   private asciiKinds = new Uint8Array(1024);
   /** Per `asciiWords` term: its rows as a German word (computed when a German text first has it). */
   private asciiGerman: (readonly number[] | undefined)[] = [];
+  private asciiStrictGerman: (readonly number[] | undefined)[] = [];
+  /** The same for the other words, by spelling: the only caches of German words' rows (the lexicon keeps none). */
   private readonly complexGerman = new Map<string, readonly number[]>();
   private readonly strictGerman = new Map<string, readonly number[]>();
-  private asciiStrictGerman: (readonly number[] | undefined)[] = [];
 
   constructor(options: SifOptions = {}) {
     const english = options.vocabulary ?? embeddingVocabulary();
@@ -533,7 +535,7 @@ export class SifGloveEmbedder implements Embedder {
     if (word === undefined) {
       const english: number[] = [];
       for (const token of embeddingTokens(raw)) rowsOfToken(this.vocab.index, token, english);
-      const functionWord = isGermanFunctionWord(plainGerman(raw));
+      const functionWord = GERMAN_FUNCTION_WORDS.has(plainGerman(raw));
       // An umlaut or ß, or a German function word with another letter ("für"), says German.
       const german = functionWord || /[äöüß]/i.test(raw);
       if (this.complexRows.size >= WORD_CACHE_LIMIT) this.complexRows.clear();
@@ -545,26 +547,34 @@ export class SifGloveEmbedder implements Embedder {
 
   /**
    * The rows of a word read as German: its lexicon entry, or the entries of its compound's parts. `strict`
-   * for a word of a text that does not read as German (GermanLexicon.strictKeysOf).
+   * for a word of a text that does not read as German (GermanLexicon.strictKeysOf). Uncached: a plain ASCII
+   * word's rows are kept by its `asciiWords` id (asciiGermanRows), any other word's by its spelling (germanRowsOf).
    */
+  private lookUpGermanRows(word: string, strict: boolean): readonly number[] {
+    if (!this.lexicon) return NO_ROWS;
+    const keys = strict ? this.lexicon.strictKeysOf(word) : this.lexicon.keysOf(word);
+    return keys.map((key) => this.germanRows.get(key) ?? -1).filter((row) => row >= 0);
+  }
+
+  /** `lookUpGermanRows` of a word that is not an `asciiWords` term, cached by its spelling. */
   private germanRowsOf(word: string, strict = false): readonly number[] {
     if (!this.lexicon) return NO_ROWS;
     const cache = strict ? this.strictGerman : this.complexGerman;
     let found = cache.get(word);
     if (found === undefined) {
-      const keys = strict ? this.lexicon.strictKeysOf(word) : this.lexicon.keysOf(word);
-      found = keys.map((key) => this.germanRows.get(key) ?? -1).filter((row) => row >= 0);
+      found = this.lookUpGermanRows(word, strict);
       if (cache.size >= WORD_CACHE_LIMIT) cache.clear();
       cache.set(word, found);
     }
     return found;
   }
 
+  /** `lookUpGermanRows` of an `asciiWords` term, cached by its id (forgotten with the terms). */
   private asciiGermanRows(id: number, strict = false): readonly number[] {
     const cache = strict ? this.asciiStrictGerman : this.asciiGerman;
     let found = cache[id];
     if (found === undefined) {
-      found = this.germanRowsOf(this.asciiWords.terms[id] ?? '', strict);
+      found = this.lookUpGermanRows(this.asciiWords.terms[id] ?? '', strict);
       cache[id] = found;
     }
     return found;
@@ -594,7 +604,7 @@ export class SifGloveEmbedder implements Embedder {
     this.asciiRows[id] = rowOfPlain(this.vocab.index, term);
     const row = this.asciiRows[id] ?? -1;
     const rare = row >= 0 && (this.vocab.ranks[row] ?? 0) > RARE_IN_ENGLISH && this.lexicon?.has(term) === true;
-    this.asciiKinds[id] = (isEnglishFunctionWord(term) ? 1 : 0) | (isGermanFunctionWord(plainGerman(term)) ? 2 : 0) | (rare ? 4 : 0);
+    this.asciiKinds[id] = (ENGLISH_FUNCTION_WORDS.has(term) ? 1 : 0) | (GERMAN_FUNCTION_WORDS.has(plainGerman(term)) ? 2 : 0) | (rare ? 4 : 0);
   }
 
   /** The row of one word: English first, else the German lexicon's (a compound's first part). */

@@ -11,7 +11,7 @@
  *   allowed between them ("Heizungsbauer" → heizung + bauer, "Steuerberatungskanzlei" → steuer + beratung +
  *   kanzlei); German builds nouns that way, and the lexicon cannot list them all.
  * - Which language a text is in decides a word both languages have ("bad", "kind", "rat", "art", "gift"):
- *   the embedder counts the function words (below) and umlauts of each language (embedder.ts).
+ *   the embedder counts the function words (function-words.ts) and umlauts of each language (embedder.ts).
  *
  * Portable, synchronous; the lexicon is read once on first use.
  */
@@ -29,37 +29,6 @@ interface LexiconAsset {
 /** Lower case German spelt plain: umlauts and accents stripped, ß → ss ("für", "fuer" and "fur" → "fur"). */
 export function plainGerman(word: string): string {
   return foldTypedUmlauts(spellOutGerman(word));
-}
-
-// Function words, spelt plain: they carry no topic, and they tell the language of a text.
-const GERMAN_FUNCTION_WORDS = new Set(
-  (
-    'der die das den dem des ein eine einen einem einer eines und oder aber sondern denn doch mit ohne fur von vom zu zum zur ' +
-    'im in ins an am auf aus bei beim nach vor uber unter zwischen durch gegen um bis seit ab als wie wenn weil dass ob ' +
-    'ist sind war waren wird werden wurde wurden hat haben hatte hatten kann konnen muss mussen soll sollen will wollen mochte ' +
-    'ich du er sie es wir ihr mich mir dich dir sich uns euch ihn ihm ihnen mein meine meinen unser unsere unseren ihre ihren ' +
-    'sein seine seinen dieser diese dieses diesen welche welcher welches was wer wo wann warum wieso wohin woher ' +
-    'nicht kein keine keinen auch noch schon nur sehr ganz gern gerne hier dort da so dann jetzt immer etwas alle allen jede jeden ' +
-    'man mehr viel viele vielen bitte gibt einfach'
-  ).split(' '),
-);
-const ENGLISH_FUNCTION_WORDS = new Set(
-  (
-    'the a an and or but of to in on at for from with without by about into over after before under between through ' +
-    'is are was were be been being has have had do does did can could will would should must may might ' +
-    'i you he she it we they me him her us them my your his its our their this that these those which who whom whose ' +
-    'what where when why how not no all any some more most very just also only than then there here so such who'
-  ).split(' '),
-);
-
-/** Whether a lower-case word is an English function word. */
-export function isEnglishFunctionWord(word: string): boolean {
-  return ENGLISH_FUNCTION_WORDS.has(word);
-}
-
-/** Whether a word (spelt plain) is a German function word (dropped from German texts). */
-export function isGermanFunctionWord(plain: string): boolean {
-  return GERMAN_FUNCTION_WORDS.has(plain);
 }
 
 /**
@@ -89,8 +58,6 @@ export class GermanLexicon {
   private readonly senses = new Map<string, string[]>();
   /** Snowball stem → the lemmas (spelt out) with that stem, shortest first. */
   private readonly byStem = new Map<string, string[]>();
-  private readonly found = new Map<string, readonly string[]>();
-  private readonly strictFound = new Map<string, readonly string[]>();
 
   constructor(entries: Readonly<Record<string, string>>) {
     for (const [lemma, list] of Object.entries(entries)) {
@@ -156,19 +123,13 @@ export class GermanLexicon {
 
   /**
    * The lemmas a German word stands for: its own, or the parts of the compound it is made of (at most
-   * three, the longest last part first); an empty list when neither.
+   * three, the longest last part first); an empty list when neither. Not cached: the embedder keeps each
+   * word's rows (embedder.ts, germanRowsOf).
    */
   keysOf(word: string): readonly string[] {
     const key = spellOutGerman(word);
-    let parts = this.found.get(key);
-    if (parts === undefined) {
-      const lemma = this.lemmaOf(key);
-      parts = lemma !== null ? [lemma] : (this.split(key, 2) ?? []);
-      // Queries of a long-running server bring new words for ever: start afresh rather than grow.
-      if (this.found.size >= 100_000) this.found.clear();
-      this.found.set(key, parts);
-    }
-    return parts;
+    const lemma = this.lemmaOf(key);
+    return lemma !== null ? [lemma] : (this.split(key, 2) ?? []);
   }
 
   /**
@@ -177,16 +138,10 @@ export class GermanLexicon {
    * a word by its Snowball stem alone, which would read "kittens" as "Kitt".
    */
   strictKeysOf(word: string): readonly string[] {
-    const key = spellOutGerman(word);
-    let parts = this.strictFound.get(key);
-    if (parts === undefined) {
-      const lemma = this.lemmaOf(key, true);
-      const compound = lemma === null ? this.keysOf(word) : [];
-      parts = lemma !== null ? [lemma] : compound.length > 1 ? compound : [];
-      if (this.strictFound.size >= 100_000) this.strictFound.clear();
-      this.strictFound.set(key, parts);
-    }
-    return parts;
+    const lemma = this.lemmaOf(spellOutGerman(word), true);
+    if (lemma !== null) return [lemma];
+    const compound = this.keysOf(word);
+    return compound.length > 1 ? compound : [];
   }
 
   /**

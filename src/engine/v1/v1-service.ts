@@ -21,7 +21,7 @@
  * this process's memory by default; servers that share a database keep them there (the server's
  * database/pg-pit-store.ts), so that any of them serves the next page.
  */
-import { ValidationError } from '../../contract/errors.js';
+import { NamedError, ValidationError } from '../../contract/errors.js';
 import type { SelectableColumn } from '../../contract/common.js';
 import { GEO_LEVELS, type GeoLevel } from '../../contract/common.js';
 import type { Filters } from '../../contract/v2/filters.js';
@@ -33,6 +33,7 @@ import {
   V1SearchRequestSchema,
   V1SublocationsRequestSchema,
   type V1Column,
+  type V1DownloadRequest,
   type DownloadFormat,
   type V1FetchMarketResponse,
   type V1SearchRequest,
@@ -40,7 +41,7 @@ import {
   type V1SublocationsResponse,
 } from '../../contract/v1.js';
 import { validate, type ValidationErrorItem } from '../../contract/validation.js';
-import type { RequestInput } from '../../contract/endpoints.js';
+import type { RequestInput, RequestOutput } from '../../contract/endpoints.js';
 import type { FetchResponse } from '../../contract/v2/fetch.js';
 import type { FullRanking } from '../query/search.js';
 import type { ColumnStore } from '../store/store.js';
@@ -49,12 +50,7 @@ import { PitRegistry, type PitRegistryOptions } from './pit-registry.js';
 export { MAX_OPEN_PITS, MAX_PITS_PER_CALLER, PIT_KEEP_ALIVE_MS, PitCapacityError } from './pit-registry.js';
 
 /** A v1 error: the route answers 400 with `{"detail": message}` (auth failures are the server's 403). */
-export class LegacyError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'LegacyError';
-  }
-}
+export class LegacyError extends NamedError {}
 
 /** The one index this service holds, and how v1 names it. */
 export const LEGACY_INDEX = 'organizations-local';
@@ -302,6 +298,10 @@ function positionAfter(id: string, pit: Pit, cursor: readonly unknown[] | null):
   return position;
 }
 
+/**
+ * The v1 answers. Each takes a body as it came, checked here (a LegacyError: v1's 400), or, as `…Parsed`,
+ * one the contract has parsed already (the server's routes parse each request once, with parseRequest).
+ */
 export class LegacyService {
   private readonly pits: PitStore;
 
@@ -322,7 +322,10 @@ export class LegacyService {
   }
 
   async search(body: unknown, caller: V1Caller): Promise<V1SearchResponse> {
-    const request = parsed(validate(V1SearchRequestSchema, body));
+    return this.searchParsed(parsed(validate(V1SearchRequestSchema, body)), caller);
+  }
+
+  async searchParsed(request: V1SearchRequest, caller: V1Caller): Promise<V1SearchResponse> {
     checkIndex(request.index);
     const v2 = v2RequestOf(request);
     const fingerprint = JSON.stringify([request.index, v2.keywords, v2.filters, v2.describe, v2.similar_to, [...v2.excludes].sort()]);
@@ -367,13 +370,19 @@ export class LegacyService {
   }
 
   async closePit(input: unknown, caller: V1Caller): Promise<{ succeeded: boolean }> {
-    const { pit_id: id } = parsed(validate(V1ClosePitRequestSchema, input, 'query'));
+    return this.closePitParsed(parsed(validate(V1ClosePitRequestSchema, input, 'query')), caller);
+  }
+
+  async closePitParsed({ pit_id: id }: RequestOutput<'v1.closePit'>, caller: V1Caller): Promise<{ succeeded: boolean }> {
     return { succeeded: await this.pits.close(id, caller.id) };
   }
 
   /** The distinct child-level names under a parent location (the next level that has any). */
   sublocations(body: unknown, caller: V1Caller): V1SublocationsResponse {
-    const request = parsed(validate(V1SublocationsRequestSchema, body));
+    return this.sublocationsParsed(parsed(validate(V1SublocationsRequestSchema, body)), caller);
+  }
+
+  sublocationsParsed(request: RequestOutput<'v1.sublocations'>, caller: V1Caller): V1SublocationsResponse {
     checkIndex(request.index);
     const { store } = caller.index;
     const visible = caller.index.visibleRows;
@@ -403,7 +412,11 @@ export class LegacyService {
 
   /** The rows of a download (the server writes the file). */
   downloadContent(body: unknown, caller: V1Caller): DownloadContent {
-    const request = parsed(validate(V1DownloadRequestSchema, body));
+    return this.downloadContentParsed(parsed(validate(V1DownloadRequestSchema, body)), caller);
+  }
+
+  /** `downloadContent` of a parsed body; its `search_info.query` (any object to the contract) is checked here. */
+  downloadContentParsed(request: V1DownloadRequest, caller: V1Caller): DownloadContent {
     checkIndex(request.index);
     const base = { downloadId: request.download_id ?? this.options.newId(), format: request.download_format, index: request.index, columns: request.columns };
     if (request.market_info) {
@@ -424,7 +437,10 @@ export class LegacyService {
   }
 
   fetchMarket(body: unknown, caller: V1Caller): V1FetchMarketResponse {
-    const request = parsed(validate(V1FetchMarketRequestSchema, body));
+    return this.fetchMarketParsed(parsed(validate(V1FetchMarketRequestSchema, body)), caller);
+  }
+
+  fetchMarketParsed(request: RequestOutput<'v1.fetchMarket'>, caller: V1Caller): V1FetchMarketResponse {
     checkIndex(request.index);
     const { store } = caller.index;
     const fetched = caller.index.fetch({ domains: request.domains, columns: ['domain'] });

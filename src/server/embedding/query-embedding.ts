@@ -3,16 +3,14 @@
  * from a model the engine cannot run itself (onnx:, openai:): the texts of a request that need vectors —
  * v2's `describe` and similar-to `boost` / `penalize` terms, v1's `semantic_input` — are embedded by
  * that model (with its query prefix), and the request's view of the index carries them
- * (LocalIndex.withQueryVectors). A v2 search comes parsed by its route; a v1 body as it came, and one
- * that is not valid is left to the legacy service's 400.
+ * (LocalIndex.withQueryVectors). A request comes parsed by its route.
  *
  * Every wait is bounded: a request gets QUERY_EMBEDDING_TIMEOUT_MS for its vectors, its wait for a turn
  * included (at most `concurrency` calls to the model at once); then it is answered 503 with Retry-After,
  * as while the database cannot answer. Recent texts' vectors are kept (the pages of one query, a
  * frequent description) so that they are not asked for again.
  */
-import type { EndpointId } from '../../contract/endpoints.js';
-import { V1SearchRequestSchema } from '../../contract/v1.js';
+import type { V1DownloadRequest, V1SearchRequest } from '../../contract/v1.js';
 import { DescribeSchema, type SearchRequest } from '../../contract/v2/search.js';
 import type { LocalIndex } from '../../engine/local-index.js';
 import type { QueryVectors } from '../../engine/query/context.js';
@@ -51,20 +49,16 @@ export function searchTexts(request: SearchRequest): string[] {
   return [...new Set(texts)];
 }
 
-/** The texts of a v1 request as it came whose vectors the engine needs, once each; none for a request that is not valid. */
-export function queryTexts(id: EndpointId, body: unknown): string[] {
-  const texts: string[] = [];
-  if (id === 'v1.search') {
-    const request = V1SearchRequestSchema.safeParse(body);
-    // A page of a point-in-time search is read from the rows it froze: nothing is ranked again.
-    if (request.success && request.data.pit_id === null && request.data.semantic_input !== null) texts.push(request.data.semantic_input);
-  } else if (id === 'v1.download') {
-    const info = body !== null && typeof body === 'object' && 'search_info' in body ? body.search_info : undefined;
-    const query = info !== null && typeof info === 'object' && 'query' in info ? info.query : undefined;
-    const semantic = query !== null && typeof query === 'object' && 'semantic_input' in query ? DescribeSchema.safeParse(query.semantic_input) : null;
-    if (semantic?.success && semantic.data !== null) texts.push(semantic.data);
-  }
-  return [...new Set(texts)];
+/** The text of a parsed v1 search whose vector the engine needs, if any. */
+export function v1SearchTexts(request: V1SearchRequest): string[] {
+  // A page of a point-in-time search is read from the rows it froze: nothing is ranked again.
+  return request.pit_id === null && request.semantic_input !== null ? [request.semantic_input] : [];
+}
+
+/** The same for a parsed v1 download: its search's semantic_input (the legacy service checks the rest of that query). */
+export function v1DownloadTexts(request: V1DownloadRequest): string[] {
+  const semantic = DescribeSchema.safeParse(request.search_info?.query['semantic_input']);
+  return semantic.success && semantic.data !== null ? [semantic.data] : [];
 }
 
 export class QueryEmbedding {
@@ -84,9 +78,9 @@ export class QueryEmbedding {
     this.cacheEntries = options.cacheEntries ?? 2_048;
   }
 
-  /** A v1 request's view of the index with its texts' vectors (the view itself when it has none to embed). */
-  view(view: LocalIndex, id: EndpointId, body: unknown): Promise<LocalIndex> {
-    return this.withVectors(view, queryTexts(id, body));
+  /** A v1 request's view of the index with its texts' vectors (v1SearchTexts, v1DownloadTexts; the view itself when none). */
+  view(view: LocalIndex, texts: readonly string[]): Promise<LocalIndex> {
+    return this.withVectors(view, texts);
   }
 
   /** The same for a v2 search its route has parsed. */
@@ -94,7 +88,7 @@ export class QueryEmbedding {
     return this.withVectors(view, searchTexts(request));
   }
 
-  private async withVectors(view: LocalIndex, texts: string[]): Promise<LocalIndex> {
+  private async withVectors(view: LocalIndex, texts: readonly string[]): Promise<LocalIndex> {
     return texts.length === 0 ? view : view.withQueryVectors(await this.vectors(texts));
   }
 

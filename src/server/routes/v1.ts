@@ -1,18 +1,19 @@
 /**
  * The legacy v1 interface: an API key (same keys, limits, quotas and visibility as v2) or a bearer token
- * (dashboard users: tier_2's rate, no quota), answered by the legacy service over the same engine. Errors
- * as v1 says: bad parameters are 400 and every auth failure is 403, with a message.
+ * (dashboard users: tier_2's rate, no quota), answered by the legacy service over the same engine. Each
+ * input is parsed once, with the contract; errors as v1 says: bad parameters are 400 (the contract's detail
+ * as one message, error-handler.ts) and every auth failure is 403, with a message.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginCallback, FastifyRequest } from 'fastify';
-import { ENDPOINTS, type EndpointId } from '../../contract/endpoints.js';
+import { ENDPOINTS, parseRequest, type EndpointId } from '../../contract/endpoints.js';
 import type { LegacyCaller } from '../../engine/index.js';
 import { LegacyService, type PitStore } from '../../engine/v1/v1-service.js';
 import { PIT_SWEEP_INTERVAL_MS } from '../../engine/v1/pit-registry.js';
 import type { Admission } from '../admission.js';
 import { errorHandler } from '../error-handler.js';
 import type { Downloads } from './files.js';
-import type { QueryEmbedding } from '../embedding/query-embedding.js';
+import { v1DownloadTexts, v1SearchTexts, type QueryEmbedding } from '../embedding/query-embedding.js';
 import { sendJsonInSlices } from '../slices.js';
 
 type V1Id = Extract<EndpointId, `v1.${string}`>;
@@ -53,23 +54,22 @@ export const v1Routes: FastifyPluginCallback<V1RoutesOptions> = (app, { admissio
     closed();
   });
 
-  /** The body to run: with a key, the rows it may return held first (a search page cut to the rows left). */
-  const withRowsHeld = (request: FastifyRequest): Promise<unknown> => request.quota.holdRowsAsSent(request.body);
   /** The caller with its query's texts embedded, where the engine cannot embed them itself. */
-  const embedded = async (id: V1Id, body: unknown, caller: LegacyCaller): Promise<LegacyCaller> =>
-    queryEmbedding ? { ...caller, index: await queryEmbedding.view(caller.index, id, body) } : caller;
+  const embedded = async (texts: readonly string[], caller: LegacyCaller): Promise<LegacyCaller> =>
+    queryEmbedding ? { ...caller, index: await queryEmbedding.view(caller.index, texts) } : caller;
 
+  // With a key, the rows a body may return are held before it runs (a search page cut to the rows left).
   const answers: Record<V1Id, (request: FastifyRequest, caller: LegacyCaller) => unknown> = {
     'v1.search': async (request, caller) => {
-      const body = await withRowsHeld(request);
-      return legacy.search(body, await embedded('v1.search', body, caller));
+      const body = await request.quota.holdRows(parseRequest('v1.search', request.body));
+      return legacy.searchParsed(body, await embedded(v1SearchTexts(body), caller));
     },
-    'v1.sublocations': (request, caller) => legacy.sublocations(request.body, caller),
-    'v1.fetchMarket': async (request, caller) => legacy.fetchMarket(await withRowsHeld(request), caller),
+    'v1.sublocations': (request, caller) => legacy.sublocationsParsed(parseRequest('v1.sublocations', request.body), caller),
+    'v1.fetchMarket': async (request, caller) => legacy.fetchMarketParsed(await request.quota.holdRows(parseRequest('v1.fetchMarket', request.body)), caller),
     'v1.download': async (request, caller) => {
       downloads.ensureConfigured();
-      const body = await withRowsHeld(request);
-      const content = legacy.downloadContent(body, await embedded('v1.download', body, caller));
+      const body = await request.quota.holdRows(parseRequest('v1.download', request.body));
+      const content = legacy.downloadContentParsed(body, await embedded(v1DownloadTexts(body), caller));
       const written = await downloads.write(content, caller.id, request);
       return {
         download_url: written.url,
@@ -87,7 +87,7 @@ export const v1Routes: FastifyPluginCallback<V1RoutesOptions> = (app, { admissio
       };
     },
     // pit_id in the query string or the body (the spec does not say which).
-    'v1.closePit': (request, caller) => legacy.closePit({ pit_id: pitIdIn(request.query) ?? pitIdIn(request.body) }, caller),
+    'v1.closePit': (request, caller) => legacy.closePitParsed(parseRequest('v1.closePit', { pit_id: pitIdIn(request.query) ?? pitIdIn(request.body) }), caller),
   };
 
   const isV1 = (id: string): id is V1Id => Object.hasOwn(answers, id);

@@ -25,7 +25,8 @@ import { plainValue } from '../sheet/cells.js';
 import { cellOf, columnLetters } from '../sheet/a1.js';
 import { answerConflict, mergedConflict, storedForm, ownedRangeName, parseStoredQuery, refreshMessageOf, serviceOf, sheetGone, targetOf, type StoredQuery } from '../sheet/saved-query.js';
 import type { SheetFunctions } from '../sheet/functions.js';
-import { refreshFunctions, RefreshUsageError, type QueryOutcome, type RefreshOptions } from './refresh.js';
+import { refreshFunctions, type QueryOutcome, type RefreshOptions } from './refresh.js';
+import { UsageError } from './usage.js';
 import { sameService, serviceMismatch } from './services.js';
 
 const SCOPE = 'https://www.googleapis.com/auth/spreadsheets';
@@ -59,9 +60,9 @@ function clientOf(options: GoogleSheetOptions): sheets_v4.Sheets {
   try {
     key = JSON.parse(readFileSync(options.credentials, 'utf8')) as typeof key;
   } catch (error) {
-    throw new RefreshUsageError(`${options.credentials} cannot be read as a service-account key file: ${(error as Error).message}`);
+    throw new UsageError(`${options.credentials} cannot be read as a service-account key file: ${(error as Error).message}`);
   }
-  if (!key.client_email || !key.private_key) throw new RefreshUsageError(`${options.credentials} is not a service-account key file (no client_email / private_key)`);
+  if (!key.client_email || !key.private_key) throw new UsageError(`${options.credentials} is not a service-account key file (no client_email / private_key)`);
   const auth = new googleAuth.JWT({ email: key.client_email, key: key.private_key, ...(key.private_key_id ? { keyId: key.private_key_id } : {}), scopes: [SCOPE] });
   // Self-signed access tokens carrying the scope: Google's APIs accept them from service accounts, and no token endpoint is called.
   auth.useJWTAccessWithScope = true;
@@ -154,7 +155,7 @@ export async function refreshGoogleSheet(spreadsheetId: string, options: GoogleS
       .filter((metadata) => metadata.metadataKey?.startsWith(QUERY_PREFIX))
       .map((metadata) => ({ stored: parseStoredQuery((metadata.metadataKey ?? '').slice(QUERY_PREFIX.length), metadata.metadataValue ?? ''), metadataId: metadata.metadataId ?? 0 })),
   );
-  if (stored.length === 0) throw new RefreshUsageError(`The Google Sheet ${spreadsheetId} has no saved queries (insert them from the OrgIndex sidebar: "Insert as refreshable values")`);
+  if (stored.length === 0) throw new UsageError(`The Google Sheet ${spreadsheetId} has no saved queries (insert them from the OrgIndex sidebar: "Insert as refreshable values")`);
 
   const service = serviceOf(options.baseUrl);
   const functions: SheetFunctions = refreshFunctions(service, options.apiKey);

@@ -44,8 +44,9 @@ import { EmbedderFailure, type TextEmbedder } from '../server/embedding/text-emb
 import { PgQuotaState } from '../server/database/pg-quota-state.js';
 import { DatabaseKeyStore, KEY_REFRESH_MS, KeyStoreError } from '../server/key-store.js';
 import { lockStateDirectory, StateDirectoryInUse, type StateLock } from '../server/state-lock.js';
-import { DEFAULT_TIMEOUTS, type ServerTimeouts } from '../server/timeouts.js';
+import type { ServerTimeouts } from '../server/timeouts.js';
 import { NamedError } from '../contract/errors.js';
+import { UsageError } from './usage.js';
 
 export interface ServeOptions {
   host: string;
@@ -91,42 +92,6 @@ export interface RunningServer {
 }
 
 export class ServeError extends NamedError {}
-
-/** A bad option value: the command exits 2 (like commander's own errors). */
-export class ServeUsageError extends NamedError {}
-
-/** The timeout flags, in seconds as typed. */
-export interface TimeoutFlags {
-  requestTimeout?: string;
-  headersTimeout?: string;
-  keepAliveTimeout?: string;
-  connectionTimeout?: string;
-}
-
-const TIMEOUT_FLAGS: Record<keyof TimeoutFlags, string> = {
-  requestTimeout: '--request-timeout',
-  headersTimeout: '--headers-timeout',
-  keepAliveTimeout: '--keep-alive-timeout',
-  connectionTimeout: '--connection-timeout',
-};
-
-/** The timeout flags given (seconds) as server timeouts (ms); a bad value is a ServeUsageError naming its flag. */
-export function timeoutsFromFlags(flags: TimeoutFlags): Partial<ServerTimeouts> {
-  const timeouts: Partial<ServerTimeouts> = {};
-  for (const [name, flag] of Object.entries(TIMEOUT_FLAGS) as [keyof TimeoutFlags, string][]) {
-    const text = flags[name];
-    if (text === undefined) continue;
-    const seconds = Number(text);
-    // Up to a day: anything longer is no limit at all.
-    if (text.trim() === '' || !Number.isFinite(seconds) || seconds <= 0 || seconds > 86_400) throw new ServeUsageError(`${flag} must be a number of seconds > 0 (at most 86400), e.g. 30 or 0.5; not "${text}"`);
-    timeouts[name] = Math.max(1, Math.round(seconds * 1000));
-  }
-  const request = timeouts.requestTimeout ?? DEFAULT_TIMEOUTS.requestTimeout;
-  if (timeouts.headersTimeout !== undefined && timeouts.headersTimeout > request) {
-    throw new ServeUsageError(`--headers-timeout (${timeouts.headersTimeout / 1000} s) may not exceed --request-timeout (${request / 1000} s): the headers are part of the request`);
-  }
-  return timeouts;
-}
 
 /** Bad rows stop the start: nothing is served until they are fixed (the first ten are shown). */
 function refuseBadRows(source: string, errors: readonly RowError[], count: number, where: string): void {
@@ -184,8 +149,8 @@ async function openEmbedder(spec: ModelSpec, say: (line: string) => void, snapsh
   try {
     return await openTextEmbedder(spec, { ...(snapshot ? { expected: snapshot.manifest.embedder } : {}), say });
   } catch (error) {
-    if (error instanceof EmbedderMismatch) throw new ServeUsageError(`orgindex: index snapshot ${snapshot?.dir ?? ''}: ${error.message}`);
-    if (error instanceof OnnxDirectoryError) throw new ServeUsageError(`orgindex: ${error.message}`);
+    if (error instanceof EmbedderMismatch) throw new UsageError(`orgindex: index snapshot ${snapshot?.dir ?? ''}: ${error.message}`);
+    if (error instanceof OnnxDirectoryError) throw new UsageError(`orgindex: ${error.message}`);
     if (error instanceof EmbedderFailure) throw new ServeError(`orgindex: ${error.message}`);
     throw error;
   }
@@ -203,13 +168,13 @@ async function loadSnapshot(path: string, spec: EmbedderSpec | null, say: (line:
   }
   const recorded = manifest.embedder;
   const chosen: EmbedderSpec | null = spec ?? (recorded.kind === 'builtin' ? { kind: 'builtin' } : null);
-  if (chosen === null) throw new ServeUsageError(`orgindex: index snapshot ${dir} was built with ${describeIdentity(recorded)}: serve it with ${embedderFlagFor(recorded)}`);
+  if (chosen === null) throw new UsageError(`orgindex: index snapshot ${dir} was built with ${describeIdentity(recorded)}: serve it with ${embedderFlagFor(recorded)}`);
   let embedder: TextEmbedder | null = null;
   if (chosen.kind === 'builtin') {
     try {
       checkIdentity(recorded, builtinIdentity());
     } catch (error) {
-      if (error instanceof EmbedderMismatch) throw new ServeUsageError(`orgindex: index snapshot ${dir}: ${error.message}`);
+      if (error instanceof EmbedderMismatch) throw new UsageError(`orgindex: index snapshot ${dir}: ${error.message}`);
       throw error;
     }
   } else {
@@ -321,7 +286,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     try {
       warning = checkHs256Secret(options.jwtSecret);
     } catch (error) {
-      throw new ServeUsageError(`orgindex serve: ${(error as Error).message}; give a secret of at least 32 random bytes (e.g. openssl rand -base64 32)`);
+      throw new UsageError(`orgindex serve: ${(error as Error).message}; give a secret of at least 32 random bytes (e.g. openssl rand -base64 32)`);
     }
     if (warning !== null) print(`orgindex serve: warning: ${warning}`);
   }

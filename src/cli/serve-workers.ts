@@ -15,9 +15,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { Database } from '../server/database/database.js';
-import { DatabaseKeyStore, KeyStoreError } from '../server/key-store.js';
-import { lockForServe, ServeError, type ServeOptions } from './serve.js';
+import { databaseKeys, lockForServe, openDatabase, ServeError, type ServeOptions } from './serve.js';
 import { UsageError } from './usage.js';
 
 /** More would only add copies of the index (each worker holds one). */
@@ -70,14 +68,9 @@ export async function superviseWorkers(options: ServeOptions, workers: number, p
   const { lock, releaseOnExit } = lockForServe(resolve(options.stateDir));
   try {
     // Once here rather than in every worker: the schema migrated, and a database without keys refused before anything starts.
-    const database = await Database.open(options.database).catch((error: unknown) => {
-      throw new ServeError(`orgindex serve: ${(error as Error).message}`);
-    });
+    const database = await openDatabase(options.database);
     try {
-      await new DatabaseKeyStore(database).keyRing();
-    } catch (error) {
-      if (error instanceof KeyStoreError) throw new ServeError(`orgindex serve: ${error.message}`);
-      throw error;
+      await databaseKeys(database);
     } finally {
       await database.close();
     }

@@ -3,8 +3,9 @@
  * openai:URL, the model of a service, and the query and document prefixes (docs/operating.md).
  */
 import type { Command } from 'commander';
-import { parseEmbedderSpec, type EmbedderFlags, type EmbedderSpec } from '../server/embedding/embedder-spec.js';
+import { EmbedderSpecError, parseEmbedderSpec, type EmbedderFlags, type EmbedderSpec } from '../server/embedding/embedder-spec.js';
 import { EMBEDDER_KEY_VARIABLE } from '../server/embedding/openai-embedder.js';
+import { UsageError } from './usage.js';
 
 export interface EmbedderOptions extends EmbedderFlags {
   embedder?: string;
@@ -21,7 +22,12 @@ export function addEmbedderOptions(command: Command): Command {
     .option('--embedder-document-prefix <text>', 'put before every organization\'s text (e5 models: "passage: ")');
 }
 
-/** The spec of the flags (null: none given); throws an EmbedderSpecError (exit 2) on a bad one. */
-export function embedderSpecOf(options: EmbedderOptions): EmbedderSpec | null {
-  return parseEmbedderSpec(options.embedder, options);
+/** The spec of the flags (null: none given); a bad one is a UsageError naming `command` ("orgindex serve"). */
+export function embedderSpecOf(options: EmbedderOptions, command: string): EmbedderSpec | null {
+  try {
+    return parseEmbedderSpec(options.embedder, options);
+  } catch (error) {
+    if (error instanceof EmbedderSpecError) throw new UsageError(`${command}: ${error.message}`, { cause: error });
+    throw error;
+  }
 }

@@ -25,7 +25,8 @@ import { plainValue } from '../sheet/cells.js';
 import { cellOf, columnLetters } from '../sheet/a1.js';
 import { answerConflict, mergedConflict, storedForm, ownedRangeName, parseStoredQuery, refreshMessageOf, serviceOf, sheetGone, targetOf, type StoredQuery } from '../sheet/saved-query.js';
 import type { SheetFunctions } from '../sheet/functions.js';
-import { refreshFunctions, RefreshUsageError, type QueryOutcome, type RefreshOptions } from './refresh.js';
+import { refreshFunctions, type QueryOutcome, type RefreshOptions } from './refresh.js';
+import { UsageError } from './usage.js';
 import { sameService, serviceMismatch } from './services.js';
 
 const SCOPE = 'https://www.googleapis.com/auth/spreadsheets';
@@ -59,9 +60,9 @@ function clientOf(options: GoogleSheetOptions): sheets_v4.Sheets {
   try {
     key = JSON.parse(readFileSync(options.credentials, 'utf8')) as typeof key;
   } catch (error) {
-    throw new RefreshUsageError(`${options.credentials} cannot be read as a service-account key file: ${(error as Error).message}`);
+    throw new UsageError(`${options.credentials} cannot be read as a service-account key file: ${(error as Error).message}`);
   }
-  if (!key.client_email || !key.private_key) throw new RefreshUsageError(`${options.credentials} is not a service-account key file (no client_email / private_key)`);
+  if (!key.client_email || !key.private_key) throw new UsageError(`${options.credentials} is not a service-account key file (no client_email / private_key)`);
   const auth = new googleAuth.JWT({ email: key.client_email, key: key.private_key, ...(key.private_key_id ? { keyId: key.private_key_id } : {}), scopes: [SCOPE] });
   // Self-signed access tokens carrying the scope: Google's APIs accept them from service accounts, and no token endpoint is called.
   auth.useJWTAccessWithScope = true;
@@ -142,26 +143,37 @@ const namedRangeRequest = (placed: Placed, rows: number, columns: number): sheet
     : { addNamedRange: { namedRange: { name: ownedRangeName(placed.query.id), range } } };
 };
 
-/** Refreshes every saved query of the Google Sheet; one outcome per query. */
-export async function refreshGoogleSheet(spreadsheetId: string, options: GoogleSheetOptions): Promise<QueryOutcome[]> {
-  const api = clientOf(options);
+/** A saved query as the sheet's developer metadata holds it. */
+interface StoredEntry {
+  stored: StoredQuery;
+  metadataId: number;
+}
+
+type Outcomes = Map<string, QueryOutcome>;
+
+const fail = (outcomes: Outcomes, query: SavedQuery, error: unknown): void => {
+  outcomes.set(query.id, { id: query.id, target: targetOf(query), ok: false, message: refreshMessageOf(error) });
+};
+
+/** 1. The spreadsheet (sheets, merges, developer metadata, named ranges) and the saved queries in its metadata; none is a usage error. */
+async function readSpreadsheet(api: sheets_v4.Sheets, spreadsheetId: string): Promise<{ spreadsheet: sheets_v4.Schema$Spreadsheet; stored: StoredEntry[] }> {
   const { data: spreadsheet } = await api.spreadsheets.get({
     spreadsheetId,
     fields: 'sheets(properties(sheetId,title,gridProperties(rowCount,columnCount)),merges,developerMetadata),namedRanges',
   });
-  const stored: { stored: StoredQuery; metadataId: number }[] = (spreadsheet.sheets ?? []).flatMap((sheet) =>
+  const stored: StoredEntry[] = (spreadsheet.sheets ?? []).flatMap((sheet) =>
     (sheet.developerMetadata ?? [])
       .filter((metadata) => metadata.metadataKey?.startsWith(QUERY_PREFIX))
       .map((metadata) => ({ stored: parseStoredQuery((metadata.metadataKey ?? '').slice(QUERY_PREFIX.length), metadata.metadataValue ?? ''), metadataId: metadata.metadataId ?? 0 })),
   );
-  if (stored.length === 0) throw new RefreshUsageError(`The Google Sheet ${spreadsheetId} has no saved queries (insert them from the OrgIndex sidebar: "Insert as refreshable values")`);
+  if (stored.length === 0) throw new UsageError(`The Google Sheet ${spreadsheetId} has no saved queries (insert them from the OrgIndex sidebar: "Insert as refreshable values")`);
+  return { spreadsheet, stored };
+}
 
+/** Each readable query answered by the service and placed on its sheet; an unreadable one, or one that fails, goes to `outcomes`. */
+async function answerQueries(spreadsheet: sheets_v4.Schema$Spreadsheet, stored: readonly StoredEntry[], options: GoogleSheetOptions, outcomes: Outcomes): Promise<Placed[]> {
   const service = serviceOf(options.baseUrl);
   const functions: SheetFunctions = refreshFunctions(service, options.apiKey);
-  const outcomes = new Map<string, QueryOutcome>();
-  const fail = (query: SavedQuery, error: unknown): void => {
-    outcomes.set(query.id, { id: query.id, target: targetOf(query), ok: false, message: refreshMessageOf(error) });
-  };
   const placed: Placed[] = [];
   for (const { stored: entry, metadataId } of stored) {
     const { query } = entry;
@@ -175,11 +187,29 @@ export async function refreshGoogleSheet(spreadsheetId: string, options: GoogleS
       const width = Math.max(0, ...table.map((row) => row.length));
       placed.push(place(spreadsheet, query, metadataId, width === 0 ? [] : table.map((row) => Array.from({ length: width }, (_, c) => plainValue(row[c] ?? null)))));
     } catch (error) {
-      fail(query, error);
+      fail(outcomes, query, error);
     }
   }
+  return placed;
+}
 
-  // 2. What the answers will cover, in one read.
+interface Area {
+  sheetId: number;
+  top: number;
+  left: number;
+  rows: number;
+  columns: number;
+}
+
+const overlaps = (a: Area, b: Area): boolean =>
+  a.sheetId === b.sheetId && a.top < b.top + b.rows && b.top < a.top + a.rows && a.left < b.left + b.columns && b.left < a.left + a.columns;
+
+/**
+ * 2. What the answers will cover, in one read; the queries whose answers may be written. Checked against
+ * the sheet as read, and against each other: two answers (or an answer and another query's cells) on the
+ * same cells would overwrite each other, both "ok". The later one fails.
+ */
+async function writableOf(api: sheets_v4.Sheets, spreadsheetId: string, spreadsheet: sheets_v4.Schema$Spreadsheet, stored: readonly StoredEntry[], placed: readonly Placed[], outcomes: Outcomes): Promise<Placed[]> {
   const toCheck = placed.filter((p) => p.values.length > 0);
   // Clipped to the grid: the API refuses a range past it, and cells beyond it are empty anyway.
   const inGrid = (p: Placed): string => {
@@ -189,16 +219,12 @@ export async function refreshGoogleSheet(spreadsheetId: string, options: GoogleS
     return a1(p.sheet.title ?? '', p.top, p.left, rows, columns);
   };
   const current = toCheck.length === 0 ? [] : ((await api.spreadsheets.values.batchGet({ spreadsheetId, ranges: toCheck.map(inGrid), valueRenderOption: 'FORMULA' })).data.valueRanges ?? []);
-  // Checked against the sheet as read, and against each other: two answers (or an answer and another
-  // query's cells) on the same cells would overwrite each other, both "ok". The later one fails.
-  const taken: { sheetId: number; top: number; left: number; rows: number; columns: number; id: string }[] = (spreadsheet.namedRanges ?? []).flatMap((named) => {
+  const taken: (Area & { id: string })[] = (spreadsheet.namedRanges ?? []).flatMap((named) => {
     const owner = stored.find(({ stored: entry }) => ownedRangeName(entry.id) === named.name);
     const range = named.range;
     return owner && range ? [{ sheetId: range.sheetId ?? 0, top: (range.startRowIndex ?? 0) + 1, left: (range.startColumnIndex ?? 0) + 1, rows: (range.endRowIndex ?? 0) - (range.startRowIndex ?? 0), columns: (range.endColumnIndex ?? 0) - (range.startColumnIndex ?? 0), id: owner.stored.id }] : [];
   });
-  const overlaps = (a: { sheetId: number; top: number; left: number; rows: number; columns: number }, b: typeof a): boolean =>
-    a.sheetId === b.sheetId && a.top < b.top + b.rows && b.top < a.top + a.rows && a.left < b.left + b.columns && b.left < a.left + a.columns;
-  const writable = placed.filter((p) => {
+  return placed.filter((p) => {
     const index = toCheck.indexOf(p);
     try {
       if (index >= 0) assertFree(p, spreadsheet.sheets?.find((s) => s.properties?.sheetId === p.sheet.sheetId)?.merges ?? [], (current[index]?.values ?? []) as unknown[][]);
@@ -208,40 +234,40 @@ export async function refreshGoogleSheet(spreadsheetId: string, options: GoogleS
       taken.push(area);
       return true;
     } catch (error) {
-      fail(p.query, error);
+      fail(outcomes, p.query, error);
       return false;
     }
   });
+}
 
-  // 3. Sheets grown to fit; the cells to be written claimed before any is written.
+/** The sheets too small for the answers, grown to fit: absolute sizes (not "append n rows"), so the same request applied twice grows a sheet once. */
+function growRequests(spreadsheet: sheets_v4.Schema$Spreadsheet, writable: readonly Placed[]): sheets_v4.Schema$Request[] {
   const growth = new Map<number, { rows: number; columns: number }>();
   for (const p of writable) {
     const needed = growth.get(p.sheet.sheetId ?? 0) ?? { rows: p.sheet.gridProperties?.rowCount ?? 0, columns: p.sheet.gridProperties?.columnCount ?? 0 };
     growth.set(p.sheet.sheetId ?? 0, { rows: Math.max(needed.rows, p.top + p.values.length - 1), columns: Math.max(needed.columns, p.left + (p.values[0]?.length ?? 0) - 1) });
   }
-  // Absolute sizes (not "append n rows"): the same request applied twice grows the sheet once.
-  const grow: sheets_v4.Schema$Request[] = [...growth].flatMap(([sheetId, size]) => {
+  return [...growth].flatMap(([sheetId, size]) => {
     const grid = spreadsheet.sheets?.find((s) => s.properties?.sheetId === sheetId)?.properties?.gridProperties;
     if (size.rows <= (grid?.rowCount ?? 0) && size.columns <= (grid?.columnCount ?? 0)) return [];
     return [{ updateSheetProperties: { properties: { sheetId, gridProperties: { rowCount: Math.max(size.rows, grid?.rowCount ?? 0), columnCount: Math.max(size.columns, grid?.columnCount ?? 0) } }, fields: 'gridProperties(rowCount,columnCount)' } }];
   });
+}
+
+/**
+ * 3. Sheets grown and the cells to be written claimed (status "writing") before any is written, 4. old
+ * extents cleared, 5. new values written. Resolves to the queries written: none when the API failed
+ * meanwhile (they fail saying so; whatever was claimed stays claimed, and the next run owns it).
+ */
+async function writeAnswers(api: sheets_v4.Sheets, spreadsheetId: string, spreadsheet: sheets_v4.Schema$Spreadsheet, writable: Placed[], outcomes: Outcomes): Promise<Placed[]> {
+  if (writable.length === 0) return writable;
+  const grow = growRequests(spreadsheet, writable);
   const claims = writable.flatMap((p) => {
     const rows = Math.max(p.values.length, p.owned.rows);
     const columns = Math.max(p.values[0]?.length ?? 0, p.owned.columns);
     return [namedRangeRequest(p, rows, columns), metadataUpdate(p.metadataId, { ...p.query, extent: { rows, columns }, status: 'writing' })];
   });
-  let completed = writable;
-  if (writable.length > 0) {
-    try {
-      await claimAndWrite();
-    } catch (error) {
-      // Whatever was claimed stays claimed (the next run owns it); the queries say what failed.
-      const message = `The Sheets API failed during the write: ${(error as Error).message}. The cells stay claimed by their queries; run the refresh again.`;
-      for (const p of writable) outcomes.set(p.query.id, { id: p.query.id, target: targetOf(p.query), ok: false, message });
-      completed = [];
-    }
-  }
-  async function claimAndWrite(): Promise<void> {
+  try {
     const { data } = await api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests: [...grow, ...claims] } });
     // A named range just added has an id now: the final update names it.
     (data.replies ?? []).slice(grow.length).forEach((reply) => {
@@ -249,15 +275,20 @@ export async function refreshGoogleSheet(spreadsheetId: string, options: GoogleS
       const owner = writable.find((p) => ownedRangeName(p.query.id) === added?.name);
       if (owner && added?.namedRangeId) owner.namedRangeId = added.namedRangeId;
     });
-    // 4–5. Old extents cleared, new values written.
     const cleared = writable.filter((p) => p.owned.rows > 0).map((p) => a1(p.sheet.title ?? '', p.top, p.left, p.owned.rows, p.owned.columns));
     if (cleared.length > 0) await api.spreadsheets.values.batchClear({ spreadsheetId, requestBody: { ranges: cleared } });
     const data5 = writable.filter((p) => p.values.length > 0).map((p) => ({ range: a1(p.sheet.title ?? '', p.top, p.left, p.values.length, p.values[0]?.length ?? 1), values: p.values }));
     if (data5.length > 0) await api.spreadsheets.values.batchUpdate({ spreadsheetId, requestBody: { valueInputOption: 'RAW', data: data5 } });
+    return writable;
+  } catch (error) {
+    const message = `The Sheets API failed during the write: ${(error as Error).message}. The cells stay claimed by their queries; run the refresh again.`;
+    for (const p of writable) outcomes.set(p.query.id, { id: p.query.id, target: targetOf(p.query), ok: false, message });
+    return [];
   }
+}
 
-  // 6. Named ranges to the new extents; every query's state stored.
-  const at = (options.now ?? (() => new Date()))().toISOString();
+/** 6. Named ranges to the new extents, and every query's state stored: where it wrote and when, or why it failed. */
+async function stamp(api: sheets_v4.Sheets, spreadsheetId: string, stored: readonly StoredEntry[], completed: readonly Placed[], outcomes: Outcomes, at: string): Promise<void> {
   const finals: sheets_v4.Schema$Request[] = [];
   for (const p of completed) {
     const rows = p.values.length;
@@ -269,13 +300,23 @@ export async function refreshGoogleSheet(spreadsheetId: string, options: GoogleS
     const outcome = outcomes.get(entry.id);
     if (entry.query && outcome && !outcome.ok) finals.push(metadataUpdate(metadataId, { ...entry.query, status: outcome.message }));
   }
-  if (finals.length > 0) {
-    try {
-      await api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests: finals } });
-    } catch (error) {
-      // The values are written; only the stamps are missing (the next run stamps them).
-      for (const outcome of outcomes.values()) if (outcome.ok) outcome.message = `${outcome.message}; not stamped: ${(error as Error).message}`;
-    }
+  if (finals.length === 0) return;
+  try {
+    await api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests: finals } });
+  } catch (error) {
+    // The values are written; only the stamps are missing (the next run stamps them).
+    for (const outcome of outcomes.values()) if (outcome.ok) outcome.message = `${outcome.message}; not stamped: ${(error as Error).message}`;
   }
+}
+
+/** Refreshes every saved query of the Google Sheet; one outcome per query. */
+export async function refreshGoogleSheet(spreadsheetId: string, options: GoogleSheetOptions): Promise<QueryOutcome[]> {
+  const api = clientOf(options);
+  const { spreadsheet, stored } = await readSpreadsheet(api, spreadsheetId);
+  const outcomes: Outcomes = new Map();
+  const placed = await answerQueries(spreadsheet, stored, options, outcomes);
+  const writable = await writableOf(api, spreadsheetId, spreadsheet, stored, placed, outcomes);
+  const completed = await writeAnswers(api, spreadsheetId, spreadsheet, writable, outcomes);
+  await stamp(api, spreadsheetId, stored, completed, outcomes, (options.now ?? (() => new Date()))().toISOString());
   return stored.map(({ stored: entry }) => outcomes.get(entry.id) ?? { id: entry.id, target: '?', ok: false, message: 'not refreshed' });
 }

@@ -15,17 +15,18 @@ import { textIndexLater } from '../engine/relevance/store-relevance.js';
 import { vectorParts } from '../engine/snapshot/index-parts.js';
 import type { ColumnStore } from '../engine/store/store.js';
 import { SnapshotWriter, type WrittenSnapshot } from '../server/index-snapshot.js';
-import { builtinIdentity, EmbedderSpecError, type EmbedderSpec } from '../server/embedding/embedder-spec.js';
+import { builtinIdentity, type EmbedderSpec } from '../server/embedding/embedder-spec.js';
 import { embedOrganizations } from '../server/embedding/document-vectors.js';
 import { openTextEmbedder } from '../server/embedding/open-embedder.js';
 import { OnnxDirectoryError } from '../server/embedding/onnx-model.js';
 import type { CliIo } from './cli-io.js';
 import { addEmbedderOptions, embedderSpecOf, type EmbedderOptions } from './embedder-flags.js';
 import { describeSource, loadIndex, type IndexSource } from './serve.js';
+import { atMostOne, countOf, runCommand, type SetExitCode } from './usage.js';
 
 const seconds = (since: number): string => ((performance.now() - since) / 1000).toFixed(1);
 
-export function addIndexCommands(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
+export function addIndexCommands(program: Command, io: CliIo, setExitCode: SetExitCode): void {
   const index = program.command('index').description('index snapshots: build the whole index once, serve it from many processes without rebuilding');
   addEmbedderOptions(
     index
@@ -35,37 +36,20 @@ export function addIndexCommands(program: Command, io: CliIo, setExitCode: (code
       .option('--data <file|url>', 'organizations: JSON Lines, CSV/TSV, or a PostgreSQL table postgres://user@host/database/table (default: the embedded 50,000 sample)')
       .option('--count <n>', 'n generated organizations instead of the embedded sample')
       .option('--replace', 'replace --out if it exists'),
-  ).action(async (options: { out: string; data?: string; count?: string; replace?: boolean } & EmbedderOptions) => {
-      const count = options.count === undefined ? undefined : Number(options.count);
-      if (count !== undefined && (!Number.isInteger(count) || count < 1)) {
-        io.stderr('--count must be a whole number ≥ 1\n');
-        setExitCode(2);
-        return;
-      }
-      if (options.data !== undefined && count !== undefined) {
-        io.stderr('give --data or --count, not both\n');
-        setExitCode(2);
-        return;
-      }
-      let embedder: EmbedderSpec | null;
-      try {
-        embedder = embedderSpecOf(options);
-      } catch (error) {
-        if (!(error instanceof EmbedderSpecError)) throw error;
-        io.stderr(`orgindex index build: ${error.message}\n`);
-        setExitCode(2);
-        return;
-      }
+  ).action((options: { out: string; data?: string; count?: string; replace?: boolean } & EmbedderOptions) =>
+    runCommand(io, setExitCode, '', () => {
+      const count = countOf(options.count, '--count must be a whole number ≥ 1');
+      atMostOne('give --data or --count, not both', options.data, count);
+      const embedder = embedderSpecOf(options, 'orgindex index build');
       const source: IndexSource = { data: options.data, count };
-      try {
+      // The build's own failures are named after the command; a model directory it cannot use is the caller's mistake.
+      return runCommand(io, setExitCode, 'orgindex index build: ', async () => {
         const started = performance.now();
         const { written, size } = await buildSnapshot(source, options.out, options.replace === true, io, started, embedder);
         io.stderr(`wrote ${written.dir}: ${size.toLocaleString('en')} organizations, ${(written.bytes / 1e9).toFixed(2)} GB in ${written.files} files, in ${seconds(started)} s in all; serve it with orgindex serve --index ${options.out}\n`);
-      } catch (error) {
-        io.stderr(`orgindex index build: ${(error as Error).message}\n`);
-        setExitCode(error instanceof OnnxDirectoryError ? 2 : 1);
-      }
-    });
+      }, (error) => error instanceof OnnxDirectoryError);
+    }),
+  );
 }
 
 async function buildSnapshot(source: IndexSource, out: string, replace: boolean, io: CliIo, started: number, spec: EmbedderSpec | null): Promise<{ written: WrittenSnapshot; size: number }> {

@@ -10,31 +10,26 @@ import { checkKeyVisibility } from '../server/keys.js';
 import { TierSchema, type Tier } from '../server/limits.js';
 import { table, type CliIo } from './cli-io.js';
 import { printable } from './workbook-guard.js';
-import { NamedError } from '../contract/errors.js';
+import { atMostOne, DATABASE_ENV, databaseUrlOf, runCommand, UsageError, type SetExitCode } from './usage.js';
 
 interface StoreOptions {
   database?: string;
   keys?: string;
 }
 
-/** A mistake in how the command was called (exit 2). */
-class KeysUsageError extends NamedError {}
-
-const DATABASE_ENV = 'ORGINDEX_DATABASE_URL';
-
 /** The store the options name, and how to let go of it. */
 async function openStore(options: StoreOptions): Promise<{ store: KeyStore; close: () => Promise<void> }> {
-  const database = options.database ?? process.env[DATABASE_ENV];
-  if (options.keys !== undefined && options.database !== undefined) throw new KeysUsageError('give --database or --keys, not both');
+  atMostOne('give --database or --keys, not both', options.keys, options.database);
+  const database = databaseUrlOf(options.database);
   if (options.keys !== undefined) return { store: new FileKeyStore(options.keys), close: () => Promise.resolve() };
-  if (database === undefined || database === '') throw new KeysUsageError(`say where the keys are: --database postgres://… (or ${DATABASE_ENV}) or --keys FILE`);
+  if (database === undefined || database === '') throw new UsageError(`say where the keys are: --database postgres://… (or ${DATABASE_ENV}) or --keys FILE`);
   const opened = await Database.open(database);
   return { store: new DatabaseKeyStore(opened), close: () => opened.close() };
 }
 
 function tierOf(value: string): Tier {
   const parsed = TierSchema.safeParse(value);
-  if (!parsed.success) throw new KeysUsageError(`a tier is ${TierSchema.options.join(' or ')}; got ${JSON.stringify(value)}`);
+  if (!parsed.success) throw new UsageError(`a tier is ${TierSchema.options.join(' or ')}; got ${JSON.stringify(value)}`);
   return parsed.data;
 }
 
@@ -43,31 +38,28 @@ function visibilityOf(text: string): Visibility {
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw new KeysUsageError(`--visibility takes v2 filters as JSON, e.g. '{"country":["Deutschland"]}': ${(error as Error).message}`);
+    throw new UsageError(`--visibility takes v2 filters as JSON, e.g. '{"country":["Deutschland"]}': ${(error as Error).message}`);
   }
   // Checked as servers check it; the store checks the whole record again before it writes.
   const checked = checkKeyVisibility(data);
-  if (!checked.ok) throw new KeysUsageError(`--visibility: ${checked.problems.join('; ')}`);
+  if (!checked.ok) throw new UsageError(`--visibility: ${checked.problems.join('; ')}`);
   return data as Visibility;
 }
 
 const row = (listing: KeyListing): string[] =>
   [listing.id, listing.name ?? '-', listing.tier, listing.admin ? 'yes' : 'no', listing.visibility ? JSON.stringify(listing.visibility) : 'everything', listing.createdAt ?? '-'].map(printable);
 
-export function addKeyCommands(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
-  const run = async (name: string, options: StoreOptions, work: (store: KeyStore) => Promise<void>): Promise<void> => {
-    let close = (): Promise<void> => Promise.resolve();
-    try {
+export function addKeyCommands(program: Command, io: CliIo, setExitCode: SetExitCode): void {
+  // A key record the store refuses is the caller's mistake too.
+  const run = (name: string, options: StoreOptions, work: (store: KeyStore) => Promise<void>): Promise<void> =>
+    runCommand(io, setExitCode, `orgindex keys ${name}: `, async () => {
       const opened = await openStore(options);
-      close = opened.close;
-      await work(opened.store);
-    } catch (error) {
-      io.stderr(`orgindex keys ${name}: ${(error as Error).message}\n`);
-      setExitCode(error instanceof KeysUsageError || error instanceof InvalidKeyRecord ? 2 : 1);
-    } finally {
-      await close();
-    }
-  };
+      try {
+        await work(opened.store);
+      } finally {
+        await opened.close();
+      }
+    }, (error) => error instanceof InvalidKeyRecord);
   const where = (command: Command): Command =>
     command
       .option('--database <url>', `the service's PostgreSQL database (default: $${DATABASE_ENV})`)

@@ -24,10 +24,9 @@ import { SheetFunctions } from '../sheet/functions.js';
 import { cellOf } from '../sheet/a1.js';
 import { answerConflict, mergedConflict, ownedRangeName, storeSheetConflict, refreshMessageOf, SAVED_QUERY_SHEET, serviceOf, sheetGone, targetOf } from '../sheet/saved-query.js';
 import { sameService, serviceMismatch } from './services.js';
-import { GRID, LIMITS, printable, RefreshUsageError, type DefinedNames } from './workbook-guard.js';
+import { GRID, LIMITS, printable, type DefinedNames } from './workbook-guard.js';
+import { UsageError } from './usage.js';
 import { addressOf, areaOf, claim, openWorkbook, readQueries, saveWorkbook, writeQueries, type StoreEntry } from './workbook-store.js';
-
-export { RefreshUsageError } from './workbook-guard.js';
 
 export interface RefreshOptions {
   /** The v2 base URL; without it, the embedded 50,000-organization sample answers. */
@@ -118,7 +117,7 @@ export async function refreshWorkbook(file: string, options: RefreshOptions = {}
   const opened = await openWorkbook(file, { command: 'orgindex refresh' });
   const { workbook, names } = opened;
   const sheet = workbook.getWorksheet(SAVED_QUERY_SHEET);
-  if (!sheet) throw new RefreshUsageError(`${file} has no saved queries (no worksheet "${SAVED_QUERY_SHEET}"; docs/automation.md, "orgindex refresh WORKBOOK.xlsx", describes its rows)`);
+  if (!sheet) throw new UsageError(`${file} has no saved queries (no worksheet "${SAVED_QUERY_SHEET}"; docs/automation.md, "orgindex refresh WORKBOOK.xlsx", describes its rows)`);
   const entries = readQueries(sheet);
   const service = serviceOf(options.baseUrl);
   const functions = refreshFunctions(service, options.apiKey);

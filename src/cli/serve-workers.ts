@@ -15,9 +15,8 @@
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { Database } from '../server/database/database.js';
-import { DatabaseKeyStore, KeyStoreError } from '../server/key-store.js';
-import { lockForServe, ServeError, ServeUsageError, type ServeOptions } from './serve.js';
+import { databaseKeys, lockForServe, openDatabase, ServeError, type ServeOptions } from './serve.js';
+import { UsageError } from './usage.js';
 
 /** More would only add copies of the index (each worker holds one). */
 export const MAX_WORKERS = 64;
@@ -43,7 +42,7 @@ const isWorkerMessage = (message: unknown): message is WorkerMessage =>
 export function workerCount(text: string): number {
   if (text.trim().toLowerCase() === 'auto') return Math.min(MAX_WORKERS, availableParallelism());
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 1 || n > MAX_WORKERS) throw new ServeUsageError(`--workers takes a number of processes from 1 to ${MAX_WORKERS}, or "auto" (one per core: ${availableParallelism()} here); not "${text}"`);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_WORKERS) throw new UsageError(`--workers takes a number of processes from 1 to ${MAX_WORKERS}, or "auto" (one per core: ${availableParallelism()} here); not "${text}"`);
   return n;
 }
 
@@ -64,19 +63,14 @@ export interface Supervisor {
  */
 export async function superviseWorkers(options: ServeOptions, workers: number, print: (line: string) => void, onListening?: (close: () => Promise<void>) => void): Promise<Supervisor> {
   if (options.database === undefined) {
-    throw new ServeUsageError('--workers needs --database (or ORGINDEX_DATABASE_URL): the workers share their keys, rate limits and quotas through it; the quota journal of the state directory belongs to one process');
+    throw new UsageError('--workers needs --database (or ORGINDEX_DATABASE_URL): the workers share their keys, rate limits and quotas through it; the quota journal of the state directory belongs to one process');
   }
   const { lock, releaseOnExit } = lockForServe(resolve(options.stateDir));
   try {
     // Once here rather than in every worker: the schema migrated, and a database without keys refused before anything starts.
-    const database = await Database.open(options.database).catch((error: unknown) => {
-      throw new ServeError(`orgindex serve: ${(error as Error).message}`);
-    });
+    const database = await openDatabase(options.database);
     try {
-      await new DatabaseKeyStore(database).keyRing();
-    } catch (error) {
-      if (error instanceof KeyStoreError) throw new ServeError(`orgindex serve: ${error.message}`);
-      throw error;
+      await databaseKeys(database);
     } finally {
       await database.close();
     }

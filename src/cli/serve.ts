@@ -22,11 +22,8 @@ import { createDefaultLocalIndex, createLocalIndex, LocalIndex } from '../engine
 import { installVectors, streamedStore } from '../engine/relevance/store-relevance.js';
 import { startScanThread } from '../server/scan-thread.js';
 import { warmRelevanceOnTwoThreads } from '../server/warm-relevance.js';
-import { prepareVectorScan } from '../engine/relevance/vector-scan.js';
-import { duplicateNameGroups } from '../engine/query/dedup.js';
-import { warmFilterSpellings } from '../engine/query/filter-values.js';
 import { developmentSecret, signToken } from './dev-token.js';
-import { createServer } from '../server/app.js';
+import { createServer, type ServerOptions } from '../server/app.js';
 import { bearerVerifier, checkHs256Secret, loadJwks } from '../server/bearer.js';
 import { developmentKeyOf, KeyRing, writeDevelopmentKeysFile, type KeysFile } from '../server/keys.js';
 import { QuotaLedger, type Durability } from '../server/quota-ledger.js';
@@ -44,8 +41,9 @@ import { EmbedderFailure, type TextEmbedder } from '../server/embedding/text-emb
 import { PgQuotaState } from '../server/database/pg-quota-state.js';
 import { DatabaseKeyStore, KEY_REFRESH_MS, KeyStoreError } from '../server/key-store.js';
 import { lockStateDirectory, StateDirectoryInUse, type StateLock } from '../server/state-lock.js';
-import { DEFAULT_TIMEOUTS, type ServerTimeouts } from '../server/timeouts.js';
+import type { ServerTimeouts } from '../server/timeouts.js';
 import { NamedError } from '../contract/errors.js';
+import { UsageError } from './usage.js';
 
 export interface ServeOptions {
   host: string;
@@ -91,42 +89,6 @@ export interface RunningServer {
 }
 
 export class ServeError extends NamedError {}
-
-/** A bad option value: the command exits 2 (like commander's own errors). */
-export class ServeUsageError extends NamedError {}
-
-/** The timeout flags, in seconds as typed. */
-export interface TimeoutFlags {
-  requestTimeout?: string;
-  headersTimeout?: string;
-  keepAliveTimeout?: string;
-  connectionTimeout?: string;
-}
-
-const TIMEOUT_FLAGS: Record<keyof TimeoutFlags, string> = {
-  requestTimeout: '--request-timeout',
-  headersTimeout: '--headers-timeout',
-  keepAliveTimeout: '--keep-alive-timeout',
-  connectionTimeout: '--connection-timeout',
-};
-
-/** The timeout flags given (seconds) as server timeouts (ms); a bad value is a ServeUsageError naming its flag. */
-export function timeoutsFromFlags(flags: TimeoutFlags): Partial<ServerTimeouts> {
-  const timeouts: Partial<ServerTimeouts> = {};
-  for (const [name, flag] of Object.entries(TIMEOUT_FLAGS) as [keyof TimeoutFlags, string][]) {
-    const text = flags[name];
-    if (text === undefined) continue;
-    const seconds = Number(text);
-    // Up to a day: anything longer is no limit at all.
-    if (text.trim() === '' || !Number.isFinite(seconds) || seconds <= 0 || seconds > 86_400) throw new ServeUsageError(`${flag} must be a number of seconds > 0 (at most 86400), e.g. 30 or 0.5; not "${text}"`);
-    timeouts[name] = Math.max(1, Math.round(seconds * 1000));
-  }
-  const request = timeouts.requestTimeout ?? DEFAULT_TIMEOUTS.requestTimeout;
-  if (timeouts.headersTimeout !== undefined && timeouts.headersTimeout > request) {
-    throw new ServeUsageError(`--headers-timeout (${timeouts.headersTimeout / 1000} s) may not exceed --request-timeout (${request / 1000} s): the headers are part of the request`);
-  }
-  return timeouts;
-}
 
 /** Bad rows stop the start: nothing is served until they are fixed (the first ten are shown). */
 function refuseBadRows(source: string, errors: readonly RowError[], count: number, where: string): void {
@@ -184,8 +146,8 @@ async function openEmbedder(spec: ModelSpec, say: (line: string) => void, snapsh
   try {
     return await openTextEmbedder(spec, { ...(snapshot ? { expected: snapshot.manifest.embedder } : {}), say });
   } catch (error) {
-    if (error instanceof EmbedderMismatch) throw new ServeUsageError(`orgindex: index snapshot ${snapshot?.dir ?? ''}: ${error.message}`);
-    if (error instanceof OnnxDirectoryError) throw new ServeUsageError(`orgindex: ${error.message}`);
+    if (error instanceof EmbedderMismatch) throw new UsageError(`orgindex: index snapshot ${snapshot?.dir ?? ''}: ${error.message}`);
+    if (error instanceof OnnxDirectoryError) throw new UsageError(`orgindex: ${error.message}`);
     if (error instanceof EmbedderFailure) throw new ServeError(`orgindex: ${error.message}`);
     throw error;
   }
@@ -203,13 +165,13 @@ async function loadSnapshot(path: string, spec: EmbedderSpec | null, say: (line:
   }
   const recorded = manifest.embedder;
   const chosen: EmbedderSpec | null = spec ?? (recorded.kind === 'builtin' ? { kind: 'builtin' } : null);
-  if (chosen === null) throw new ServeUsageError(`orgindex: index snapshot ${dir} was built with ${describeIdentity(recorded)}: serve it with ${embedderFlagFor(recorded)}`);
+  if (chosen === null) throw new UsageError(`orgindex: index snapshot ${dir} was built with ${describeIdentity(recorded)}: serve it with ${embedderFlagFor(recorded)}`);
   let embedder: TextEmbedder | null = null;
   if (chosen.kind === 'builtin') {
     try {
       checkIdentity(recorded, builtinIdentity());
     } catch (error) {
-      if (error instanceof EmbedderMismatch) throw new ServeUsageError(`orgindex: index snapshot ${dir}: ${error.message}`);
+      if (error instanceof EmbedderMismatch) throw new UsageError(`orgindex: index snapshot ${dir}: ${error.message}`);
       throw error;
     }
   } else {
@@ -290,8 +252,17 @@ export function lockForServe(stateDir: string): { lock: Pick<StateLock, 'release
   return { lock, releaseOnExit };
 }
 
+/** The database of --database, open; one that cannot be reached stops the start. */
+export async function openDatabase(url: string): Promise<Database> {
+  try {
+    return await Database.open(url);
+  } catch (error) {
+    throw new ServeError(`orgindex serve: ${(error as Error).message}`);
+  }
+}
+
 /** The database's live keys; a start without any stops with what to do. */
-async function databaseKeys(database: Database): Promise<KeyRing> {
+export async function databaseKeys(database: Database): Promise<KeyRing> {
   try {
     return await new DatabaseKeyStore(database).keyRing();
   } catch (error) {
@@ -300,8 +271,17 @@ async function databaseKeys(database: Database): Promise<KeyRing> {
   }
 }
 
-/** The keys, and the development key to print when the keys file is the default one. */
-function loadKeys(options: ServeOptions): { keys: KeyRing; developmentKey: string | null; source: string } {
+interface ServedKeys {
+  keys: KeyRing;
+  /** The development key to print: only when the keys file is the default one. */
+  developmentKey: string | null;
+  /** Where the keys are, in words. */
+  source: string;
+}
+
+/** The keys: the database's, a keys file's, or the state directory's (created with a development key). */
+async function loadKeys(options: ServeOptions, database: Database | null): Promise<ServedKeys> {
+  if (database) return { keys: await databaseKeys(database), developmentKey: null, source: `the database ${redactedUrl(database.url)}` };
   if (options.keys) return { keys: KeyRing.fromFile(resolve(options.keys)), developmentKey: null, source: resolve(options.keys) };
   const path = join(resolve(options.stateDir), 'keys.json');
   if (!existsSync(path)) writeDevelopmentKeysFile(path);
@@ -310,139 +290,176 @@ function loadKeys(options: ServeOptions): { keys: KeyRing; developmentKey: strin
   return { keys: new KeyRing(file), developmentKey: developmentKeyOf(file), source: path };
 }
 
+/** A secret too short is served with a warning; one that cannot be used stops the start. */
+function checkJwtSecret(secret: string | undefined, print: (line: string) => void): void {
+  if (secret === undefined) return;
+  let warning: string | null;
+  try {
+    warning = checkHs256Secret(secret);
+  } catch (error) {
+    throw new UsageError(`orgindex serve: ${(error as Error).message}; give a secret of at least 32 random bytes (e.g. openssl rand -base64 32)`);
+  }
+  if (warning !== null) print(`orgindex serve: warning: ${warning}`);
+}
+
+/** What a start has opened so far: let go of when the start fails, or when the server closes. */
+interface Held {
+  lock: Pick<StateLock, 'release'>;
+  releaseOnExit: () => void;
+  database: Database | null;
+  queryEmbedding: QueryEmbedding | null;
+  ledger: QuotaLedger | null;
+  sharedState: PgQuotaState | null;
+}
+
+/** Closes what is held, the state directory's lock last (whatever failed before it). */
+async function release(held: Held): Promise<void> {
+  try {
+    await held.queryEmbedding?.close();
+    await held.ledger?.close();
+    held.sharedState?.close();
+    await held.database?.close();
+  } finally {
+    held.lock.release();
+    process.removeListener('exit', held.releaseOnExit);
+  }
+}
+
+/** Quotas shared with every server on the database, or kept in this state directory's journal. */
+async function openQuota(options: ServeOptions, stateDir: string, held: Held): Promise<ServerOptions['quota']> {
+  if (held.database) {
+    held.sharedState = new PgQuotaState(held.database);
+    return { state: held.sharedState };
+  }
+  held.ledger = await QuotaLedger.open(stateDir, { durability: options.durability ?? 'fsync' });
+  return { ledger: held.ledger };
+}
+
+/** The server's options: the engine, keys and quotas, the database's stores when there is one, and the flags. */
+async function serverOptionsOf(options: ServeOptions, parts: { index: LocalIndex; keys: KeyRing; quota: ServerOptions['quota']; database: Database | null; queryEmbedding: QueryEmbedding | null; jwtSecret: string | undefined; stateDir: string }): Promise<ServerOptions> {
+  const { database: shared, jwtSecret } = parts;
+  const corsOrigins = options.corsOrigins?.includes('*') ? true : options.corsOrigins;
+  return {
+    engine: { index: parts.index, error: null },
+    keys: parts.keys,
+    quota: parts.quota,
+    ...(shared
+      ? {
+          healthCheck: () => shared.ping(),
+          downloadStore: await PgDownloadStore.open(shared, Date.now),
+          pitStore: new PgPitStore(shared, Date.now, randomUUID),
+          keyRefresh: { load: () => new DatabaseKeyStore(shared).keyRing({ allowEmpty: true }), everyMs: KEY_REFRESH_MS },
+        }
+      : {}),
+    ...(corsOrigins ? { corsOrigins } : {}),
+    logger: { level: options.logLevel },
+    filesDir: join(parts.stateDir, 'files'),
+    ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl } : {}),
+    ...(options.languageGroups ? { languageGroups: options.languageGroups } : {}),
+    allowPrivateFetch: options.allowPrivateFetch ?? false,
+    ...(options.fetchHosts ? { fetchHosts: options.fetchHosts } : {}),
+    ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+    queryEmbedding: parts.queryEmbedding,
+    bearer: bearerVerifier({
+      ...(jwtSecret !== undefined ? { secret: jwtSecret } : {}),
+      ...(options.jwks !== undefined ? { jwks: loadJwks(resolve(options.jwks)) } : {}),
+    }),
+  };
+}
+
+/** Listens; an address that cannot be had closes the app and stops the start. */
+async function listen(app: FastifyInstance, options: ServeOptions): Promise<string> {
+  try {
+    return await app.listen({ host: options.host, port: options.port });
+  } catch (error) {
+    await app.close();
+    throw new ServeError(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
+  }
+}
+
+/** The server's `close`: the app first, then what the start opened; every call after the first gets the same promise. */
+function closerOf(app: FastifyInstance, held: Held): () => Promise<void> {
+  let closing: Promise<void> | null = null;
+  return () => {
+    closing ??= (async () => {
+      try {
+        await app.close();
+      } finally {
+        await release(held);
+      }
+    })();
+    return closing;
+  };
+}
+
+/**
+ * After the "ready" lines (setImmediate): the relevance structures and the rest of the engine's warm-up
+ * (about 1 s at 50,000), so that the first scored search does not pay for them (one arriving meanwhile
+ * waits for them), on two threads where this process can start them.
+ */
+function warmSoon(loaded: LoadedIndex, print: (line: string) => void, onWarm?: () => void): void {
+  const { index, snapshot } = loaded;
+  setImmediate(() => {
+    const warming = performance.now();
+    const { relevanceThreads, scanThreads } = index.warm({ startScanThread, warmRelevance: warmRelevanceOnTwoThreads });
+    const how = snapshot ? 'from the snapshot' : relevanceThreads === 2 ? 'two threads' : 'one thread';
+    print(`  relevance structures ${snapshot ? 'ready' : 'built'} in ${((performance.now() - warming) / 1000).toFixed(1)} s (${how}; vector scan on ${scanThreads === 2 ? 'two threads' : 'one thread'})`);
+    onWarm?.();
+  });
+}
+
+/** The lines that say where the server runs, with which keys and index, once it listens. */
+function printReady(print: (line: string) => void, ready: { address: string; seconds: string; options: ServeOptions; stateDir: string; served: ServedKeys; shared: boolean; loaded: LoadedIndex; queryEmbedding: QueryEmbedding | null }): void {
+  const { address, options, served, loaded, queryEmbedding } = ready;
+  const { keys, developmentKey, source } = served;
+  print(`OrgIndex v2 ready at ${address}/v2 — ${loaded.index.store.size.toLocaleString('en')} organizations, started in ${ready.seconds} s (legacy v1 and language routes under ${address}/v1)`);
+  const disabled = keys.disabled().length;
+  print(`  keys: ${source}${developmentKey ? `\n  development key (tier_2): ${developmentKey}` : ` (${keys.size} key(s))`}${disabled > 0 ? `; ${disabled} disabled, their records invalid (the log's warnings say why)` : ''}`);
+  print(`  OpenAPI: ${address}/openapi.json; state directory (${ready.shared ? 'keys, quotas, PITs and download files are in the database' : 'quota journal, download files'}, locked by ${options.lockedByPrimary ? 'the supervising process' : 'this process'}): ${ready.stateDir}`);
+  if (loaded.snapshot) print(`  index snapshot ${loaded.snapshot.dir} (${(loaded.snapshot.bytes / 1e9).toFixed(2)} GB, every file checked against its checksum)`);
+  if (queryEmbedding) print(`  queries' texts embedded by ${queryEmbedding.embedder.identity.kind === 'onnx' ? 'the ONNX model' : 'the embedding service'} before each search (time-out ${queryEmbedding.timeoutMs / 1000} s, then 503 with Retry-After)`);
+}
+
 /**
  * Starts the server and prints where it runs. `onListening` gets the server's `close` once it listens and
- * before the first line says so (the place to install signal handlers).
+ * before the first line says so (the place to install signal handlers); `onWarm` is called when the
+ * warm-up after it is done.
  */
 export async function serve(options: ServeOptions, print: (line: string) => void, onListening?: (close: () => Promise<void>) => void, onWarm?: () => void): Promise<RunningServer> {
   const started = performance.now();
-  if (options.jwtSecret !== undefined) {
-    let warning: string | null;
-    try {
-      warning = checkHs256Secret(options.jwtSecret);
-    } catch (error) {
-      throw new ServeUsageError(`orgindex serve: ${(error as Error).message}; give a secret of at least 32 random bytes (e.g. openssl rand -base64 32)`);
-    }
-    if (warning !== null) print(`orgindex serve: warning: ${warning}`);
-  }
+  checkJwtSecret(options.jwtSecret, print);
   const stateDir = resolve(options.stateDir);
-  const { lock, releaseOnExit } = options.lockedByPrimary ? { lock: { release: () => undefined }, releaseOnExit: () => undefined } : lockForServe(stateDir);
-  let ledger: QuotaLedger | null = null;
-  let database: Database | null = null;
-  let queryEmbedding: QueryEmbedding | null = null;
+  const locked = options.lockedByPrimary ? { lock: { release: () => undefined }, releaseOnExit: () => undefined } : lockForServe(stateDir);
+  const held: Held = { ...locked, database: null, queryEmbedding: null, ledger: null, sharedState: null };
   try {
-    if (options.database !== undefined) {
-      try {
-        database = await Database.open(options.database);
-      } catch (error) {
-        throw new ServeError(`orgindex serve: ${(error as Error).message}`);
-      }
-      // Printed until the server's logger exists (loading the index can take minutes).
-      database.logTo({ warn: ({ err }, message) => { print(`orgindex serve: warning: ${message}: ${err.message}`); } });
-    }
-    const shared = database;
-    const { keys, developmentKey, source } = shared
-      ? { keys: await databaseKeys(shared), developmentKey: null, source: `the database ${redactedUrl(shared.url)}` }
-      : loadKeys(options);
+    const database = options.database === undefined ? null : await openDatabase(options.database);
+    held.database = database;
+    // Printed until the server's logger exists (loading the index can take minutes).
+    database?.logTo({ warn: ({ err }, message) => { print(`orgindex serve: warning: ${message}: ${err.message}`); } });
+    const served = await loadKeys(options, database);
     // On the development defaults the language routes get a secret too, so their sign-in can be tried.
-    const developmentDefaults = !shared && options.keys === undefined && options.jwtSecret === undefined && options.jwks === undefined;
+    const developmentDefaults = !database && options.keys === undefined && options.jwtSecret === undefined && options.jwks === undefined;
     const jwtSecret = developmentDefaults ? (developmentSecret(stateDir, true) ?? undefined) : options.jwtSecret;
     const loaded = await loadIndex(options, options.embedder ?? null, print);
-    const { index, snapshot } = loaded;
-    queryEmbedding = loaded.embedder ? new QueryEmbedding(loaded.embedder, { timeoutMs: options.embedderTimeoutMs ?? QUERY_EMBEDDING_TIMEOUT_MS }) : null;
-    const sharedState = shared ? new PgQuotaState(shared) : null;
-    const quota = sharedState ? { state: sharedState } : { ledger: await QuotaLedger.open(stateDir, { durability: options.durability ?? 'fsync' }) };
-    const openedLedger = quota.ledger ?? null;
-    ledger = openedLedger;
-    const corsOrigins = options.corsOrigins?.includes('*') ? true : options.corsOrigins;
-    const app = await createServer({
-      engine: { index, error: null },
-      keys,
-      quota,
-      ...(shared
-        ? {
-            healthCheck: () => shared.ping(),
-            downloadStore: await PgDownloadStore.open(shared, Date.now),
-            pitStore: new PgPitStore(shared, Date.now, randomUUID),
-            keyRefresh: { load: () => new DatabaseKeyStore(shared).keyRing({ allowEmpty: true }), everyMs: KEY_REFRESH_MS },
-          }
-        : {}),
-      ...(corsOrigins ? { corsOrigins } : {}),
-      logger: { level: options.logLevel },
-      filesDir: join(stateDir, 'files'),
-      ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl } : {}),
-      ...(options.languageGroups ? { languageGroups: options.languageGroups } : {}),
-      allowPrivateFetch: options.allowPrivateFetch ?? false,
-      ...(options.fetchHosts ? { fetchHosts: options.fetchHosts } : {}),
-      ...(options.timeouts ? { timeouts: options.timeouts } : {}),
-      queryEmbedding,
-      bearer: bearerVerifier({
-        ...(jwtSecret !== undefined ? { secret: jwtSecret } : {}),
-        ...(options.jwks !== undefined ? { jwks: loadJwks(resolve(options.jwks)) } : {}),
-      }),
-    });
-    shared?.logTo(app.log);
-    let address: string;
-    try {
-      address = await app.listen({ host: options.host, port: options.port });
-    } catch (error) {
-      await app.close();
-      throw new ServeError(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
-    }
-    let closing: Promise<void> | null = null;
-    const close = (): Promise<void> => {
-      closing ??= (async () => {
-        try {
-          await app.close();
-          await queryEmbedding?.close();
-          await openedLedger?.close();
-          sharedState?.close();
-          await shared?.close();
-        } finally {
-          lock.release();
-          process.removeListener('exit', releaseOnExit);
-        }
-      })();
-      return closing;
-    };
+    const queryEmbedding = loaded.embedder ? new QueryEmbedding(loaded.embedder, { timeoutMs: options.embedderTimeoutMs ?? QUERY_EMBEDDING_TIMEOUT_MS }) : null;
+    held.queryEmbedding = queryEmbedding;
+    const quota = await openQuota(options, stateDir, held);
+    const app = await createServer(await serverOptionsOf(options, { index: loaded.index, keys: served.keys, quota, database, queryEmbedding, jwtSecret, stateDir }));
+    database?.logTo(app.log);
+    const address = await listen(app, options);
+    const close = closerOf(app, held);
     // Before anything says "ready": a supervisor may stop the server as soon as it reads that.
     onListening?.(close);
-    const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    print(`OrgIndex v2 ready at ${address}/v2 — ${index.store.size.toLocaleString('en')} organizations, started in ${seconds} s (legacy v1 and language routes under ${address}/v1)`);
-    const disabled = keys.disabled().length;
-    print(`  keys: ${source}${developmentKey ? `\n  development key (tier_2): ${developmentKey}` : ` (${keys.size} key(s))`}${disabled > 0 ? `; ${disabled} disabled, their records invalid (the log's warnings say why)` : ''}`);
-    print(`  OpenAPI: ${address}/openapi.json; state directory (${shared ? 'keys, quotas, PITs and download files are in the database' : 'quota journal, download files'}, locked by ${options.lockedByPrimary ? 'the supervising process' : 'this process'}): ${stateDir}`);
-    // Ready for every route now; the keyword index and the vectors (about 1 s at 50,000) are built next, so
-    // that the first scored search does not pay for them (one arriving meanwhile waits for them).
-    if (snapshot) print(`  index snapshot ${snapshot.dir} (${(snapshot.bytes / 1e9).toFixed(2)} GB, every file checked against its checksum)`);
-    if (queryEmbedding) print(`  queries' texts embedded by ${queryEmbedding.embedder.identity.kind === 'onnx' ? 'the ONNX model' : 'the embedding service'} before each search (time-out ${queryEmbedding.timeoutMs / 1000} s, then 503 with Retry-After)`);
-    setImmediate(() => {
-      const warming = performance.now();
-      // Before the vectors go into the scan's memory: that memory is then the shared one.
-      const scanThreads = startScanThread() ? 2 : 1;
-      const threads = warmRelevanceOnTwoThreads(index.store);
-      void prepareVectorScan();
-      // The name groups of `dedup` too: built on first use, they would hold up that request and every other.
-      duplicateNameGroups(index.store);
-      // And the filter values' spellings (exonyms, codes, closest-value postings).
-      warmFilterSpellings(index.store);
-      // And the place search's index (location search and list: 0.25–0.45 s on the first request otherwise).
-      index.warmLocations();
-      const how = snapshot ? 'from the snapshot' : threads === 2 ? 'two threads' : 'one thread';
-      print(`  relevance structures ${snapshot ? 'ready' : 'built'} in ${((performance.now() - warming) / 1000).toFixed(1)} s (${how}; vector scan on ${scanThreads === 2 ? 'two threads' : 'one thread'})`);
-      onWarm?.();
-    });
+    printReady(print, { address, seconds: ((performance.now() - started) / 1000).toFixed(1), options, stateDir, served, shared: database !== null, loaded, queryEmbedding });
+    // Ready for every route now; the warm-up runs next.
+    warmSoon(loaded, print, onWarm);
     if (developmentDefaults && jwtSecret !== undefined) {
       print(`  development sign-in token (12 h; \`orgindex token\` makes another): ${await signToken(jwtSecret)}`);
     }
-    print(`  try: curl -s -H "x-api-key: ${developmentKey ?? '<key>'}" -H "content-type: application/json" -d '{"keywords":{"must_all":["solar"]},"size":3}' ${address}/v2/search`);
+    print(`  try: curl -s -H "x-api-key: ${served.developmentKey ?? '<key>'}" -H "content-type: application/json" -d '{"keywords":{"must_all":["solar"]},"size":3}' ${address}/v2/search`);
     return { app, url: address, close };
   } catch (error) {
-    await queryEmbedding?.close();
-    await ledger?.close();
-    await database?.close();
-    lock.release();
-    process.removeListener('exit', releaseOnExit);
+    await release(held);
     throw error;
   }
 }

@@ -10,9 +10,7 @@
  */
 import JSZip from 'jszip';
 import { zipProblem } from './workbook-zip.js';
-import { NamedError } from '../contract/errors.js';
-
-export class RefreshUsageError extends NamedError {}
+import { UsageError } from './usage.js';
 
 /** Excel's grid: rows 1–1,048,576, columns A–XFD. */
 export const GRID = { rows: 1_048_576, columns: 16_384, range: 'A1:XFD1048576' } as const;
@@ -276,7 +274,7 @@ function worksheetProblem(xml: string, where: { sheet: string | undefined; part:
 const entriesNamed = (zip: JSZip, pattern: RegExp): JSZip.JSZipObject[] => Object.values(zip.files).filter((entry) => !entry.dir && pattern.test(entry.name.replace(/^\//, '')));
 
 /** A refusal naming what the workbook holds, as a terminal may show it. */
-const refusal = (message: string): RefreshUsageError => new RefreshUsageError(printable(message));
+const refusal = (message: string): UsageError => new UsageError(printable(message));
 
 export interface PreparedWorkbook {
   /** The bytes exceljs reads: the workbook without its defined names. */

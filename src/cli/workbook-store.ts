@@ -13,7 +13,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 import ExcelJS from 'exceljs';
 import { cellOf, columnLetters } from '../sheet/a1.js';
 import { readSavedQueryRows, SAVED_QUERY_HEADER, SAVED_QUERY_SHEET, savedQueryRow, type StoredQuery } from '../sheet/saved-query.js';
-import { DefinedNames, prepareWorkbook, RefreshUsageError, withDefinedNames } from './workbook-guard.js';
+import { DefinedNames, prepareWorkbook, withDefinedNames } from './workbook-guard.js';
+import { UsageError } from './usage.js';
 
 /** A workbook as read, with what writing it back needs. */
 export interface OpenedWorkbook {
@@ -30,16 +31,16 @@ export interface OpenedWorkbook {
 }
 
 /**
- * Opens a workbook to rewrite it: refused (RefreshUsageError) when it is missing (unless `create`), open
+ * Opens a workbook to rewrite it: refused (UsageError) when it is missing (unless `create`), open
  * in Excel, unreadable, or holds what the rewrite would drop or expand past the bounds of workbook-guard.ts.
  */
 export async function openWorkbook(file: string, options: { command: string; create?: boolean }): Promise<OpenedWorkbook> {
   const { command } = options;
   const exists = existsSync(file);
-  if (!exists && !options.create) throw new RefreshUsageError(`${file} does not exist`);
-  if (!exists && !existsSync(dirname(resolve(file)))) throw new RefreshUsageError(`${file} cannot be created: the folder ${dirname(resolve(file))} does not exist`);
+  if (!exists && !options.create) throw new UsageError(`${file} does not exist`);
+  if (!exists && !existsSync(dirname(resolve(file)))) throw new UsageError(`${file} cannot be created: the folder ${dirname(resolve(file))} does not exist`);
   const path = exists ? realpathSync(file) : resolve(file);
-  if (existsSync(join(dirname(path), `~$${basename(path)}`))) throw new RefreshUsageError(`${file} is open in Excel (its lock file ~$${basename(path)} exists): close it first, or its next save would undo what ${command} writes`);
+  if (existsSync(join(dirname(path), `~$${basename(path)}`))) throw new UsageError(`${file} is open in Excel (its lock file ~$${basename(path)} exists): close it first, or its next save would undo what ${command} writes`);
   const workbook = new ExcelJS.Workbook();
   if (!exists) return { file, path, before: null, workbook, names: new DefinedNames(), command };
   const before = statSync(path);
@@ -49,8 +50,8 @@ export async function openWorkbook(file: string, options: { command: string; cre
     await workbook.xlsx.load(prepared.readable as unknown as ArrayBuffer);
     return { file, path, before, workbook, names: prepared.names, command };
   } catch (error) {
-    if (error instanceof RefreshUsageError) throw error;
-    throw new RefreshUsageError(`${file} cannot be read as an .xlsx workbook: ${(error as Error).message}`);
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`${file} cannot be read as an .xlsx workbook: ${(error as Error).message}`);
   }
 }
 
@@ -74,13 +75,13 @@ function writeAtomically({ path, before, file, command }: OpenedWorkbook, bytes:
     closeSync(handle);
     if (before) {
       const now = statSync(path);
-      if (now.mtimeMs !== before.mtimeMs || now.size !== before.size) throw new RefreshUsageError(`${file} changed while ${command} ran (saved from Excel?): nothing written; run it again`);
+      if (now.mtimeMs !== before.mtimeMs || now.size !== before.size) throw new UsageError(`${file} changed while ${command} ran (saved from Excel?): nothing written; run it again`);
       renameSync(temporary, path);
     } else {
       try {
         linkSync(temporary, path);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new RefreshUsageError(`${file} was created by something else while ${command} ran: nothing written; run it again`);
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new UsageError(`${file} was created by something else while ${command} ran: nothing written; run it again`);
         throw error;
       }
     }

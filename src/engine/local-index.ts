@@ -21,7 +21,10 @@ import { LocationIndex } from './locations/location-index.js';
 import { fetchRows } from './query/fetch.js';
 import { checkVisibility } from './query/filter-rules.js';
 import { filterMask } from './query/filters.js';
-import { placeAliasesOf, resolveFilterSpellings } from './query/filter-values.js';
+import { placeAliasesOf, resolveFilterSpellings, warmFilterSpellings } from './query/filter-values.js';
+import { duplicateNameGroups } from './query/dedup.js';
+import { prepareVectorScan } from './relevance/vector-scan.js';
+import { warmRelevance } from './relevance/store-relevance.js';
 import { locationItems } from './query/location-items.js';
 import { filterOptions } from './query/options.js';
 import type { QueryContext, QueryVectors } from './query/context.js';
@@ -145,6 +148,25 @@ export class LocalIndex {
   /** Builds the location index now (a server's warm-up) instead of in the first location request. */
   warmLocations(): void {
     this.locations();
+  }
+
+  /**
+   * Builds now what the first requests would otherwise build while every other request waits: the keyword
+   * index and vectors, the vector scan's module, the name groups of `dedup`, the filter values' spellings
+   * (exonyms, codes, closest-value postings) and the location index. The engine starts no threads: a host
+   * that can passes `startScanThread` and a `warmRelevance` that builds on two; each says how many it used.
+   */
+  warm(threads: { startScanThread?: () => boolean; warmRelevance?: (store: ColumnStore) => 1 | 2 } = {}): { relevanceThreads: 1 | 2; scanThreads: 1 | 2 } {
+    // Before the vectors go into the scan's memory: that memory is then the shared one.
+    const scanThreads = threads.startScanThread?.() === true ? 2 : 1;
+    let relevanceThreads: 1 | 2 = 1;
+    if (threads.warmRelevance) relevanceThreads = threads.warmRelevance(this.store);
+    else warmRelevance(this.store);
+    void prepareVectorScan();
+    duplicateNameGroups(this.store);
+    warmFilterSpellings(this.store);
+    this.warmLocations();
+    return { relevanceThreads, scanThreads };
   }
 
   locationSearch(query: RequestInput<'v2.locationSearch'>): LocationListResponse {

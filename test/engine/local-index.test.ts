@@ -1,5 +1,7 @@
 /** The local engine over hand-made rows: every filter rule, fetch, filter-mode pages, stats families, options. */
 import { createLocalIndex, ValidationError, type SearchRequestInput } from '../../src/index.js';
+import { LocationIndex } from '../../src/engine/locations/location-index.js';
+import { hasVectors } from '../../src/engine/relevance/store-relevance.js';
 import { FIXTURE } from './fixtures.js';
 
 const index = createLocalIndex(FIXTURE, { now: () => 0 });
@@ -377,4 +379,29 @@ describe('locations from the data', () => {
 test('health', () => {
   expect(index.health()).toEqual({ healthy: true });
   expect(createLocalIndex([]).health()).toEqual({ healthy: false, error: 'the index holds no organizations' });
+});
+
+test('warm builds the relevance structures and the location index: on one thread alone, on the threads a host hands in', () => {
+  const alone = createLocalIndex(FIXTURE);
+  const built = LocationIndex.built;
+  expect(alone.warm()).toEqual({ relevanceThreads: 1, scanThreads: 1 });
+  expect(hasVectors(alone.store)).toBe(true);
+  expect(LocationIndex.built).toBe(built + 1);
+
+  const hosted = createLocalIndex(FIXTURE);
+  const calls: string[] = [];
+  const threads = hosted.warm({
+    startScanThread: () => {
+      calls.push('scan thread');
+      return true;
+    },
+    warmRelevance: (store) => {
+      calls.push(store === hosted.store ? 'relevance of this store' : 'relevance of another store');
+      return 2;
+    },
+  });
+  // The scan thread first: the vectors then go into its shared memory.
+  expect(calls).toEqual(['scan thread', 'relevance of this store']);
+  expect(threads).toEqual({ relevanceThreads: 2, scanThreads: 2 });
+  expect(LocationIndex.built).toBe(built + 2);
 });

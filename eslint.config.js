@@ -84,8 +84,8 @@ export default tseslint.config(
   },
   {
     // One FNV-1a (src/contract/hash.ts): its offset basis or prime written anywhere else is a second copy;
-    // a pattern of column letters ([A-Z]+) is a second A1 parser beside src/sheet/a1.ts; and an empty error
-    // class would have the name "Error".
+    // a pattern of column letters ([A-Z]+) is a second A1 parser beside src/sheet/a1.ts; `(error as
+    // Error).message` reads what may be no Error; and an empty error class would have the name "Error".
     files: ['src/**/*.ts', 'src/**/*.tsx', 'addin/**/*.ts', 'addin/**/*.tsx', 'appsscript/**/*.ts'],
     ignores: ['src/contract/hash.ts'],
     rules: {
@@ -93,6 +93,7 @@ export default tseslint.config(
         'error',
         ...[0x811c9dc5, 0x01000193].map((value) => ({ selector: `Literal[value=${value}]`, message: 'FNV-1a lives in src/contract/hash.ts (fnv1a, fnv1aStep): call it rather than write a second one.' })),
         { selector: 'Literal[regex.pattern=/A-Z\\]\\+/]', message: 'A1 cells are read by cellOf in src/sheet/a1.ts: call it rather than write a second cell pattern.' },
+        { selector: "MemberExpression[property.name='message'] > TSAsExpression.object[typeAnnotation.typeName.name='Error']", message: 'A caught value need not be an Error: read it with messageOf (src/contract/errors.ts), and pass { cause } when re-wrapping it.' },
         { selector: "ClassDeclaration[superClass.name='Error'][body.body.length=0]", message: 'An error class of nothing but a name: extend NamedError (src/contract/errors.ts), which sets `name`.' },
       ],
     },

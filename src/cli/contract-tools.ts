@@ -8,6 +8,7 @@ import { ENDPOINTS, type EndpointId } from '../contract/endpoints.js';
 import { validate, type InputLocation } from '../contract/validation.js';
 import type { CliIo } from './cli-io.js';
 import { runCommand, UsageError, type SetExitCode } from './usage.js';
+import { messageOf } from '../contract/errors.js';
 
 export function addContractCommands(program: Command, io: CliIo, setExitCode: SetExitCode): void {
   program
@@ -33,7 +34,7 @@ export function addContractCommands(program: Command, io: CliIo, setExitCode: Se
         try {
           data = JSON.parse(text);
         } catch (error) {
-          throw new UsageError(`Not JSON: ${(error as Error).message}`);
+          throw new UsageError(`Not JSON: ${messageOf(error)}`, { cause: error });
         }
         const location: InputLocation = endpoint.input === 'none' ? 'body' : endpoint.input;
         const result = validate(endpoint.request, data, location);

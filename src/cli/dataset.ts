@@ -10,6 +10,7 @@ import { DateSchema } from '../contract/common.js';
 import { DEFAULT_DATASET, generateRecords } from '../engine/dataset/generate.js';
 import type { CliIo } from './cli-io.js';
 import { runCommand, UsageError, type SetExitCode } from './usage.js';
+import { messageOf } from '../contract/errors.js';
 
 /** Streams JSON Lines to a file: back-pressure and errors (a missing folder) handled by pipeline(). */
 async function writeLines(file: string, records: Iterable<unknown>): Promise<void> {
@@ -40,7 +41,7 @@ export function addDatasetCommand(program: Command, io: CliIo, setExitCode: SetE
           return;
         }
         await writeLines(options.out, records).catch((error: unknown) => {
-          throw new Error(`cannot write ${options.out}: ${(error as Error).message}`, { cause: error });
+          throw new Error(`cannot write ${options.out}: ${messageOf(error)}`, { cause: error });
         });
         io.stderr(`wrote ${count} organizations to ${options.out}\n`);
       }),

@@ -28,6 +28,7 @@ import type { SheetFunctions } from '../sheet/functions.js';
 import { refreshFunctions, type QueryOutcome, type RefreshOptions } from './refresh.js';
 import { UsageError } from './usage.js';
 import { sameService, serviceMismatch } from './services.js';
+import { messageOf } from '../contract/errors.js';
 
 const SCOPE = 'https://www.googleapis.com/auth/spreadsheets';
 const QUERY_PREFIX = 'orgindex.query.';
@@ -60,7 +61,7 @@ function clientOf(options: GoogleSheetOptions): sheets_v4.Sheets {
   try {
     key = JSON.parse(readFileSync(options.credentials, 'utf8')) as typeof key;
   } catch (error) {
-    throw new UsageError(`${options.credentials} cannot be read as a service-account key file: ${(error as Error).message}`);
+    throw new UsageError(`${options.credentials} cannot be read as a service-account key file: ${messageOf(error)}`, { cause: error });
   }
   if (!key.client_email || !key.private_key) throw new UsageError(`${options.credentials} is not a service-account key file (no client_email / private_key)`);
   const auth = new googleAuth.JWT({ email: key.client_email, key: key.private_key, ...(key.private_key_id ? { keyId: key.private_key_id } : {}), scopes: [SCOPE] });
@@ -281,7 +282,7 @@ async function writeAnswers(api: sheets_v4.Sheets, spreadsheetId: string, spread
     if (data5.length > 0) await api.spreadsheets.values.batchUpdate({ spreadsheetId, requestBody: { valueInputOption: 'RAW', data: data5 } });
     return writable;
   } catch (error) {
-    const message = `The Sheets API failed during the write: ${(error as Error).message}. The cells stay claimed by their queries; run the refresh again.`;
+    const message = `The Sheets API failed during the write: ${messageOf(error)}. The cells stay claimed by their queries; run the refresh again.`;
     for (const p of writable) outcomes.set(p.query.id, { id: p.query.id, target: targetOf(p.query), ok: false, message });
     return [];
   }
@@ -305,7 +306,7 @@ async function stamp(api: sheets_v4.Sheets, spreadsheetId: string, stored: reado
     await api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests: finals } });
   } catch (error) {
     // The values are written; only the stamps are missing (the next run stamps them).
-    for (const outcome of outcomes.values()) if (outcome.ok) outcome.message = `${outcome.message}; not stamped: ${(error as Error).message}`;
+    for (const outcome of outcomes.values()) if (outcome.ok) outcome.message = `${outcome.message}; not stamped: ${messageOf(error)}`;
   }
 }
 

@@ -11,6 +11,7 @@ import { TierSchema, type Tier } from '../server/limits.js';
 import { table, type CliIo } from './cli-io.js';
 import { printable } from './workbook-guard.js';
 import { atMostOne, DATABASE_ENV, databaseUrlOf, runCommand, UsageError, type SetExitCode } from './usage.js';
+import { messageOf } from '../contract/errors.js';
 
 interface StoreOptions {
   database?: string;
@@ -38,7 +39,7 @@ function visibilityOf(text: string): Visibility {
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`--visibility takes v2 filters as JSON, e.g. '{"country":["Deutschland"]}': ${(error as Error).message}`);
+    throw new UsageError(`--visibility takes v2 filters as JSON, e.g. '{"country":["Deutschland"]}': ${messageOf(error)}`, { cause: error });
   }
   // Checked as servers check it; the store checks the whole record again before it writes.
   const checked = checkKeyVisibility(data);

@@ -17,6 +17,7 @@ import { table, type CliIo } from './cli-io.js';
 import { GRID, printable } from './workbook-guard.js';
 import { runCommand, UsageError, type SetExitCode } from './usage.js';
 import { addressOf, areaOf, claim, openWorkbook, readQueries, saveWorkbook, storeSheet, writeQueries, type OpenedWorkbook, type StoreEntry } from './workbook-store.js';
+import { messageOf } from '../contract/errors.js';
 
 const QUERY_ROUTES = ['search', 'stats', 'fetch'] as const;
 type QueryRoute = (typeof QUERY_ROUTES)[number];
@@ -52,13 +53,13 @@ function bodyOf(flag: string, text: string, readStdin: () => string): unknown {
     try {
       json = source === '-' ? readStdin() : readFileSync(source, 'utf8');
     } catch (error) {
-      throw new UsageError(`--${flag} ${text}: cannot read ${source === '-' ? 'standard input' : source}: ${(error as Error).message}`);
+      throw new UsageError(`--${flag} ${text}: cannot read ${source === '-' ? 'standard input' : source}: ${messageOf(error)}`, { cause: error });
     }
   }
   try {
     return JSON.parse(json) as unknown;
   } catch (error) {
-    throw new UsageError(`--${flag}: the body is not JSON (${(error as Error).message})${text.startsWith('@') ? '' : "; quote it for the shell ('{\"filters\": …}'), or give @FILE.json"}`);
+    throw new UsageError(`--${flag}: the body is not JSON (${messageOf(error)})${text.startsWith('@') ? '' : "; quote it for the shell ('{\"filters\": …}'), or give @FILE.json"}`, { cause: error });
   }
 }
 

@@ -9,6 +9,7 @@ import type { CliIo } from './cli-io.js';
 import { refreshGoogleSheet } from './google-sheet.js';
 import { refreshWorkbook, type QueryOutcome, type RefreshOptions } from './refresh.js';
 import { runCommand, UsageError, type SetExitCode } from './usage.js';
+import { messageOf } from '../contract/errors.js';
 
 interface RefreshFlags {
   baseUrl?: string;
@@ -24,7 +25,7 @@ function apiKeyOf(flags: RefreshFlags): string | undefined {
   try {
     return readFileSync(flags.keyFile, 'utf8').trim();
   } catch (error) {
-    throw new UsageError(`cannot read the key file: ${(error as Error).message}`);
+    throw new UsageError(`cannot read the key file: ${messageOf(error)}`, { cause: error });
   }
 }
 

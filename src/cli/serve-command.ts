@@ -13,6 +13,7 @@ import { addEmbedderOptions, embedderSpecOf, type EmbedderOptions } from './embe
 import { serve, type ServeOptions } from './serve.js';
 import { superviseWorkers, tellPrimary, workerCount } from './serve-workers.js';
 import { atMostOne, countOf, databaseUrlOf, runCommand, UsageError, type SetExitCode } from './usage.js';
+import { messageOf } from '../contract/errors.js';
 
 /** The timeout flags, in seconds as typed. */
 export interface TimeoutFlags {
@@ -155,7 +156,7 @@ function stopOn(io: CliIo, options: ServeOptions, close: () => Promise<void>, ex
     close().then(
       () => process.exit(0),
       (error: unknown) => {
-        io.stderr(`error while closing: ${(error as Error).message}\n`);
+        io.stderr(`error while closing: ${messageOf(error)}\n`);
         process.exit(1);
       },
     );

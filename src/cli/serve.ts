@@ -42,7 +42,7 @@ import { PgQuotaState } from '../server/database/pg-quota-state.js';
 import { DatabaseKeyStore, KEY_REFRESH_MS, KeyStoreError } from '../server/key-store.js';
 import { lockStateDirectory, StateDirectoryInUse, type StateLock } from '../server/state-lock.js';
 import type { ServerTimeouts } from '../server/timeouts.js';
-import { NamedError } from '../contract/errors.js';
+import { messageOf, NamedError } from '../contract/errors.js';
 import { UsageError } from './usage.js';
 
 export interface ServeOptions {
@@ -194,14 +194,14 @@ async function buildIndex(options: IndexSource): Promise<LocalIndex> {
     try {
       read = await readOrganizationTable(options.data);
     } catch (error) {
-      throw new ServeError(`orgindex serve: ${(error as Error).message}`);
+      throw new ServeError(`orgindex serve: ${messageOf(error)}`, { cause: error });
     }
     refuseBadRows(`table ${read.name}`, read.errors, read.errorCount, 'row (in domain order)');
     return createLocalIndex(read.records, clock);
   }
   if (options.data) {
     const path = resolve(options.data);
-    const cannotRead = (error: unknown): ServeError => new ServeError(`cannot read --data ${path}: ${(error as Error).message}`);
+    const cannotRead = (error: unknown): ServeError => new ServeError(`cannot read --data ${path}: ${messageOf(error)}`, { cause: error });
     if (!/\.(csv|tsv)$/i.test(path)) {
       // JSON Lines of any size: read in pieces, stored as read.
       const checker = new RowChecker();
@@ -243,7 +243,7 @@ export function lockForServe(stateDir: string): { lock: Pick<StateLock, 'release
     lock = lockStateDirectory(stateDir);
   } catch (error) {
     if (error instanceof StateDirectoryInUse) throw new ServeError(`orgindex serve: ${error.message}`);
-    throw new ServeError(`orgindex serve: cannot lock the state directory ${stateDir}: ${(error as Error).message}`);
+    throw new ServeError(`orgindex serve: cannot lock the state directory ${stateDir}: ${messageOf(error)}`, { cause: error });
   }
   const releaseOnExit = (): void => {
     lock.release();
@@ -257,7 +257,7 @@ export async function openDatabase(url: string): Promise<Database> {
   try {
     return await Database.open(url);
   } catch (error) {
-    throw new ServeError(`orgindex serve: ${(error as Error).message}`);
+    throw new ServeError(`orgindex serve: ${messageOf(error)}`, { cause: error });
   }
 }
 
@@ -297,7 +297,7 @@ function checkJwtSecret(secret: string | undefined, print: (line: string) => voi
   try {
     warning = checkHs256Secret(secret);
   } catch (error) {
-    throw new UsageError(`orgindex serve: ${(error as Error).message}; give a secret of at least 32 random bytes (e.g. openssl rand -base64 32)`);
+    throw new UsageError(`orgindex serve: ${messageOf(error)}; give a secret of at least 32 random bytes (e.g. openssl rand -base64 32)`, { cause: error });
   }
   if (warning !== null) print(`orgindex serve: warning: ${warning}`);
 }
@@ -373,7 +373,7 @@ async function listen(app: FastifyInstance, options: ServeOptions): Promise<stri
     return await app.listen({ host: options.host, port: options.port });
   } catch (error) {
     await app.close();
-    throw new ServeError(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
+    throw new ServeError(`cannot listen on ${options.host}:${options.port}: ${messageOf(error)}`, { cause: error });
   }
 }
 

@@ -4,7 +4,7 @@
  * Every command runs its work through `runCommand`, and the checks more than one command makes are
  * here, so that they refuse the same thing in the same words.
  */
-import { NamedError } from '../contract/errors.js';
+import { messageOf, NamedError } from '../contract/errors.js';
 import type { CliIo } from './cli-io.js';
 
 /** A mistake in how the command was called (a flag, an argument, a file it names): exit 2, nothing done. */
@@ -23,7 +23,7 @@ export async function runCommand(io: CliIo, setExitCode: SetExitCode, prefix: st
   try {
     await work();
   } catch (error) {
-    io.stderr(`${prefix}${(error as Error).message}\n`);
+    io.stderr(`${prefix}${messageOf(error)}\n`);
     setExitCode(error instanceof UsageError || isUsage(error) ? 2 : 1);
   }
 }

@@ -11,6 +11,7 @@
 import JSZip from 'jszip';
 import { zipProblem } from './workbook-zip.js';
 import { UsageError } from './usage.js';
+import { messageOf } from '../contract/errors.js';
 
 /** Excel's grid: rows 1–1,048,576, columns A–XFD. */
 export const GRID = { rows: 1_048_576, columns: 16_384, range: 'A1:XFD1048576' } as const;
@@ -305,7 +306,7 @@ export async function prepareWorkbook(bytes: Buffer, file: string, command = 'or
   try {
     taken = takeDefinedNames(workbookXml);
   } catch (error) {
-    throw refusal(`${file}: ${command} cannot read the defined names of xl/workbook.xml safely (${(error as Error).message}): open it in Excel and save it again`);
+    throw refusal(`${file}: ${command} cannot read the defined names of xl/workbook.xml safely (${messageOf(error)}): open it in Excel and save it again`);
   }
   if (taken.names.some((entry) => entry.attributes.has('localSheetId'))) found.set('names scoped to one sheet', 'xl/workbook.xml');
   if (/<workbookProtection\b/.test(workbookXml)) found.set('workbook protection', 'xl/workbook.xml');
@@ -322,7 +323,7 @@ export async function prepareWorkbook(bytes: Buffer, file: string, command = 'or
     try {
       problem ??= worksheetProblem(xml, { sheet: sheets.get(part), part }, totals, command);
     } catch (error) {
-      problem ??= `has ${(error as Error).message} in ${part}: open it in Excel and save it again`;
+      problem ??= `has ${messageOf(error)} in ${part}: open it in Excel and save it again`;
     }
   }
   if (found.size > 0) {

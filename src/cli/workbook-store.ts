@@ -15,6 +15,7 @@ import { cellOf, columnLetters } from '../sheet/a1.js';
 import { readSavedQueryRows, SAVED_QUERY_HEADER, SAVED_QUERY_SHEET, savedQueryRow, type StoredQuery } from '../sheet/saved-query.js';
 import { DefinedNames, prepareWorkbook, withDefinedNames } from './workbook-guard.js';
 import { UsageError } from './usage.js';
+import { messageOf } from '../contract/errors.js';
 
 /** A workbook as read, with what writing it back needs. */
 export interface OpenedWorkbook {
@@ -51,7 +52,7 @@ export async function openWorkbook(file: string, options: { command: string; cre
     return { file, path, before, workbook, names: prepared.names, command };
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError(`${file} cannot be read as an .xlsx workbook: ${(error as Error).message}`);
+    throw new UsageError(`${file} cannot be read as an .xlsx workbook: ${messageOf(error)}`, { cause: error });
   }
 }
 

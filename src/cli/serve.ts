@@ -178,7 +178,7 @@ async function loadSnapshot(path: string, spec: EmbedderSpec | null, say: (line:
     embedder = await openEmbedder(chosen, say, { dir, manifest });
   }
   try {
-    const { store, bytes } = readSnapshot(dir, { external: embedder !== null });
+    const { store, bytes } = readSnapshot(dir, { external: embedder !== null, manifest });
     return { index: new LocalIndex(store, clock), snapshot: { dir, bytes }, embedder };
   } catch (error) {
     await embedder?.close();

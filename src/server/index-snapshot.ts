@@ -278,11 +278,11 @@ const partRefused = (root: string, part: string, file: string | undefined, reaso
  *
  * The vectors' queries are embedded by the built-in embedder, unless `external` (the snapshot's embedder
  * is a model the engine cannot run: each query brings its vectors, QueryContext.queryVectors); the caller
- * checks that the embedder is the one the manifest names.
+ * checks that the embedder is the one the manifest names. `manifest`: the one the caller read already from `dir`.
  */
-export function readSnapshot(dir: string, options: { inMemory?: boolean; external?: boolean } = {}): { store: ColumnStore; manifest: SnapshotManifest; bytes: number } {
+export function readSnapshot(dir: string, options: { inMemory?: boolean; external?: boolean; manifest?: SnapshotManifest } = {}): { store: ColumnStore; manifest: SnapshotManifest; bytes: number } {
   const root = resolve(dir);
-  const manifest = readManifest(root);
+  const manifest = options.manifest ?? readManifest(root);
   let refs: ReturnType<typeof arrayRefs>;
   try {
     refs = arrayRefs(manifest.parts);

@@ -28,7 +28,7 @@ const layerPatterns = (forbidden, why) => ({
 });
 /**
  * The engine's folders, lowest first (CONTRIBUTING.md, layering): each imports only the folders before it,
- * and none imports the engine's top, local-index.ts and the entry index.ts, which import them. (data/ holds
+ * and none imports the engine's top, engine.ts and the entry index.ts, which import them. (data/ holds
  * only assets.) import-x/no-cycle sees cycles of files only; this keeps the folders from forming one.
  */
 const engineLayer = layers.find(({ dir }) => dir === 'engine');
@@ -36,8 +36,8 @@ const engineOrder = ['data', 'dataset', 'store', 'locations', 'relevance', 'snap
 const engineLayerPatterns = (dir) => {
   const above = engineOrder.slice(engineOrder.indexOf(dir) + 1);
   return {
-    group: [...above.flatMap((name) => [`**/${name}/*`, `**/${name}/**`]), '**/local-index.js', '**/local-index', '../index.js'],
-    message: `Layering: inside the engine, ${dir}/ may not import ${[...above.map((name) => `${name}/`), 'local-index.ts', 'index.ts'].join(', ')} (order: ${engineOrder.join(' → ')} → local-index.ts); move what both need down, or depend on a narrow interface.`,
+    group: [...above.flatMap((name) => [`**/${name}/*`, `**/${name}/**`]), '**/engine.js', '**/engine', '../index.js'],
+    message: `Layering: inside the engine, ${dir}/ may not import ${[...above.map((name) => `${name}/`), 'engine.ts', 'index.ts'].join(', ')} (order: ${engineOrder.join(' → ')} → engine.ts); move what both need down, or depend on a narrow interface.`,
   };
 };
 

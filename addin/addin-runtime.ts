@@ -7,7 +7,7 @@
 import type { OrgIndexClient } from '../src/client/client.js';
 import type { ClientOptions } from '../src/client/config.js';
 import type { Quota } from '../src/contract/errors.js';
-import type { LocalIndex } from '../src/engine/local-index.js';
+import type { Engine } from '../src/engine/engine.js';
 import type { placeCoordinates } from '../src/engine/dataset/place-coordinates.js';
 import type { Coordinates, MapLevel } from '../src/contract/common.js';
 import { localBackend, remoteBackend, type SheetBackend } from '../src/sheet/backend.js';
@@ -22,7 +22,7 @@ export interface RuntimeDeps {
   storage: AsyncStorage;
   schedule: (run: () => void, ms: number) => void;
   /** Builds the embedded sample index (the add-in loads the engine's chunk on demand). */
-  loadLocalIndex: () => Promise<LocalIndex>;
+  loadEngine: () => Promise<Engine>;
   /** Coordinates of places from the embedded geography (the same chunk), for the map of counts. */
   loadPlaceCoordinates: () => Promise<typeof placeCoordinates>;
   createClient: (options: ClientOptions) => OrgIndexClient;
@@ -46,7 +46,7 @@ export class AddinRuntime {
 
   constructor(private readonly deps: RuntimeDeps) {
     const now = deps.now ?? (() => Date.now());
-    this.local = localBackend(deps.loadLocalIndex);
+    this.local = localBackend(deps.loadEngine);
     this.backend = this.local;
     this.cache = new ResultCache({ storage: deps.storage, now });
     this.functions = new SheetFunctions({ backend: () => this.backend, cache: this.cache, schedule: deps.schedule, now });

@@ -30,9 +30,9 @@ export function addinRuntime(): AddinRuntime {
     schedule: (run, ms) => {
       setTimeout(run, ms);
     },
-    loadLocalIndex: async () => {
-      const engine = await import(/* webpackChunkName: "engine" */ '../src/engine/local-index.js');
-      return engine.createDefaultLocalIndex();
+    loadEngine: async () => {
+      const engine = await import(/* webpackChunkName: "engine" */ '../src/engine/engine.js');
+      return engine.createDefaultEngine();
     },
     loadPlaceCoordinates: async () => (await import(/* webpackChunkName: "geography" */ '../src/engine/dataset/place-coordinates.js')).placeCoordinates,
     createClient: createRemoteClient,

@@ -12,7 +12,7 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { createLocalIndex, generateRecords, DEFAULT_DATASET } from '../dist/lib/index.js';
+import { createEngine, generateRecords, DEFAULT_DATASET } from '../dist/lib/index.js';
 import { OpenAiEmbedder } from '../dist/lib/server/embedding/openai-embedder.js';
 import { embedOrganizations } from '../dist/lib/server/embedding/document-vectors.js';
 import { QueryEmbedding } from '../dist/lib/server/embedding/query-embedding.js';
@@ -87,7 +87,7 @@ async function main() {
     console.log(`the same through the server's QueryEmbedding (turns, cache misses): p50 ${ms(percentile(through, 50))}, p95 ${ms(percentile(through, 95))}`);
 
     const built = performance.now();
-    const index = createLocalIndex(generateRecords({ ...DEFAULT_DATASET, count }));
+    const index = createEngine(generateRecords({ ...DEFAULT_DATASET, count }));
     console.log(`store of ${count.toLocaleString('en')} organizations in ${((performance.now() - built) / 1000).toFixed(1)} s`);
     const started = performance.now();
     const stored = await embedOrganizations(index.store, embedder, { progress: (line) => console.log(`  ${line}`) });
@@ -119,7 +119,7 @@ async function onnx(dir, count) {
       single.push(performance.now() - started);
     }
     console.log(`  one query text: p50 ${ms(percentile(single, 50))}, p95 ${ms(percentile(single, 95))}`);
-    const index = createLocalIndex(generateRecords({ ...DEFAULT_DATASET, count }));
+    const index = createEngine(generateRecords({ ...DEFAULT_DATASET, count }));
     const started = performance.now();
     await embedOrganizations(index.store, embedder);
     const seconds = (performance.now() - started) / 1000;
@@ -150,7 +150,7 @@ function rotation(dims, random) {
 }
 
 function scan(count) {
-  const index = createLocalIndex(generateRecords({ ...DEFAULT_DATASET, count }));
+  const index = createEngine(generateRecords({ ...DEFAULT_DATASET, count }));
   const { matrix, component } = vectorsOf(index.store);
   const { dims } = matrix;
   const turn = rotation(dims, new Random(7));

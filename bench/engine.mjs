@@ -2,7 +2,7 @@
 // them, unknown), location search, at 100,000 organizations and at 1,000,000. Runs the compiled library (npm run build).
 // Usage: npm run bench [-- --sizes 100000,1000000]
 import { performance } from 'node:perf_hooks';
-import { createLocalIndex, generateDataset } from '../dist/lib/index.js';
+import { createEngine, generateDataset } from '../dist/lib/index.js';
 import { fmt, gc, mb, memory, time, timedDataset } from './timing.mjs';
 
 const args = process.argv.slice(2);
@@ -18,7 +18,7 @@ for (const count of sizes) {
   // Heap and typed arrays: the store keeps its text outside the heap.
   const memoryBefore = memory();
   t = performance.now();
-  const index = createLocalIndex(records);
+  const index = createEngine(records);
   const buildStore = performance.now() - t;
   t = performance.now();
   index.locationSearch({ q: 'x' }); // builds the location index

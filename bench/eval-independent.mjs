@@ -12,7 +12,7 @@
 //              the related terms of the query's content words are added to `describe` and to must_any
 //   --part=dev only print that part (while trying ideas, so that heldout stays unseen; dev2 too on the language set)
 import { readFileSync } from 'node:fs';
-import { createLocalIndex, generateDataset, OrganizationRecordSchema } from '../dist/lib/index.js';
+import { createEngine, generateDataset, OrganizationRecordSchema } from '../dist/lib/index.js';
 // Not exported from the package entry: deep import of the compiled module.
 import { relatedKeywords } from '../dist/lib/engine/language/related-keywords.js';
 import { queryKeywords } from './language-words.mjs';
@@ -183,9 +183,9 @@ function cell(runs, mode, slice, key) {
 }
 
 const own = new Set(organizations.map((r) => r.domain));
-const alone = createLocalIndex(organizations);
+const alone = createEngine(organizations);
 const generated = generateDataset(DISTRACTORS).filter((r) => !own.has(r.domain));
-const mixed = createLocalIndex([...generated, ...organizations]);
+const mixed = createEngine([...generated, ...organizations]);
 
 const aloneRuns = rank('alone', alone);
 const mixedRuns = rank('distractors', mixed);

@@ -2,7 +2,7 @@
 // over the default dataset. Relevance grades come from the generator's ground truth (NACE class).
 // Usage: npm run eval [-- --verbose]
 import { readFileSync } from 'node:fs';
-import { createDefaultLocalIndex, generateDataset, DEFAULT_DATASET } from '../dist/lib/index.js';
+import { createDefaultEngine, generateDataset, DEFAULT_DATASET } from '../dist/lib/index.js';
 // Not exported from the package entry: deep import of the compiled module.
 import { buildTextIndex } from '../dist/lib/engine/relevance/store-relevance.js';
 
@@ -10,7 +10,7 @@ const verbose = process.argv.includes('--verbose');
 const { queries } = JSON.parse(readFileSync(new URL('../eval/queries.json', import.meta.url), 'utf8'));
 const records = generateDataset(DEFAULT_DATASET);
 const classOf = new Map(records.map((r) => [r.domain, r.nace_code]));
-const index = createDefaultLocalIndex();
+const index = createDefaultEngine();
 
 /** Content words of a text, lower-cased (to report whether a query shares words with its relevant organizations). */
 const STOP_WORDS = new Set(['a', 'an', 'and', 'are', 'as', 'at', 'by', 'for', 'from', 'in', 'into', 'is', 'of', 'on', 'or', 'the', 'to', 'who', 'while', 'with']);

@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import MiniSearch from 'minisearch';
 import { create as createOrama, insertMultiple as oramaInsertMultiple, search as oramaSearch } from '@orama/orama';
-import { createLocalIndex, generateDataset } from '../dist/lib/index.js';
+import { createEngine, generateDataset } from '../dist/lib/index.js';
 import { fmt, gc, mb, memory, time, timeAsync, timedDataset } from './timing.mjs';
 // Not exported from the package entry: deep imports of the compiled modules.
 import { textIndexOf, vectorsOf, warmRelevance } from '../dist/lib/engine/relevance/store-relevance.js';
@@ -66,7 +66,7 @@ for (const count of sizes) {
   gc();
   let before = memory();
   t = performance.now();
-  const index = createLocalIndex(records);
+  const index = createEngine(records);
   r.storeBuild = performance.now() - t;
   gc();
   r.storeHeap = memory() - before;
@@ -96,7 +96,7 @@ for (const count of sizes) {
   {
     const runs = [];
     for (let i = 0; i < 3; i++) {
-      const twin = createLocalIndex(records).store;
+      const twin = createEngine(records).store;
       gc();
       t = performance.now();
       if (warmRelevanceOnTwoThreads(twin) !== 2) throw new Error('the vectors were not built on a worker thread');

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { LocalIndex } from '../dist/lib/index.js';
+import { Engine } from '../dist/lib/index.js';
 import { readManifest, readSnapshot } from '../dist/lib/server/index-snapshot.js';
 import { warmRelevance } from '../dist/lib/engine/relevance/store-relevance.js';
 import { prepareVectorScan } from '../dist/lib/engine/relevance/vector-scan.js';
@@ -86,7 +86,7 @@ const served = await new Promise((resolve, reject) => {
 gc();
 const loading = performance.now();
 const { store, bytes } = readSnapshot(dir);
-const index = new LocalIndex(store);
+const index = new Engine(store);
 const loaded = (performance.now() - loading) / 1000;
 // As serve does: the vector scan on two threads where there are two cores.
 const scanThreads = startScanThread() ? 2 : 1;

@@ -9,7 +9,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDefaultLocalIndex, createRemoteClient } from '../dist/lib/index.js';
+import { createDefaultEngine, createRemoteClient } from '../dist/lib/index.js';
 import { localBackend, remoteBackend } from '../dist/lib/sheet/backend.js';
 import { ResultCache } from '../dist/lib/sheet/cache.js';
 import { clientOptionsOf, DEFAULT_CONNECTION } from '../dist/lib/sheet/connection.js';
@@ -66,7 +66,7 @@ async function measure(makeFunctions, column) {
   return { cold, warm, requests };
 }
 
-const index = createDefaultLocalIndex();
+const index = createDefaultEngine();
 const domains = index.search({ filters: { organization_type: ['Company', 'Startup', 'Public', 'Academic', 'Other'] }, columns: ['domain'], size: 500 }).data.map((row) => row.domain);
 // 10,000 cells: 8,000 known (repeating 500 distinct) and 2,000 unknown domains.
 const column = Array.from({ length: 10_000 }, (_, i) => [i % 5 === 4 ? `unknown-${i}.example` : domains[i % domains.length]]);

@@ -3,7 +3,7 @@
  *   - the contract of the v2, legacy v1 and language-processing interfaces (zod schemas, inferred types,
  *     rules, domain and NACE normalisation, the FastAPI 422 layout, the endpoint table);
  *   - the remote client (sans-IO core, async ky transport, OrgIndexClient, pagination).
- *   - the local engine: `createLocalIndex(records)` answering v2 bodies in-process, the deterministic
+ *   - the local engine: `createEngine(records)` answering v2 bodies in-process, the deterministic
  *     sample dataset (`generateDataset`), data-file readers (JSON Lines, CSV).
  */
 export * from './contract/index.js';

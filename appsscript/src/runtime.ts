@@ -7,7 +7,7 @@
  */
 import { resolveConfig } from '../../src/client/config.js';
 import { DEFAULT_DATASET, generateDataset } from '../../src/engine/dataset/generate.js';
-import { createLocalIndex, type LocalIndex } from '../../src/engine/local-index.js';
+import { createEngine, type Engine } from '../../src/engine/engine.js';
 import { localSyncBackend, remoteSyncBackend, type SyncSheetBackend } from '../../src/sheet/backend.js';
 import { clientOptionsOf, readConnection, type Connection } from '../../src/sheet/connection.js';
 import { executionStore, SyncResultCache } from '../../src/sheet/sync-cache.js';
@@ -36,13 +36,13 @@ export function currentConnection(): Connection {
  */
 export const SHEETS_SAMPLE = { ...DEFAULT_DATASET, count: 10_000 } as const;
 
-let localIndex: LocalIndex | null = null;
+let engine: Engine | null = null;
 let local: SyncSheetBackend | null = null;
 
 /** The embedded sample, indexed on first use in this execution; =ORGASK reads the website itself (site-qna.ts). */
 export function localBackend(): SyncSheetBackend {
   local ??= localSyncBackend(
-    () => (localIndex ??= createLocalIndex(generateDataset(SHEETS_SAMPLE))),
+    () => (engine ??= createEngine(generateDataset(SHEETS_SAMPLE))),
     (body) => askSite(body, scriptSiteSettings()),
   );
   return local;

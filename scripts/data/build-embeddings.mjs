@@ -226,10 +226,10 @@ function symmetricEigen(matrix, n) {
 
 async function principalAxes(provisional) {
   const lib = (file) => import(pathToFileURL(join(REPO, 'dist', 'lib', file)).href);
-  const { createLocalIndex, generateDataset, DEFAULT_DATASET } = await lib('index.js');
+  const { createEngine, generateDataset, DEFAULT_DATASET } = await lib('index.js');
   const { decodeEmbeddings, SifGloveEmbedder } = await lib('engine/relevance/embedder.js');
   const { vectorsOf } = await lib('engine/relevance/store-relevance.js');
-  const { store } = createLocalIndex(generateDataset(DEFAULT_DATASET));
+  const { store } = createEngine(generateDataset(DEFAULT_DATASET));
   const { matrix } = vectorsOf(store, new SifGloveEmbedder({ vocabulary: decodeEmbeddings(provisional) }));
   // The organizations' vectors as the index stores them (int8 codes, decoded).
   const { data } = matrix.plain();

@@ -15,7 +15,7 @@
 import type ExcelJS from 'exceljs';
 import { createRemoteClient } from '../client/transports/ky.js';
 import type { SavedQuery } from '../contract/saved-query.js';
-import { createDefaultLocalIndex } from '../engine/local-index.js';
+import { createDefaultEngine } from '../engine/engine.js';
 import { localBackend, remoteBackend, type SheetBackend } from '../sheet/backend.js';
 import { ResultCache } from '../sheet/cache.js';
 import { errorText, isErrorCell, type CellValue } from '../sheet/cells.js';
@@ -48,7 +48,7 @@ type Written = string | number | boolean | null;
 const written = (cell: CellValue): Written => (isErrorCell(cell) ? errorText(cell) : cell);
 
 function backendOf(service: string | null, apiKey: string | undefined): SheetBackend {
-  if (service === null) return localBackend(() => createDefaultLocalIndex());
+  if (service === null) return localBackend(() => createDefaultEngine());
   return remoteBackend(createRemoteClient(clientOptionsOf({ ...DEFAULT_CONNECTION, backend: 'remote', serviceUrl: service, apiKey: apiKey ?? '' })));
 }
 

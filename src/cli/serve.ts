@@ -18,7 +18,7 @@ import type { FastifyInstance } from 'fastify';
 import { DEFAULT_DATASET, generateRecords } from '../engine/dataset/generate.js';
 import { readDataFile, RowChecker, type RowError } from '../engine/dataset/read.js';
 import { jsonLinesRecords } from './data-file.js';
-import { createDefaultLocalIndex, createLocalIndex, LocalIndex } from '../engine/local-index.js';
+import { createDefaultEngine, createEngine, Engine } from '../engine/engine.js';
 import { installVectors, streamedStore } from '../engine/relevance/store-relevance.js';
 import { startScanThread } from '../server/scan-thread.js';
 import { warmRelevanceOnTwoThreads } from '../server/warm-relevance.js';
@@ -112,7 +112,7 @@ export function describeSource(source: IndexSource): string {
 }
 
 export interface LoadedIndex {
-  index: LocalIndex;
+  index: Engine;
   snapshot: { dir: string; bytes: number } | null;
   /** The model that embeds queries (--embedder onnx: or openai:), open; null: the built-in embedder. */
   embedder: TextEmbedder | null;
@@ -179,7 +179,7 @@ async function loadSnapshot(path: string, spec: EmbedderSpec | null, say: (line:
   }
   try {
     const { store, bytes } = readSnapshot(dir, { external: embedder !== null, manifest });
-    return { index: new LocalIndex(store, clock), snapshot: { dir, bytes }, embedder };
+    return { index: new Engine(store, clock), snapshot: { dir, bytes }, embedder };
   } catch (error) {
     await embedder?.close();
     if (error instanceof SnapshotError) throw new ServeError(`orgindex: ${error.message}`);
@@ -187,7 +187,7 @@ async function loadSnapshot(path: string, spec: EmbedderSpec | null, say: (line:
   }
 }
 
-async function buildIndex(options: IndexSource): Promise<LocalIndex> {
+async function buildIndex(options: IndexSource): Promise<Engine> {
   const clock = { now: () => performance.now() };
   if (options.data && isTableUrl(options.data)) {
     let read: Awaited<ReturnType<typeof readOrganizationTable>>;
@@ -197,7 +197,7 @@ async function buildIndex(options: IndexSource): Promise<LocalIndex> {
       throw new ServeError(`orgindex serve: ${messageOf(error)}`, { cause: error });
     }
     refuseBadRows(`table ${read.name}`, read.errors, read.errorCount, 'row (in domain order)');
-    return createLocalIndex(read.records, clock);
+    return createEngine(read.records, clock);
   }
   if (options.data) {
     const path = resolve(options.data);
@@ -205,9 +205,9 @@ async function buildIndex(options: IndexSource): Promise<LocalIndex> {
     if (!/\.(csv|tsv)$/i.test(path)) {
       // JSON Lines of any size: read in pieces, stored as read.
       const checker = new RowChecker();
-      let index: LocalIndex;
+      let index: Engine;
       try {
-        index = new LocalIndex(streamedStore(jsonLinesRecords(path, checker)), clock);
+        index = new Engine(streamedStore(jsonLinesRecords(path, checker)), clock);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== undefined) throw cannotRead(error);
         throw error;
@@ -224,12 +224,12 @@ async function buildIndex(options: IndexSource): Promise<LocalIndex> {
     }
     const { records, errors, errorCount } = readDataFile(path, text);
     refuseBadRows(path, errors, errorCount, 'line');
-    return createLocalIndex(records, clock);
+    return createEngine(records, clock);
   }
   // Generated and stored one at a time: no array of every record (20 million would not fit the heap), and
   // the keyword index built alongside, without keeping the index text.
-  if (options.count !== undefined) return new LocalIndex(streamedStore(generateRecords({ ...DEFAULT_DATASET, count: options.count })), clock);
-  return createDefaultLocalIndex(clock);
+  if (options.count !== undefined) return new Engine(streamedStore(generateRecords({ ...DEFAULT_DATASET, count: options.count })), clock);
+  return createDefaultEngine(clock);
 }
 
 /**
@@ -336,7 +336,7 @@ async function openQuota(options: ServeOptions, stateDir: string, held: Held): P
 }
 
 /** The server's options: the engine, keys and quotas, the database's stores when there is one, and the flags. */
-async function serverOptionsOf(options: ServeOptions, parts: { index: LocalIndex; keys: KeyRing; quota: ServerOptions['quota']; database: Database | null; queryEmbedding: QueryEmbedding | null; jwtSecret: string | undefined; stateDir: string }): Promise<ServerOptions> {
+async function serverOptionsOf(options: ServeOptions, parts: { index: Engine; keys: KeyRing; quota: ServerOptions['quota']; database: Database | null; queryEmbedding: QueryEmbedding | null; jwtSecret: string | undefined; stateDir: string }): Promise<ServerOptions> {
   const { database: shared, jwtSecret } = parts;
   const corsOrigins = options.corsOrigins?.includes('*') ? true : options.corsOrigins;
   return {

@@ -1,8 +1,21 @@
 /** The local engine: the v2 service (and the legacy v1 one) in-process over a columnar store, and the sample dataset. */
-import type { LocalIndex } from './local-index.js';
+import { createDefaultEngine, createEngine, Engine, type EngineOptions } from './engine.js';
 import type { V1Caller } from './v1/v1-service.js';
 
-export { createDefaultLocalIndex, createLocalIndex, LocalIndex, type LocalIndexOptions } from './local-index.js';
+export { createDefaultEngine, createEngine, Engine, type EngineOptions };
+
+// The engine's earlier names (it serves the server as well as the spreadsheets' local backend, so
+// "local" misled); kept so that code written against them still compiles.
+/** @deprecated Use `Engine`. */
+export const LocalIndex = Engine;
+/** @deprecated Use `Engine`. */
+export type LocalIndex = Engine;
+/** @deprecated Use `EngineOptions`. */
+export type LocalIndexOptions = EngineOptions;
+/** @deprecated Use `createEngine`. */
+export const createLocalIndex = createEngine;
+/** @deprecated Use `createDefaultEngine`. */
+export const createDefaultLocalIndex = createDefaultEngine;
 export { generateDataset, generateRecords, DEFAULT_DATASET, type GenerateOptions } from './dataset/generate.js';
 export { readCsv, readDataFile, readJsonLines, type ReadResult, type RowError } from './dataset/read.js';
 export {
@@ -22,5 +35,5 @@ export { LegacyService, LegacyError, LEGACY_INDEX, MemoryPitStore, type LegacyOp
 
 /** A v1 caller over the engine's own index: what the server's v1 routes hand the legacy service. */
 export interface LegacyCaller extends V1Caller {
-  index: LocalIndex;
+  index: Engine;
 }

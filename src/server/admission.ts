@@ -15,7 +15,7 @@ import type * as z from 'zod';
 import { ValidationError } from '../contract/errors.js';
 import { ENDPOINTS, type EndpointId } from '../contract/endpoints.js';
 import { validate, type ValidationErrorItem } from '../contract/validation.js';
-import type { LocalIndex } from '../engine/local-index.js';
+import type { Engine } from '../engine/engine.js';
 import type { BearerUser, BearerVerifier } from './bearer.js';
 import type { ApiKey, KeyRing } from './keys.js';
 import { DEFAULT_TIER_LIMITS, quotaMonth, quotaRemaining, quotaReset, quotaRetryAfterSeconds, quotaStanding, type QuotaStanding, type QuotaUse, type TierLimits } from './limits.js';
@@ -25,7 +25,7 @@ import { LocalBuckets, type Hold, type MonthUsage, type QuotaState, type Usage }
 
 /** The engine, or why there is none (health reports it; other routes answer 503). */
 export interface EngineState {
-  index: LocalIndex | null;
+  index: Engine | null;
   error: string | null;
 }
 
@@ -134,7 +134,7 @@ export class Admission {
   private readonly now: () => number;
   private readonly bearer: BearerVerifier | null;
   private readonly languageGroups: readonly string[] | undefined;
-  private readonly views = new Map<string, LocalIndex>();
+  private readonly views = new Map<string, Engine>();
   /** Bearer users' buckets in this process, for while the shared state cannot answer. */
   private readonly fallbackBuckets = new LocalBuckets();
 
@@ -193,14 +193,14 @@ export class Admission {
   }
 
   /** The engine as a key sees it (null: unscoped, for bearer users), or a 503 while no index is loaded. */
-  view(key: ApiKey | null): LocalIndex {
+  view(key: ApiKey | null): Engine {
     const index = this.engine.index;
     if (!index) throw new HttpProblem(503, `the index is not loaded${this.engine.error ? `: ${this.engine.error}` : ''}`);
     if (!key?.visibility) return index;
     return this.viewOf(key, index);
   }
 
-  private viewOf(key: ApiKey, index: LocalIndex): LocalIndex {
+  private viewOf(key: ApiKey, index: Engine): Engine {
     let view = this.views.get(key.id);
     if (!view) {
       view = index.withVisibility(key.visibility);

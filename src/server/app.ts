@@ -1,6 +1,6 @@
 /**
  * The server: one Fastify app composed of one plugin per interface, in front of the local engine
- * (`LocalIndex`), with API keys, per-key visibility, rate limits and durable quotas.
+ * (`Engine`), with API keys, per-key visibility, rate limits and durable quotas.
  *
  * Per request (every keyed route):
  *   onRequest   admission (admission-plugin.ts): key (401) → rate limit (429) → monthly quotas (429), before

@@ -12,7 +12,7 @@ import { fnv1a } from '../contract/hash.js';
 import { callEndpoint, runSync, type SyncTransport } from '../client/operation.js';
 import { ConfigurationError } from '../client/errors.js';
 import type { EndpointId, RequestInput, ResponseBody } from '../contract/endpoints.js';
-import type { LocalIndex } from '../engine/local-index.js';
+import type { Engine } from '../engine/engine.js';
 
 /** A value as a backend of `Mode` returns it: at once (sync) or as a promise (async). */
 export type InMode<Mode extends 'sync' | 'async', T> = Mode extends 'sync' ? T : Promise<T>;
@@ -64,9 +64,9 @@ const LOCAL_QNA_MESSAGE =
  * website where the host can read one itself (Apps Script's UrlFetchApp reads any public site); without
  * it ORG.ASK says that it needs a service.
  */
-export function localSyncBackend(load: () => LocalIndex, qna?: (body: RequestInput<'language.qna'>) => ResponseBody<'language.qna'>): SyncSheetBackend {
-  let index: LocalIndex | null = null;
-  const engine = (): LocalIndex => (index ??= load());
+export function localSyncBackend(load: () => Engine, qna?: (body: RequestInput<'language.qna'>) => ResponseBody<'language.qna'>): SyncSheetBackend {
+  let index: Engine | null = null;
+  const engine = (): Engine => (index ??= load());
   return {
     scope: 'local',
     kind: 'local',
@@ -110,9 +110,9 @@ export function remoteSyncBackend(config: ClientConfig, transport: SyncTransport
  * engine's chunk — so opening a workbook costs nothing until a function runs. A failed load is retried
  * on the next call rather than remembered.
  */
-export function localBackend(load: () => LocalIndex | Promise<LocalIndex>): SheetBackend {
-  let index: Promise<LocalIndex> | null = null;
-  const engine = (): Promise<LocalIndex> => {
+export function localBackend(load: () => Engine | Promise<Engine>): SheetBackend {
+  let index: Promise<Engine> | null = null;
+  const engine = (): Promise<Engine> => {
     index ??= Promise.resolve()
       .then(load)
       .catch((error: unknown) => {

@@ -5,14 +5,14 @@
  * reached the workbook.
  */
 import { errorCell } from '../../src/sheet/cells.js';
-import { createLocalIndex, generateDataset } from '../../src/engine/index.js';
+import { createEngine, generateDataset } from '../../src/engine/index.js';
 import { localBackend } from '../../src/sheet/backend.js';
 import { ResultCache } from '../../src/sheet/cache.js';
 import { SheetFunctions } from '../../src/sheet/functions.js';
 import { insertChart, insertFormula, insertMapChart, insertValues, pinSelection, readSelectedColumn, writeBeside, writeCards } from '../../addin/excel-actions.js';
 import { StandInWorkbook, type WorkbookSheet } from './workbook-stand-in.js';
 
-const index = createLocalIndex(generateDataset({ count: 2_000, seed: 5, asOf: '2026-11-01' }));
+const index = createEngine(generateDataset({ count: 2_000, seed: 5, asOf: '2026-11-01' }));
 const functions = new SheetFunctions({
   backend: () => localBackend(() => index),
   cache: new ResultCache({ now: () => 0 }),

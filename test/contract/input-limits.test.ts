@@ -18,7 +18,7 @@ import {
   type ValidationErrorItem,
 } from '../../src/contract/index.js';
 import { ValidationError } from '../../src/contract/errors.js';
-import { createLocalIndex } from '../../src/engine/index.js';
+import { createEngine } from '../../src/engine/index.js';
 import { LegacyService } from '../../src/engine/v1/v1-service.js';
 import { FIXTURE } from '../engine/fixtures.js';
 import { UUID, invalid, valid } from './helpers.js';
@@ -100,7 +100,7 @@ describe('keyword terms', () => {
   });
 
   test('the engine refuses the same term as a 422 naming the limit', () => {
-    const index = createLocalIndex(FIXTURE);
+    const index = createEngine(FIXTURE);
     let thrown: unknown = null;
     try {
       index.search({ keywords: { must_all: [HUGE] } });
@@ -119,7 +119,7 @@ describe('keyword terms', () => {
       { ...tooLong(200), loc: ['body', 'keywords', 'must_one', 0] },
     ]);
     const legacy = new LegacyService({ now: () => 0, newId: () => 'pit' });
-    const caller = { id: 'caller', index: createLocalIndex(FIXTURE) };
+    const caller = { id: 'caller', index: createEngine(FIXTURE) };
     await expect(legacy.search({ search_id: UUID, keywords: { must_one: [phrase(20, 120)] } }, caller)).rejects.toThrow('keywords.must_one.0: String should have at most 16 words, not 20');
   });
 });

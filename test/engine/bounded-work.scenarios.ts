@@ -3,7 +3,7 @@
  * a worker by bounded-work.test.ts, which stops them if they do not return.
  */
 import { normalizeDomain } from '../../src/contract/domain.js';
-import { createLocalIndex } from '../../src/engine/index.js';
+import { createEngine } from '../../src/engine/index.js';
 import { parseQuery } from '../../src/engine/language/query-parser.js';
 import { TextIndex } from '../../src/engine/relevance/text-index.js';
 import { FIXTURE } from './fixtures.js';
@@ -36,7 +36,7 @@ const QUERIES: Record<string, (n: number) => string> = {
 };
 
 export function nlpQuery(kind: string, n: number): { places: number; keywords: number; excluded: number } {
-  const index = createLocalIndex(FIXTURE);
+  const index = createEngine(FIXTURE);
   const make = QUERIES[kind];
   if (!make) throw new Error(`no query kind ${kind}`);
   const parsed = parseQuery(index.store, make(n), '2026-01-01');

@@ -8,7 +8,7 @@
 import punycode from 'punycode/punycode.js';
 import { join } from 'node:path';
 import { normalizeDomain } from '../../src/contract/domain.js';
-import { createLocalIndex } from '../../src/engine/index.js';
+import { createEngine } from '../../src/engine/index.js';
 import { parseQuery } from '../../src/engine/language/query-parser.js';
 import { STEM_WEIGHT, TextIndex } from '../../src/engine/relevance/text-index.js';
 import { FIXTURE } from './fixtures.js';
@@ -106,7 +106,7 @@ describe('keyword phrases', () => {
 });
 
 describe('natural-language queries', () => {
-  const index = createLocalIndex(FIXTURE);
+  const index = createEngine(FIXTURE);
 
   test('negated places are found with a bounded look-back, not by re-reading the query', () => {
     const queries = [1_000, 2_000].map((n) => 'bakeries not in Munich and butchers in Berlin '.repeat(n));

@@ -1,12 +1,12 @@
 /** Filter values as users spell them: case, accents, exonyms, codes; unknown values named with the closest known ones. */
-import { createDefaultLocalIndex, createLocalIndex } from '../../src/engine/index.js';
+import { createDefaultEngine, createEngine } from '../../src/engine/index.js';
 import { EXONYMS } from '../../src/engine/locations/exonyms.js';
 import { foldLocationName } from '../../src/engine/locations/location-index.js';
 import { MAX_SUGGESTED, MAX_WARNINGS } from '../../src/engine/query/filter-values.js';
 import type { Filters } from '../../src/contract/v2/filters.js';
 import { FIXTURE } from './fixtures.js';
 
-const index = createLocalIndex(FIXTURE, { now: () => 0 });
+const index = createEngine(FIXTURE, { now: () => 0 });
 
 function searchWith(filters: Filters, view = index) {
   return view.search({ filters, size: 100, columns: ['domain'] });
@@ -48,7 +48,7 @@ describe('a value spelled another way finds the index spelling, and filters_appl
   });
 
   test('a key scope may be spelled the way users spell it', () => {
-    const austria = createLocalIndex(FIXTURE, { visibility: { country: ['Austria'] } });
+    const austria = createEngine(FIXTURE, { visibility: { country: ['Austria'] } });
     expect(domainsOf({})).not.toEqual(domainsOf({}, austria));
     expect(domainsOf({}, austria)).toEqual(domainsOf({ country: ['Österreich'] }));
   });
@@ -95,7 +95,7 @@ describe('a value matching nothing is said so, with the closest known values', (
 });
 
 describe('a scoped key learns nothing about values outside its scope', () => {
-  const austria = createLocalIndex(FIXTURE, { visibility: { country: ['Österreich'] } });
+  const austria = createEngine(FIXTURE, { visibility: { country: ['Österreich'] } });
 
   test('a value that exists outside the scope gets the same answer as one that exists nowhere', () => {
     const template = (sent: string) => searchWith({ country: [sent] }, austria).metadata.warnings?.[0]?.message.replace(JSON.stringify(sent), '"…"');
@@ -117,7 +117,7 @@ describe('a scoped key learns nothing about values outside its scope', () => {
 
 describe('the exonym table', () => {
   test('an exonym that folds to a place the sample spells stands for that same place', () => {
-    const sample = createDefaultLocalIndex();
+    const sample = createDefaultEngine();
     const places = new Map<string, Set<string>>();
     for (const level of ['country', 'state', 'region', 'district', 'municipality'] as const) {
       for (const name of sample.store.categorical[level].dict.values) {
@@ -134,7 +134,7 @@ describe('the exonym table', () => {
 });
 
 describe('the location search knows the names and codes filters accept', () => {
-  const sample = createDefaultLocalIndex();
+  const sample = createDefaultEngine();
   const first = (q: string, location_type?: 'state' | 'municipality'): string | undefined => {
     const [top] = sample.locationSearch({ q, limit: 3, ...(location_type ? { location_type } : {}) }).items;
     return top ? `${top.name} (${top.location_type})` : undefined;

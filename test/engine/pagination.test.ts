@@ -1,8 +1,8 @@
 /** Walking filter-mode pages over a generated dataset: every page, no duplicate, no gap, sum = total_hits. */
-import { createLocalIndex, generateDataset, type SearchRequestInput } from '../../src/index.js';
+import { createEngine, generateDataset, type SearchRequestInput } from '../../src/index.js';
 
 const records = generateDataset({ count: 4_000, seed: 11 });
-const index = createLocalIndex(records);
+const index = createEngine(records);
 
 function walk(request: SearchRequestInput): { domains: string[]; totals: Set<number | null>; pages: number } {
   const domains: string[] = [];

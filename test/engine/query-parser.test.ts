@@ -2,10 +2,10 @@
  * nlp_search's local parser over the embedded default data: a table of natural-language queries and the
  * legacy search parameters each must give (every field of the payload is compared).
  */
-import { createDefaultLocalIndex } from '../../src/engine/index.js';
+import { createDefaultEngine } from '../../src/engine/index.js';
 import { parseQuery, type ParsedQuery } from '../../src/engine/language/query-parser.js';
 
-const index = createDefaultLocalIndex();
+const index = createDefaultEngine();
 const TODAY = '2026-11-21';
 
 type Expected = {

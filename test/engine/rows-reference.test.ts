@@ -3,7 +3,7 @@
  * byte for byte; the date formatters against Date; day columns; filter options answered again from the
  * first count.
  */
-import { createLocalIndex, DEFAULT_DATASET, generateDataset } from '../../src/engine/index.js';
+import { createEngine, DEFAULT_DATASET, generateDataset } from '../../src/engine/index.js';
 import type { OrganizationRecord } from '../../src/engine/dataset/record.js';
 import { Random } from '../../src/engine/random.js';
 import { EXTENSION_COLUMNS, SELECTABLE_COLUMNS, type SelectableColumn } from '../../src/contract/common.js';
@@ -25,7 +25,7 @@ function dataset(): OrganizationRecord[] {
 }
 
 const RECORDS = dataset();
-const index = createLocalIndex(RECORDS, { now: () => 0 });
+const index = createEngine(RECORDS, { now: () => 0 });
 const byDomain = new Map(RECORDS.map((record) => [record.domain, record]));
 
 /** A row as the spec describes it, read straight from the record. */

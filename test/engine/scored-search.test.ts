@@ -1,12 +1,12 @@
 /** Scored modes over a generated dataset: cursors bound to the query, the depth cap, dedup, RRF, similar-to. */
-import { createLocalIndex, generateDataset, ValidationError, type SearchRequestInput, type SearchResponse } from '../../src/index.js';
+import { createEngine, generateDataset, ValidationError, type SearchRequestInput, type SearchResponse } from '../../src/index.js';
 import { applyComponentRemoval, sifGloveEmbedder } from '../../src/engine/relevance/embedder.js';
 import { HYBRID_WINDOW, SIMILAR_TO_COEFFICIENTS } from '../../src/engine/query/rankers.js';
 import { vectorsOf } from '../../src/engine/relevance/store-relevance.js';
 import { RRF_K, orderFused, weightedRrf } from '../../src/engine/relevance/rrf.js';
 
 const records = generateDataset({ count: 12_000, seed: 5 });
-const index = createLocalIndex(records);
+const index = createEngine(records);
 
 function walk(request: SearchRequestInput): { domains: string[]; pages: SearchResponse[] } {
   const pages: SearchResponse[] = [];

@@ -3,7 +3,7 @@
  * pair of families, both orders), with and without filters, date_range, a key's visibility and small
  * limits (ties and the top-`limit` cut), on a generated dataset with missing values mixed in.
  */
-import { createLocalIndex, DEFAULT_DATASET, generateDataset } from '../../src/engine/index.js';
+import { createEngine, DEFAULT_DATASET, generateDataset } from '../../src/engine/index.js';
 import type { OrganizationRecord } from '../../src/engine/dataset/record.js';
 import { NACE_SECTIONS, sectionOf } from '../../src/contract/nace.js';
 import { STATS_GROUP_BY, type StatsGroupBy, type StatsRequestInput } from '../../src/contract/v2/stats.js';
@@ -22,7 +22,7 @@ function dataset(): OrganizationRecord[] {
 }
 
 const RECORDS = dataset();
-const index = createLocalIndex(RECORDS, { now: () => 0 });
+const index = createEngine(RECORDS, { now: () => 0 });
 
 type Trunc = 'year' | 'month' | 'week';
 interface Registration {
@@ -228,7 +228,7 @@ describe('skewed data: a tenth of the organizations hold every tag and registrat
         }
       : { ...record, summary_keywords: [], registrations: [] },
   );
-  const skewed = createLocalIndex(records, { now: () => 0 });
+  const skewed = createEngine(records, { now: () => 0 });
   test.each([
     ['summary_keywords', 'company_register_court'],
     ['company_register_court', 'summary_keywords'],
@@ -254,7 +254,7 @@ test('dates beyond four-digit years sort as their labels do', () => {
     { ...(second as OrganizationRecord), created_at: '-000001-06-01T00:00:00.000Z' },
     { ...(third as OrganizationRecord), created_at: '1999-12-31T23:00:00.000Z' },
   ];
-  const result = createLocalIndex(records).stats({ group_by: 'created_at', date_trunc: 'year' });
+  const result = createEngine(records).stats({ group_by: 'created_at', date_trunc: 'year' });
   // toISOString's expanded years: '+' and '-' sort before digits.
   expect(result.data).toEqual([
     { created_at: '+010001-01', count: 1 },

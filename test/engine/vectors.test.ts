@@ -4,7 +4,7 @@
 // Both scans are checked: the WebAssembly one (vector-scan.ts, what Node runs by default) and the
 // JavaScript one (hosts without WebAssembly SIMD).
 import { execFileSync } from 'node:child_process';
-import { createLocalIndex, generateDataset } from '../../src/index.js';
+import { createEngine, generateDataset } from '../../src/index.js';
 import { applyComponentRemoval, sifGloveEmbedder } from '../../src/engine/relevance/embedder.js';
 import { vectorsOf } from '../../src/engine/relevance/store-relevance.js';
 import { currentRecords, prepareVectorScan, scanRecordBytes, scanRecords, shareScan, vectorScanAvailable, type ScanHelper } from '../../src/engine/relevance/vector-scan.js';
@@ -197,7 +197,7 @@ describe('nearest: the pruned scan returns exactly what brute force returns', ()
   });
 
   test('real organization vectors (a generated store): semantic and similar-to queries', () => {
-    const index = createLocalIndex(generateDataset({ count: 6_000, seed: 3 }));
+    const index = createEngine(generateDataset({ count: 6_000, seed: 3 }));
     const { matrix, component } = vectorsOf(index.store);
     const embedder = sifGloveEmbedder();
     const tieKey = index.store.domainRank;

@@ -51,7 +51,7 @@ test('contract validation and normalisation work in the sandbox', () => {
 });
 
 test('the local engine generates and answers inside the sandbox (no Node, no host globals)', () => {
-  const index = core.createLocalIndex(core.generateDataset({ count: 300, seed: 3 }));
+  const index = core.createEngine(core.generateDataset({ count: 300, seed: 3 }));
   const page = index.search({ filters: { country: ['Deutschland'] }, size: 5 });
   expect(page.data).toHaveLength(5);
   expect(page.metadata.total_hits).toBeGreaterThan(100);

@@ -8,7 +8,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Papa from 'papaparse';
-import { createLocalIndex, generateDataset, OrganizationRecordSchema, type LocalIndex, type OrganizationRecordInput } from '../../src/engine/index.js';
+import { createEngine, generateDataset, OrganizationRecordSchema, type Engine, type OrganizationRecordInput } from '../../src/engine/index.js';
 import type { DownloadContent } from '../../src/engine/v1/v1-service.js';
 import { serve } from '../../src/cli/serve.js';
 import type { ServerOptions } from '../../src/server/app.js';
@@ -36,9 +36,9 @@ const CODES: OrganizationRecordInput[] = [
   { domain: 'quoted.example', name: "'s-Hertogenbosch Bakery", nace_code: '01.10', employee_class: '250-499', revenue_class: '< 1 Mio. EUR', address: 'Hauptstraße 1, 01067 Dresden', lat: -3.5, lon: 0, country: 'Deutschland' },
 ];
 
-let hostileIndex: LocalIndex | null = null;
-function index(): LocalIndex {
-  hostileIndex ??= createLocalIndex([...generateDataset({ count: 200, seed: 3, asOf: '2026-11-01' }), ...[...HOSTILE, ...CODES].map((row) => OrganizationRecordSchema.parse(row))]);
+let hostileIndex: Engine | null = null;
+function index(): Engine {
+  hostileIndex ??= createEngine([...generateDataset({ count: 200, seed: 3, asOf: '2026-11-01' }), ...[...HOSTILE, ...CODES].map((row) => OrganizationRecordSchema.parse(row))]);
   return hostileIndex;
 }
 

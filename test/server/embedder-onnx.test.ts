@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_DATASET, generateRecords } from '../../src/engine/dataset/generate.js';
-import { LocalIndex } from '../../src/engine/local-index.js';
+import { Engine } from '../../src/engine/engine.js';
 import { vectorsOf } from '../../src/engine/relevance/store-relevance.js';
 import type { ColumnStore } from '../../src/engine/store/store.js';
 import { readManifest, readSnapshot } from '../../src/server/index-snapshot.js';
@@ -200,7 +200,7 @@ describe('index build and serve with the model', () => {
       const describe = 'hair salon for bridal hairstyles';
       const terms = ['coffee', 'bakery', 'painting'];
       const vectors = new Map([describe, ...terms].map((text) => [text, referenceVector(encoder, `query: ${text}`)]));
-      const engine = new LocalIndex(store).withQueryVectors(vectors);
+      const engine = new Engine(store).withQueryVectors(vectors);
       const bodies = [
         { describe, size: 20 },
         { similar_to: [{ domain: store.domain(3), boost: ['coffee'], penalize: ['bakery'] }, { domain: store.domain(9), boost: ['painting'], weight: 0.5 }], size: 20 },

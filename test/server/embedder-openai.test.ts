@@ -10,7 +10,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalIndex } from '../../src/engine/local-index.js';
+import { Engine } from '../../src/engine/engine.js';
 import { vectorsOf } from '../../src/engine/relevance/store-relevance.js';
 import type { ColumnStore } from '../../src/engine/store/store.js';
 import { EmbedderSpecError, parseEmbedderSpec } from '../../src/server/embedding/embedder-spec.js';
@@ -143,7 +143,7 @@ describe('serve with the service', () => {
     mode = 'ok';
     const describe = 'installs solar panels on family homes';
     const vectors = new Map([describe, 'roofing', 'bakery'].map((text) => [text, unit(serviceVector(`query: ${text}`))]));
-    const engine = new LocalIndex(store).withQueryVectors(vectors);
+    const engine = new Engine(store).withQueryVectors(vectors);
     for (const body of [
       { describe, size: 25 },
       { similar_to: [{ domain: store.domain(5), boost: ['roofing'], penalize: ['bakery'] }], size: 25 },

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { createLocalIndex, generateDataset, LocalIndex } from '../../src/engine/index.js';
+import { createEngine, generateDataset, Engine } from '../../src/engine/index.js';
 import { serve } from '../../src/cli/serve.js';
 import { indexParts } from '../../src/engine/snapshot/index-parts.js';
 import { readManifest, readSnapshot, SnapshotError, SNAPSHOT_VERSION, writeSnapshot } from '../../src/server/index-snapshot.js';
@@ -27,10 +27,10 @@ const scratch = (): string => {
 
 // A clock that stands still: elapsed_ms is 0 in both answers.
 const still = { now: () => 0 };
-const original = createLocalIndex(generateDataset({ count: 2_000, seed: 17, asOf: '2026-11-01' }), still);
+const original = createEngine(generateDataset({ count: 2_000, seed: 17, asOf: '2026-11-01' }), still);
 const dir = join(scratch(), 'index');
 const written = writeSnapshot(dir, indexParts(original.store), 'generated 2,000 (seed 17)');
-const restored = new LocalIndex(readSnapshot(dir).store, still);
+const restored = new Engine(readSnapshot(dir).store, still);
 
 test.each([
   ['keyword', { keywords: { must_any: ['software', 'bakery'] }, size: 50 }],

@@ -4,7 +4,7 @@
  * holds other data refusing the page instead of answering it from the wrong rows.
  */
 import { randomUUID } from 'node:crypto';
-import { createLocalIndex, generateDataset, LegacyService } from '../../src/engine/index.js';
+import { createEngine, generateDataset, LegacyService } from '../../src/engine/index.js';
 import { Database } from '../../src/server/database/database.js';
 import { PgPitStore } from '../../src/server/database/pg-pit-store.js';
 import { usePostgres } from '../support/postgres.js';
@@ -53,7 +53,7 @@ test('a server holding other data refuses the next page of a PIT opened elsewher
   const opener = new LegacyService({ now: clock.now, newId: randomUUID, pits: new PgPitStore(await database(url), clock.now, randomUUID) });
   const other = new LegacyService({ now: clock.now, newId: randomUUID, pits: new PgPitStore(await database(url), clock.now, randomUUID) });
   const first = await opener.search(pitQuery, pitCaller('key:a'));
-  const otherData = createLocalIndex(generateDataset({ count: 1_500, seed: 6, asOf: '2026-11-01' }));
+  const otherData = createEngine(generateDataset({ count: 1_500, seed: 6, asOf: '2026-11-01' }));
   await expect(other.search({ ...pitQuery, pit_id: first.metadata.pit_id, search_after: first.metadata.search_after }, { id: 'key:a', index: otherData })).rejects.toThrow(
     'was opened on other data than this server holds (the index was replaced since): start again without pit_id',
   );

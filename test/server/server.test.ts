@@ -5,7 +5,7 @@
 import { AuthError, RateLimitError, ServerError, ValidationError } from '../../src/index.js';
 import { request as httpRequest } from 'node:http';
 import { validate as validateOpenApi } from '@readme/openapi-parser';
-import type { LocalIndex } from '../../src/engine/index.js';
+import type { Engine } from '../../src/engine/index.js';
 import type { RequestInput } from '../../src/contract/endpoints.js';
 
 type SearchBody = RequestInput<'v2.search'>;
@@ -19,7 +19,7 @@ afterAll(async () => {
   await server.close();
 });
 
-const index = (): LocalIndex => testIndex();
+const index = (): Engine => testIndex();
 const austrian = (): string[] => index().search({ filters: { country: ['Österreich'] }, size: 500, columns: ['domain'] }).data.map((row) => row.domain);
 const german = (): string[] => index().search({ filters: { country: ['Deutschland'] }, size: 50, columns: ['domain'] }).data.map((row) => row.domain);
 
@@ -180,7 +180,7 @@ describe('validation and bad input: a clear error, never a crash', () => {
       withVisibility() {
         return this;
       },
-    } as unknown as LocalIndex;
+    } as unknown as Engine;
     const broken = await startTestServer({ engine: { index: failing, error: null } });
     try {
       const response = await raw(`${broken.url}/v2/search`, { method: 'POST', headers: { 'x-api-key': KEYS.tier2, 'content-type': 'application/json' }, body: '{"filters": {"country": ["Deutschland"]}, "size": 3}' });

@@ -5,16 +5,16 @@ import { join } from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { SignJWT } from 'jose';
 import { createRemoteClient, type OrgIndexClient } from '../../src/index.js';
-import { createLocalIndex, generateDataset, type LocalIndex } from '../../src/engine/index.js';
+import { createEngine, generateDataset, type Engine } from '../../src/engine/index.js';
 import { createServer, type EngineState, type ServerOptions } from '../../src/server/app.js';
 import type { BearerVerifier } from '../../src/server/bearer.js';
 import { KeyRing, type KeysFile } from '../../src/server/keys.js';
 import { QuotaLedger } from '../../src/server/quota-ledger.js';
 
 /** The engine every server test shares: 3,000 generated organizations (built once per test file). */
-let shared: LocalIndex | null = null;
-export function testIndex(): LocalIndex {
-  shared ??= createLocalIndex(generateDataset({ count: 3_000, seed: 7, asOf: '2026-11-01' }));
+let shared: Engine | null = null;
+export function testIndex(): Engine {
+  shared ??= createEngine(generateDataset({ count: 3_000, seed: 7, asOf: '2026-11-01' }));
   return shared;
 }
 

@@ -9,7 +9,7 @@ import { parquetReadObjects } from 'hyparquet';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { SELECTABLE_COLUMNS } from '../../src/contract/common.js';
 import { AuthError, HttpError } from '../../src/index.js';
-import { createLocalIndex, generateDataset, LegacyService, MemoryPitStore } from '../../src/engine/index.js';
+import { createEngine, generateDataset, LegacyService, MemoryPitStore } from '../../src/engine/index.js';
 import { indexMatches } from '../../src/engine/v1/v1-service.js';
 import { bearerVerifier } from '../../src/server/bearer.js';
 import { SearchRequestSchema } from '../../src/contract/v2/search.js';
@@ -168,18 +168,18 @@ describe('point in time: pages of a frozen result list', () => {
 
   test('the data changes mid-walk: the PIT still walks the list it froze, a new search sees the new data', async () => {
     const before = generateDataset({ count: 1500, seed: 21, asOf: '2026-11-01' });
-    const engine = { index: createLocalIndex(before), error: null };
+    const engine = { index: createEngine(before), error: null };
     const own = await startTestServer({ engine });
     try {
       const headers = { 'content-type': 'application/json', 'x-api-key': KEYS.tier2 };
       const query = { search_id: searchId(), keywords: { must_one: ['GmbH', 'software', 'service'] }, size: 25, columns: ['name'] };
       const first = (await raw(`${own.url}/v1/search`, { method: 'POST', headers, body: JSON.stringify(query) })).body as { data: { domain: string }[]; metadata: { pit_id: string; search_after: unknown[]; total_hits: number } };
-      const beforeIndex = createLocalIndex(before);
+      const beforeIndex = createEngine(before);
       const ranking = beforeIndex.rankAll(SearchRequestSchema.parse({ keywords: { must_any: ['GmbH', 'software', 'service'] } }), 10_000);
       const expected = Array.from(ranking.rows, (row) => beforeIndex.store.domain(row));
       // Replace the data: a third of the organizations go, the rest are renamed, new ones arrive.
       const after = [...before.filter((_, i) => i % 3 !== 0).map((r) => ({ ...r, name: `${r.name ?? ''} Neu` })), ...generateDataset({ count: 300, seed: 99, asOf: '2026-11-01' })];
-      engine.index = createLocalIndex(after);
+      engine.index = createEngine(after);
       const walked = [...first.data.map((row) => row.domain)];
       let cursor: unknown[] | null = first.metadata.search_after;
       while (cursor) {

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { warmRelevanceOnTwoThreads } from '../../src/server/warm-relevance.js';
-import { createLocalIndex, generateDataset } from '../../src/index.js';
+import { createEngine, generateDataset } from '../../src/index.js';
 import { textIndexOf, vectorsOf } from '../../src/engine/relevance/store-relevance.js';
 
 const lib = (path: string): string => pathToFileURL(resolve(__dirname, '../../dist/lib', path)).href;
@@ -21,14 +21,14 @@ function run(script: string): Record<string, unknown> {
 
 test('two threads build the same vectors as one, and queries over them return the same hits', () => {
   const report = run(`
-    import { createLocalIndex, generateDataset } from '${lib('index.js')}';
+    import { createEngine, generateDataset } from '${lib('index.js')}';
     import { vectorsOf, warmRelevance } from '${lib('engine/relevance/store-relevance.js')}';
     import { currentRecords } from '${lib('engine/relevance/vector-scan.js')}';
     import { nearest } from '${lib('engine/relevance/vectors.js')}';
     import { warmRelevanceOnTwoThreads } from '${lib('server/warm-relevance.js')}';
     const records = generateDataset({ count: 4000, seed: 5 });
-    const one = createLocalIndex(records).store;
-    const two = createLocalIndex(records).store;
+    const one = createEngine(records).store;
+    const two = createEngine(records).store;
     warmRelevance(one);
     const threads = warmRelevanceOnTwoThreads(two);
     const a = vectorsOf(one), b = vectorsOf(two);
@@ -50,7 +50,7 @@ test('two threads build the same vectors as one, and queries over them return th
 });
 
 test('where the worker file is absent (these TypeScript sources), everything is built on this thread', () => {
-  const store = createLocalIndex(generateDataset({ count: 300, seed: 2 })).store;
+  const store = createEngine(generateDataset({ count: 300, seed: 2 })).store;
   expect(warmRelevanceOnTwoThreads(store)).toBe(1);
   expect(textIndexOf(store).docCount).toBe(300);
   expect(vectorsOf(store).matrix.rows).toBe(300);

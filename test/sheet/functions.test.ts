@@ -3,13 +3,13 @@
  * /fetch chunk; slow answers around a Refresh): what a workbook sees when part of a calculation fails.
  */
 import { RateLimitError } from '../../src/contract/errors.js';
-import { createLocalIndex, generateDataset } from '../../src/engine/index.js';
+import { createEngine, generateDataset } from '../../src/engine/index.js';
 import { localBackend, type SheetBackend } from '../../src/sheet/backend.js';
 import { ResultCache } from '../../src/sheet/cache.js';
 import { SheetFunctions } from '../../src/sheet/functions.js';
 
 // 3,000 organizations hold the 500 companies the first test asks for.
-const index = createLocalIndex(generateDataset({ count: 3_000, seed: 3, asOf: '2026-11-01' }));
+const index = createEngine(generateDataset({ count: 3_000, seed: 3, asOf: '2026-11-01' }));
 const local = localBackend(() => index);
 const schedule = (run: () => void, ms: number): void => {
   setTimeout(run, ms);

@@ -4,7 +4,7 @@
  */
 import { ValidationError } from '../../src/contract/errors.js';
 import { SavedQuerySchema, type SavedQueryInput } from '../../src/contract/saved-query.js';
-import { createLocalIndex, generateDataset } from '../../src/engine/index.js';
+import { createEngine, generateDataset } from '../../src/engine/index.js';
 import { localBackend, localSyncBackend } from '../../src/sheet/backend.js';
 import { ResultCache } from '../../src/sheet/cache.js';
 import { SheetFunctions } from '../../src/sheet/functions.js';
@@ -12,7 +12,7 @@ import { SyncResultCache } from '../../src/sheet/sync-cache.js';
 import { StandInCache } from '../support/cache-service-stand-in.js';
 import { SyncSheetFunctions } from '../../src/sheet/sync-functions.js';
 
-const index = createLocalIndex(generateDataset({ count: 6_000, seed: 11, asOf: '2026-11-01' }));
+const index = createEngine(generateDataset({ count: 6_000, seed: 11, asOf: '2026-11-01' }));
 
 const sync = () => new SyncSheetFunctions({ backend: () => localSyncBackend(() => index), cache: new SyncResultCache(new StandInCache()) });
 const async = () => new SheetFunctions({ backend: () => localBackend(() => index), cache: new ResultCache({ now: () => 0 }), schedule: (run, ms) => void setTimeout(run, ms) });

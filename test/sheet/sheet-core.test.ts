@@ -4,7 +4,7 @@
  */
 import { AuthError, RateLimitError, ServerError, ValidationError } from '../../src/index.js';
 import { SELECTABLE_COLUMNS } from '../../src/contract/common.js';
-import { createLocalIndex, generateDataset } from '../../src/engine/index.js';
+import { createEngine, generateDataset } from '../../src/engine/index.js';
 import { parseFieldList, parseOptions, type OptionSpec } from '../../src/sheet/arguments.js';
 import { ArgumentError, errorCell, errorCellOf } from '../../src/sheet/cells.js';
 import { cellOf, fetchTable, planFetch } from '../../src/sheet/fetch-plan.js';
@@ -91,7 +91,7 @@ describe('ORG.FETCH planning and shaping', () => {
   });
 
   test('one row per input cell, in input order: blanks stay blank, misses are #N/A in their row only, bad text #VALUE!', () => {
-    const index = createLocalIndex(generateDataset({ count: 300, seed: 5, asOf: '2026-11-01' }));
+    const index = createEngine(generateDataset({ count: 300, seed: 5, asOf: '2026-11-01' }));
     const known = index.search({ filters: { country: ['Deutschland'] }, size: 2, columns: ['domain'] }).data.map((row) => row.domain);
     const cells = [known[1], '', `https://www.${known[0]!}/about`, 'missing.example', 'not a domain', known[1]];
     const plan = planFetch(cells);
@@ -115,7 +115,7 @@ describe('ORG.FETCH planning and shaping', () => {
 });
 
 describe('tables', () => {
-  const index = createLocalIndex(generateDataset({ count: 300, seed: 5, asOf: '2026-11-01' }));
+  const index = createEngine(generateDataset({ count: 300, seed: 5, asOf: '2026-11-01' }));
 
   test('ORG.SEARCH: header row, then rows in the columns asked for', () => {
     const response = index.search({ filters: { country: ['Österreich'] }, size: 3, columns: ['domain', 'name', 'summary_keywords'] });
@@ -145,7 +145,7 @@ describe('tables', () => {
 });
 
 describe('FetchBatcher: single-cell calls merged into one request', () => {
-  const index = createLocalIndex(generateDataset({ count: 300, seed: 5, asOf: '2026-11-01' }));
+  const index = createEngine(generateDataset({ count: 300, seed: 5, asOf: '2026-11-01' }));
   const domains = index.search({ filters: { country: ['Deutschland'] }, size: 20, columns: ['domain'] }).data.map((row) => row.domain);
   /** A manual timer: the test decides when the window closes. */
   const manual = () => {

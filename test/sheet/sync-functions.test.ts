@@ -5,7 +5,7 @@
  * ORG.FETCH chunks handed over together (UrlFetchApp.fetchAll), Refresh by generation.
  */
 import { RateLimitError } from '../../src/contract/errors.js';
-import { createLocalIndex, generateDataset, warmRelevance } from '../../src/engine/index.js';
+import { createEngine, generateDataset, warmRelevance } from '../../src/engine/index.js';
 import { localBackend, localSyncBackend } from '../../src/sheet/backend.js';
 import { ResultCache } from '../../src/sheet/cache.js';
 import { SheetFunctions } from '../../src/sheet/functions.js';
@@ -15,7 +15,7 @@ import { SyncSheetFunctions, type FetchMany } from '../../src/sheet/sync-functio
 
 // 3,000 organizations hold the 500 companies the tests below ask for; every thousand more costs about a
 // second of building (the keyword index and the vectors), none of it tested here.
-const index = createLocalIndex(generateDataset({ count: 3_000, seed: 5, asOf: '2026-11-01' }));
+const index = createEngine(generateDataset({ count: 3_000, seed: 5, asOf: '2026-11-01' }));
 // Built once before the tests (scored searches would build them in the first one).
 beforeAll(() => {
   warmRelevance(index.store);

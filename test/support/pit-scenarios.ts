@@ -4,10 +4,10 @@
  * (test/engine/pit-registry.test.ts) and a database servers share (test/server/pg-pit-store.test.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { createLocalIndex, generateDataset, LegacyService, type LegacyCaller, type PitStore } from '../../src/engine/index.js';
+import { createEngine, generateDataset, LegacyService, type LegacyCaller, type PitStore } from '../../src/engine/index.js';
 import { MAX_OPEN_PITS, MAX_PITS_PER_CALLER, PIT_KEEP_ALIVE_MS, PitCapacityError } from '../../src/engine/v1/pit-registry.js';
 
-export const pitIndex = createLocalIndex(generateDataset({ count: 1_500, seed: 5, asOf: '2026-11-01' }));
+export const pitIndex = createEngine(generateDataset({ count: 1_500, seed: 5, asOf: '2026-11-01' }));
 export const pitCaller = (id: string): LegacyCaller => ({ id, index: pitIndex });
 /** A search with more hits than one page: it opens a PIT. */
 export const pitQuery = { search_id: '00000000-0000-4000-8000-000000000001', locations: { country: ['Deutschland'] }, size: 2 };

@@ -3,10 +3,10 @@
  * sentence becomes a search form, its parts become removable chips, and places go back to the place
  * picker. The sentences run through the real parser over a generated index.
  */
-import { createLocalIndex, generateDataset } from '../../src/engine/index.js';
+import { createEngine, generateDataset } from '../../src/engine/index.js';
 import { chipsOf, EMPTY_FORM, formOfQuery, requestOf, splitPlaces, type SearchForm } from '../../src/ui/search-form.js';
 
-const index = createLocalIndex(generateDataset({ count: 3_000, seed: 11, asOf: '2026-11-01' }));
+const index = createEngine(generateDataset({ count: 3_000, seed: 11, asOf: '2026-11-01' }));
 const understood = (sentence: string, base: SearchForm = EMPTY_FORM) => formOfQuery(index.nlpSearch({ user_query: sentence, search_id: 't' }).payload, base);
 
 test('a sentence becomes words, a place and a register date; the base form keeps its columns and size', () => {

@@ -46,7 +46,7 @@ function runAll<T>(steps: Iterator<unknown, T>): Promise<T> {
 
 /**
  * What the local provider reads of an index: its store (related keywords) and its nlp_search of a parsed
- * body. The engine's LocalIndex is one; the language layer sits below it and does not import it.
+ * body. The engine's Engine is one; the language layer sits below it and does not import it.
  */
 export interface LanguageIndex {
   readonly store: ColumnStore;

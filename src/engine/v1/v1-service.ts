@@ -67,7 +67,7 @@ export interface LegacyOptions {
 }
 
 /**
- * What the v1 service reads of the engine: the v2 index as one caller may see it. The engine's LocalIndex
+ * What the v1 service reads of the engine: the v2 index as one caller may see it. The engine's Engine
  * is one; the v1 layer sits below it and does not import it.
  */
 export interface V1Index {
@@ -81,7 +81,7 @@ export interface V1Index {
 
 /**
  * Who calls: PITs belong to their opener; `index` is the engine as this caller may see it (`LegacyCaller`,
- * src/engine/index.ts: this over a LocalIndex).
+ * src/engine/index.ts: this over a Engine).
  */
 export interface V1Caller {
   id: string;

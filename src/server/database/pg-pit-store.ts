@@ -11,7 +11,7 @@ import type { SearchMode } from '../../contract/v2/search.js';
 import type { ColumnStore } from '../../engine/store/store.js';
 import { LegacyError, type Pit, type PitStore } from '../../engine/v1/v1-service.js';
 import { MAX_OPEN_PITS, MAX_PITS_PER_CALLER, PIT_KEEP_ALIVE_MS, pitCapacityError } from '../../engine/v1/pit-registry.js';
-import type { LocalIndex } from '../../engine/local-index.js';
+import type { Engine } from '../../engine/engine.js';
 import type { Database } from './database.js';
 
 /** pg_advisory_xact_lock's key for "opening a PIT". */
@@ -91,7 +91,7 @@ export class PgPitStore implements PitStore {
     return id;
   }
 
-  async use(id: string, owner: string, current: LocalIndex): Promise<Pit | null> {
+  async use(id: string, owner: string, current: Engine): Promise<Pit | null> {
     const at = this.now();
     const [row] = await this.database.query<{ fingerprint: string; data_digest: string; mode: SearchMode; total: number; rows: Buffer }>(
       'UPDATE pits SET expires_ms = $4 WHERE id = $1 AND owner = $2 AND expires_ms > $3 RETURNING fingerprint, data_digest, mode, total, rows',

@@ -3,7 +3,7 @@
  * from a model the engine cannot run itself (onnx:, openai:): the texts of a request that need vectors —
  * v2's `describe` and similar-to `boost` / `penalize` terms, v1's `semantic_input` — are embedded by
  * that model (with its query prefix), and the request's view of the index carries them
- * (LocalIndex.withQueryVectors). A request comes parsed by its route.
+ * (Engine.withQueryVectors). A request comes parsed by its route.
  *
  * Every wait is bounded: a request gets QUERY_EMBEDDING_TIMEOUT_MS for its vectors, its wait for a turn
  * included (at most `concurrency` calls to the model at once); then it is answered 503 with Retry-After,
@@ -12,7 +12,7 @@
  */
 import type { V1DownloadRequest, V1SearchRequest } from '../../contract/v1.js';
 import { DescribeSchema, type SearchRequest } from '../../contract/v2/search.js';
-import type { LocalIndex } from '../../engine/local-index.js';
+import type { Engine } from '../../engine/engine.js';
 import type { QueryVectors } from '../../engine/query/context.js';
 import type { TextEmbedder } from './text-embedder.js';
 import { NamedError, messageOf } from '../../contract/errors.js';
@@ -79,16 +79,16 @@ export class QueryEmbedding {
   }
 
   /** A v1 request's view of the index with its texts' vectors (v1SearchTexts, v1DownloadTexts; the view itself when none). */
-  view(view: LocalIndex, texts: readonly string[]): Promise<LocalIndex> {
+  view(view: Engine, texts: readonly string[]): Promise<Engine> {
     return this.withVectors(view, texts);
   }
 
   /** The same for a v2 search its route has parsed. */
-  searchView(view: LocalIndex, request: SearchRequest): Promise<LocalIndex> {
+  searchView(view: Engine, request: SearchRequest): Promise<Engine> {
     return this.withVectors(view, searchTexts(request));
   }
 
-  private async withVectors(view: LocalIndex, texts: readonly string[]): Promise<LocalIndex> {
+  private async withVectors(view: Engine, texts: readonly string[]): Promise<Engine> {
     return texts.length === 0 ? view : view.withQueryVectors(await this.vectors(texts));
   }
 

@@ -7,7 +7,7 @@
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { ENDPOINTS, parseRequest, type EndpointId, type RequestOutput } from '../../contract/endpoints.js';
 import type { HealthResponse } from '../../contract/v2/service.js';
-import type { LocalIndex } from '../../engine/local-index.js';
+import type { Engine } from '../../engine/engine.js';
 import { missingKey, type Admission, type EngineState } from '../admission.js';
 import type { ApiKey } from '../keys.js';
 import { HttpProblem } from '../problem.js';
@@ -39,7 +39,7 @@ export const v2Routes: FastifyPluginCallback<V2RoutesOptions> = (app, { admissio
   /** A keyed route's method and URL, and its endpoint for the admission plugin (401 / 429 before the body is parsed). */
   const keyedRoute = (id: KeyedId): Pick<RouteOptions, 'method' | 'url' | 'config'> => ({ method: ENDPOINTS[id].method, url: urlOf(id), config: { admission: id } });
   /** The engine's answer to the parsed input, as the admitted key sees it, counted and sent. */
-  const answer = async <Id extends KeyedId>(id: Id, request: FastifyRequest, reply: FastifyReply, run: (view: LocalIndex, input: RequestOutput<Id>, key: ApiKey) => unknown): Promise<FastifyReply> => {
+  const answer = async <Id extends KeyedId>(id: Id, request: FastifyRequest, reply: FastifyReply, run: (view: Engine, input: RequestOutput<Id>, key: ApiKey) => unknown): Promise<FastifyReply> => {
     const key = request.apiKey;
     if (!key) throw missingKey();
     const view = admission.view(key);

@@ -1,10 +1,10 @@
 /** The local engine over hand-made rows: every filter rule, fetch, filter-mode pages, stats families, options. */
-import { createLocalIndex, ValidationError, type SearchRequestInput } from '../../src/index.js';
+import { createEngine, ValidationError, type SearchRequestInput } from '../../src/index.js';
 import { LocationIndex } from '../../src/engine/locations/location-index.js';
 import { hasVectors } from '../../src/engine/relevance/store-relevance.js';
 import { FIXTURE } from './fixtures.js';
 
-const index = createLocalIndex(FIXTURE, { now: () => 0 });
+const index = createEngine(FIXTURE, { now: () => 0 });
 
 function domains(filters: SearchRequestInput['filters']): string[] {
   return index
@@ -99,18 +99,18 @@ describe('fetch', () => {
   });
 
   test('rows the key may not see are missing, like unknown ones', () => {
-    const austria = createLocalIndex(FIXTURE, { visibility: { country: ['Österreich'] } });
+    const austria = createEngine(FIXTURE, { visibility: { country: ['Österreich'] } });
     expect(austria.fetch({ domains: ['alpha-software.de', 'delta-bank.at'] }).metadata).toEqual({ requested: 2, found: 1, missing: ['alpha-software.de'] });
     expect(austria.search({ filters: {} }).metadata.total_hits).toBe(1);
     expect(index.withVisibility({ country: ['Deutschland'] }).stats({}).data).toEqual([{ count: 4 }]);
   });
 
   test('visibility is a normalised filters object; an invalid one is a ValidationError at visibility', () => {
-    expect(createLocalIndex(FIXTURE, { visibility: { nace_code: ['K'], organization_type: ['company'] } }).search({ filters: {} }).metadata.total_hits).toBe(2);
-    expect(() => createLocalIndex(FIXTURE, { visibility: { nace_code: ['04'] } })).toThrow(ValidationError);
+    expect(createEngine(FIXTURE, { visibility: { nace_code: ['K'], organization_type: ['company'] } }).search({ filters: {} }).metadata.total_hits).toBe(2);
+    expect(() => createEngine(FIXTURE, { visibility: { nace_code: ['04'] } })).toThrow(ValidationError);
     let caught: unknown = null;
     try {
-      createLocalIndex(FIXTURE, { visibility: { country: 'Deutschland' } as never });
+      createEngine(FIXTURE, { visibility: { country: 'Deutschland' } as never });
     } catch (error) {
       caught = error;
     }
@@ -151,7 +151,7 @@ describe('filter-mode search: keyset pages in domain order', () => {
   test('the cursor is the last domain, so a page stays right when rows are added before it', () => {
     const first = index.search({ filters: {}, size: 2 });
     expect(first.metadata.search_after).toEqual(['alpha-software.de']);
-    const grown = createLocalIndex([...FIXTURE, { ...FIXTURE[5]!, domain: 'aardvark.de' }]);
+    const grown = createEngine([...FIXTURE, { ...FIXTURE[5]!, domain: 'aardvark.de' }]);
     expect(grown.search({ filters: {}, size: 2, search_after: ['alpha-software.de'] }).data.map((r) => r.domain)).toEqual(['beta-bau.de', 'delta-bank.at']);
   });
 
@@ -378,17 +378,17 @@ describe('locations from the data', () => {
 
 test('health', () => {
   expect(index.health()).toEqual({ healthy: true });
-  expect(createLocalIndex([]).health()).toEqual({ healthy: false, error: 'the index holds no organizations' });
+  expect(createEngine([]).health()).toEqual({ healthy: false, error: 'the index holds no organizations' });
 });
 
 test('warm builds the relevance structures and the location index: on one thread alone, on the threads a host hands in', () => {
-  const alone = createLocalIndex(FIXTURE);
+  const alone = createEngine(FIXTURE);
   const built = LocationIndex.built;
   expect(alone.warm()).toEqual({ relevanceThreads: 1, scanThreads: 1 });
   expect(hasVectors(alone.store)).toBe(true);
   expect(LocationIndex.built).toBe(built + 1);
 
-  const hosted = createLocalIndex(FIXTURE);
+  const hosted = createEngine(FIXTURE);
   const calls: string[] = [];
   const threads = hosted.warm({
     startScanThread: () => {

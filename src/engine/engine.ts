@@ -1,5 +1,5 @@
 /**
- * The local implementation of the v2 service: `createLocalIndex(records)` answers the same contract
+ * The local implementation of the v2 service: `createEngine(records)` answers the same contract
  * bodies as the HTTP interface, in-process and synchronously. Inputs are validated with the contract
  * (a bad body throws the same ValidationError the server's 422 carries); outputs are the response bodies.
  * The `…Parsed` methods take an input already parsed with the contract: the server parses each request
@@ -32,7 +32,7 @@ import { rankAll, search, type FullRanking } from './query/search.js';
 import { computeStats } from './query/stats.js';
 import { ColumnStore } from './store/store.js';
 
-export interface LocalIndexOptions {
+export interface EngineOptions {
   /** Rows outside these filters are invisible (a key's data scope): missing in fetch, absent elsewhere. */
   visibility?: Filters | null;
   /** Milliseconds clock for elapsed_ms; default Date.now. */
@@ -54,16 +54,16 @@ function withWarnings<Answer extends { metadata: object }>(answer: Answer, warni
   return warnings.length === 0 ? answer : { ...answer, metadata: { ...answer.metadata, warnings } };
 }
 
-export class LocalIndex {
+export class Engine {
   readonly store: ColumnStore;
-  private readonly options: LocalIndexOptions;
+  private readonly options: EngineOptions;
   private readonly context: QueryContext;
   /** The unscoped location index, shared by views of one store (built on first use). */
   private readonly shared: { locations: LocationIndex | null };
   /** A scoped view's own location index: doc counts must not reveal rows the key may not see. */
   private scopedLocations: LocationIndex | null = null;
 
-  constructor(store: ColumnStore, options: LocalIndexOptions = {}, shared: { locations: LocationIndex | null } = { locations: null }, context?: QueryContext) {
+  constructor(store: ColumnStore, options: EngineOptions = {}, shared: { locations: LocationIndex | null } = { locations: null }, context?: QueryContext) {
     this.store = store;
     this.options = options;
     this.shared = shared;
@@ -92,13 +92,13 @@ export class LocalIndex {
    * This view for one query whose texts (describe, similar-to terms) were embedded ahead, by the model the
    * organization vectors came from when the engine cannot run it (see QueryContext.queryVectors).
    */
-  withQueryVectors(queryVectors: QueryVectors): LocalIndex {
-    return new LocalIndex(this.store, this.options, this.shared, { ...this.context, queryVectors });
+  withQueryVectors(queryVectors: QueryVectors): Engine {
+    return new Engine(this.store, this.options, this.shared, { ...this.context, queryVectors });
   }
 
   /** A view of the same data for another key's visibility, sharing the store and the location index. */
-  withVisibility(visibility: Filters | null): LocalIndex {
-    return new LocalIndex(this.store, { ...this.options, visibility }, this.shared);
+  withVisibility(visibility: Filters | null): Engine {
+    return new Engine(this.store, { ...this.options, visibility }, this.shared);
   }
 
   search(body: RequestInput<'v2.search'>): SearchResponse {
@@ -220,12 +220,12 @@ export class LocalIndex {
 }
 
 /** The embedded default: the deterministic 50,000-organization sample dataset, indexed. */
-export function createDefaultLocalIndex(options: LocalIndexOptions = {}): LocalIndex {
+export function createDefaultEngine(options: EngineOptions = {}): Engine {
   // One record at a time into the store: no array of them all (the heap the store's buffers grow beside stays small).
-  return createLocalIndex(generateRecords(DEFAULT_DATASET), options);
+  return createEngine(generateRecords(DEFAULT_DATASET), options);
 }
 
 /** Builds the in-process index over organization records (see dataset/record.ts for the row format). */
-export function createLocalIndex(records: Iterable<OrganizationRecord>, options: LocalIndexOptions = {}): LocalIndex {
-  return new LocalIndex(ColumnStore.fromRecords(records), options);
+export function createEngine(records: Iterable<OrganizationRecord>, options: EngineOptions = {}): Engine {
+  return new Engine(ColumnStore.fromRecords(records), options);
 }

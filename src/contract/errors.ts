@@ -36,9 +36,14 @@ export class NamedError extends Error {
   }
 }
 
-/** What a caught value says: its message when it is an Error, its text otherwise (a thrown string, a rejected promise's reason). */
+/**
+ * What a caught value says: its message when it is an Error, its text otherwise (a thrown string, a
+ * rejected promise's reason). An Error of another realm (a vm context, a worker) fails `instanceof`, so
+ * any object with a string `message` counts.
+ */
 export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  if (typeof error === 'object' && error !== null && 'message' in error && typeof error.message === 'string') return error.message;
+  return String(error);
 }
 
 export class OrgIndexError extends Error {

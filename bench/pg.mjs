@@ -14,23 +14,14 @@ import pg from 'pg';
 import { createEngine, generateDataset } from '../dist/lib/index.js';
 import { INDUSTRY_CLASSES } from '../dist/lib/engine/dataset/industries.js';
 import { Random } from '../dist/lib/engine/random.js';
+import { organizationTableDdl } from '../dist/lib/server/database/pg-organizations.js';
 import { fmt, gc, time, timeAsync, timedDataset } from './timing.mjs';
 
 const args = process.argv.slice(2);
 const arg = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
 const count = Number(arg('--count', '100000'));
 
-// The columns of a data row (docs/data-format.md), typed as the server's table reader expects them.
-const TABLE_DDL = `
-  CREATE TABLE organizations (
-    domain text, name text, summary text, summary_keywords jsonb, address text,
-    organization_type text, organization_size text, employee_class text, revenue_class text, nace_code text,
-    continent text, country text, country_code text, state text, state_code text, region text, region_code text,
-    district text, district_code text, municipality text, municipality_code text,
-    lat double precision, lon double precision, new_register_entry boolean,
-    company_register_date date, company_register_id text, created_at timestamptz, registrations jsonb,
-    source text, updated_at timestamptz, text text
-  )`;
+const TABLE_DDL = organizationTableDdl('organizations');
 // The full-text vector: name, summary and keywords, without stemming ('simple'): the data mixes languages.
 const TSV = `to_tsvector('simple', coalesce(name, '') || ' ' || coalesce(summary, '') || ' ' || coalesce(summary_keywords::text, ''))`;
 const INDEXES = [

@@ -9,21 +9,12 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { serve } from '../../src/cli/serve.js';
 import { generateDataset, type OrganizationRecord } from '../../src/engine/index.js';
-import { parseTableUrl, readOrganizationTable } from '../../src/server/database/pg-organizations.js';
+import { organizationTableDdl, parseTableUrl, readOrganizationTable } from '../../src/server/database/pg-organizations.js';
 import { usePostgres } from '../support/postgres.js';
 
 const cluster = usePostgres();
 
-const TABLE_DDL = `
-  CREATE TABLE crm.organizations (
-    domain text, name text, summary text, summary_keywords jsonb, address text,
-    organization_type text, organization_size text, employee_class text, revenue_class text, nace_code text,
-    continent text, country text, country_code text, state text, state_code text, region text, region_code text,
-    district text, district_code text, municipality text, municipality_code text,
-    lat double precision, lon double precision, new_register_entry boolean,
-    company_register_date date, company_register_id text, created_at timestamptz, registrations jsonb,
-    source text, updated_at timestamptz, text text
-  )`;
+const TABLE_DDL = organizationTableDdl('crm.organizations');
 
 /** A database with schema crm and table organizations holding these rows; its --data URL. */
 async function tableOf(rows: readonly Record<string, unknown>[]): Promise<string> {

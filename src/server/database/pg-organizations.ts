@@ -17,6 +17,21 @@ const PAGE_ROWS = 10_000;
 const TABLE = /^(?:([A-Za-z_][A-Za-z0-9_]{0,62})\.)?([A-Za-z_][A-Za-z0-9_]{0,62})$/;
 
 /** Whether `--data` names a database table rather than a file. */
+/**
+ * The layout of a table this reader takes: a data row's columns (docs/data-format.md) in the PostgreSQL
+ * types it parses. For an operator's (or a test's or benchmark's) CREATE TABLE.
+ */
+export const organizationTableDdl = (table: string): string => `
+  CREATE TABLE ${table} (
+    domain text, name text, summary text, summary_keywords jsonb, address text,
+    organization_type text, organization_size text, employee_class text, revenue_class text, nace_code text,
+    continent text, country text, country_code text, state text, state_code text, region text, region_code text,
+    district text, district_code text, municipality text, municipality_code text,
+    lat double precision, lon double precision, new_register_entry boolean,
+    company_register_date date, company_register_id text, created_at timestamptz, registrations jsonb,
+    source text, updated_at timestamptz, text text
+  )`;
+
 export const isTableUrl = (data: string): boolean => /^postgres(ql)?:\/\//i.test(data);
 
 /** The connection URL and the quoted table of `postgres://…/database/[schema.]table`. */

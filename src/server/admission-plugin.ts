@@ -51,7 +51,7 @@ export class RequestQuota {
    * resolves with the body to run: a search page cut to the rows left, a fetch beyond them a 429.
    */
   holdRows<Body extends RowsBody>(body: Body): Promise<Body> {
-    return this.admission.holdParsedRows(this.endpoint, this.key, this.hold, body);
+    return this.admission.holdRows(this.endpoint, this.key, this.hold, body);
   }
 
   /** Counts a successful answer, the hold handed over to the count; resolves with the answer once the count is durable. */

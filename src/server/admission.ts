@@ -11,10 +11,7 @@
  * X-RateLimit-* headers (Remaining: what a new request can take now, i.e. less counted usage and what
  * requests in flight hold). The rules only: admission-plugin.ts applies them to the routes.
  */
-import type * as z from 'zod';
-import { ValidationError } from '../contract/errors.js';
-import { ENDPOINTS, type EndpointId } from '../contract/endpoints.js';
-import { validate, type ValidationErrorItem } from '../contract/validation.js';
+import type { EndpointId } from '../contract/endpoints.js';
 import type { Engine } from '../engine/engine.js';
 import type { BearerUser, BearerVerifier } from './bearer.js';
 import type { ApiKey, KeyRing } from './keys.js';
@@ -41,9 +38,9 @@ interface QuotaNeed {
 export const RATE_LIMIT_HEADERS = ['X-RateLimit-Requests-Limit', 'X-RateLimit-Requests-Remaining', 'X-RateLimit-Results-Limit', 'X-RateLimit-Results-Remaining', 'X-RateLimit-Reset'];
 
 /** Routes whose rows count against the result quota: page-sized ones (cut to the rows left) and domain lists. */
-const SIZED_ROUTES: Partial<Record<EndpointId, z.ZodType<{ size?: number | undefined }>>> = { 'v2.search': ENDPOINTS['v2.search'].request, 'v1.search': ENDPOINTS['v1.search'].request, 'v1.download': ENDPOINTS['v1.download'].request };
-const LISTED_ROUTES: Partial<Record<EndpointId, z.ZodType<{ domains?: readonly unknown[] | undefined }>>> = { 'v2.fetch': ENDPOINTS['v2.fetch'].request, 'v1.fetchMarket': ENDPOINTS['v1.fetchMarket'].request };
-const isRowRoute = (id: EndpointId): boolean => SIZED_ROUTES[id] !== undefined || LISTED_ROUTES[id] !== undefined;
+const SIZED_ROUTES: ReadonlySet<EndpointId> = new Set(['v2.search', 'v1.search', 'v1.download']);
+const LISTED_ROUTES: ReadonlySet<EndpointId> = new Set(['v2.fetch', 'v1.fetchMarket']);
+const isRowRoute = (id: EndpointId): boolean => SIZED_ROUTES.has(id) || LISTED_ROUTES.has(id);
 
 /** A body the contract accepted, as far as its rows go: a page's size or a list of domains. */
 export interface RowsBody {
@@ -58,17 +55,9 @@ interface RowsAsked {
 
 /** The rows a parsed body asks for (a page's size, a row per listed domain); null on a route without rows. */
 function rowsOf(id: EndpointId, body: RowsBody): RowsAsked | null {
-  if (SIZED_ROUTES[id]) return { kind: 'page', rows: body.size ?? 0 };
-  if (LISTED_ROUTES[id]) return { kind: 'list', rows: body.domains?.length ?? 0 };
+  if (SIZED_ROUTES.has(id)) return { kind: 'page', rows: body.size ?? 0 };
+  if (LISTED_ROUTES.has(id)) return { kind: 'list', rows: body.domains?.length ?? 0 };
   return null;
-}
-
-/** The rows a body as it came asks for, read through its route's schema; the 422 detail when the schema refuses it. */
-function rowsAsked(id: EndpointId, body: unknown): RowsAsked | { invalid: ValidationErrorItem[] } | null {
-  const schema = SIZED_ROUTES[id] ?? LISTED_ROUTES[id];
-  if (!schema) return null;
-  const checked = validate(schema, body);
-  return checked.ok ? rowsOf(id, checked.value) : { invalid: checked.error.detail };
 }
 
 const fetchedRows = (metadata: unknown): number =>
@@ -244,22 +233,9 @@ export class Admission {
   /**
    * /search and /fetch hold the rows they may return before they run: a search page is cut to the rows
    * left (its cursor still walks on), a fetch that could return more rows than are left is a 429.
-   * Returns the body to run (a search's size cut). `body` is as it came: a v2 body that fails the
-   * contract is a 422 here; v1 leaves its 400 to its own validation.
+   * `body` is parsed already (its route's contract); returns the body to run (a search's size cut).
    */
-  async holdRows<Body>(id: EndpointId, key: ApiKey | null, hold: Hold | null, body: Body): Promise<Body> {
-    if (!key || key.admin || !hold) return body;
-    const asked = rowsAsked(id, body);
-    if (!asked) return body;
-    if ('invalid' in asked) {
-      if (id.startsWith('v2.')) throw new ValidationError(asked.invalid, 422);
-      return body;
-    }
-    return this.holdAsked(key, hold, asked, body);
-  }
-
-  /** `holdRows` for a body its route has parsed with the contract already: its rows are read, not checked again. */
-  async holdParsedRows<Body extends RowsBody>(id: EndpointId, key: ApiKey | null, hold: Hold | null, body: Body): Promise<Body> {
+  async holdRows<Body extends RowsBody>(id: EndpointId, key: ApiKey | null, hold: Hold | null, body: Body): Promise<Body> {
     if (!key || key.admin || !hold) return body;
     const asked = rowsOf(id, body);
     return asked ? this.holdAsked(key, hold, asked, body) : body;

@@ -5,7 +5,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ValidationError } from '../../src/contract/errors.js';
 import { Admission, type EngineState } from '../../src/server/admission.js';
 import type { BearerVerifier } from '../../src/server/bearer.js';
 import { KeyRing, type KeysFile } from '../../src/server/keys.js';
@@ -156,12 +155,12 @@ describe('rows held for /search and /fetch', () => {
     expect((await gate.rateLimitHeaders(key))['X-RateLimit-Results-Remaining']).toBe('18');
   });
 
-  test('a fetch of more domains than rows are left is a 429; a v2 body the contract refuses a 422, a v1 body passed on', async () => {
+  test('a fetch of more domains than rows are left is a 429 and holds nothing', async () => {
     const gate = admission();
     const key = gate.key(SMALL);
     const domains = Array.from({ length: 31 }, (_, i) => `example-${i}.com`);
     // Each request answered (refused) gives its place back, as the server's onSend does.
-    const attempt = async (id: 'v2.fetch' | 'v2.search' | 'v1.search', body: unknown): Promise<unknown> => {
+    const attempt = async (id: 'v2.fetch' | 'v1.fetchMarket', body: { domains: string[] }): Promise<unknown> => {
       const reservation = await gate.reserve(id, key);
       try {
         return await gate.holdRows(id, key, reservation, body);
@@ -169,12 +168,13 @@ describe('rows held for /search and /fetch', () => {
         gate.release(reservation);
       }
     };
-    const refused = await problemOf(() => attempt('v2.fetch', { domains }));
-    expect(refused.status).toBe(429);
-    expect(refused.detail).toMatch(/^Monthly result quota: a fetch of 31 domains may return as many rows, and 30 rows are left for tier_2/);
-    await expect(attempt('v2.search', { size: 'ten' })).rejects.toThrow(ValidationError);
-    const v1Body = { size: 'ten' };
-    expect(await attempt('v1.search', v1Body)).toBe(v1Body);
+    for (const id of ['v2.fetch', 'v1.fetchMarket'] as const) {
+      const refused = await problemOf(() => attempt(id, { domains }));
+      expect(refused.status).toBe(429);
+      expect(refused.detail).toMatch(/^Monthly result quota: a fetch of 31 domains may return as many rows, and 30 rows are left for tier_2/);
+    }
+    expect(await attempt('v2.fetch', { domains: domains.slice(1) })).toEqual({ domains: domains.slice(1) });
+    expect((await gate.rateLimitHeaders(key))['X-RateLimit-Results-Remaining']).toBe('30');
   });
 
   test('admin keys and routes without rows run their body as it came', async () => {

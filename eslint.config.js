@@ -93,6 +93,7 @@ export default tseslint.config(
         'error',
         ...[0x811c9dc5, 0x01000193].map((value) => ({ selector: `Literal[value=${value}]`, message: 'FNV-1a lives in src/contract/hash.ts (fnv1a, fnv1aStep): call it rather than write a second one.' })),
         { selector: 'Literal[regex.pattern=/A-Z\\]\\+/]', message: 'A1 cells are read by cellOf in src/sheet/a1.ts: call it rather than write a second cell pattern.' },
+        { selector: "ConditionalExpression[test.operator='instanceof'][test.right.name='Error'][consequent.property.name='message']", message: 'An Error of another realm fails instanceof: read a caught value with messageOf (src/contract/errors.ts).' },
         { selector: "MemberExpression[property.name='message'] > TSAsExpression.object[typeAnnotation.typeName.name='Error']", message: 'A caught value need not be an Error: read it with messageOf (src/contract/errors.ts), and pass { cause } when re-wrapping it.' },
         { selector: "ClassDeclaration[superClass.name='Error'][body.body.length=0]", message: 'An error class of nothing but a name: extend NamedError (src/contract/errors.ts), which sets `name`.' },
       ],

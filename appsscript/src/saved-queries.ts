@@ -23,6 +23,7 @@ import { answerConflict, MAX_STATUS_CHARS, storedForm, describeSavedQuery, owned
 import type { SyncSheetFunctions } from '../../src/sheet/sync-functions.js';
 import { createFunctions, currentConnection } from './runtime.js';
 import { activeCell, rectangle, writeValues, type Written } from './sheet-actions.js';
+import { messageOf } from '../../src/contract/errors.js';
 
 const QUERY_PREFIX = 'orgindex.query.';
 const SCHEDULE_PROPERTY = 'orgindex.schedule';
@@ -279,7 +280,7 @@ export function refreshSavedQueries(reason: 'schedule' | 'menu' | 'sidebar'): Re
       recordFailures(report, reason === 'schedule' ? readSchedule().email : null);
     } catch (error) {
       // The report still reaches the user (sidebar, toast); the queries' statuses are stored.
-      report.failed.push({ id: '', target: LOG_SHEET, message: `The failures could not be logged: ${error instanceof Error ? error.message : String(error)}` });
+      report.failed.push({ id: '', target: LOG_SHEET, message: `The failures could not be logged: ${messageOf(error)}` });
     }
   }
   return report;
@@ -299,7 +300,7 @@ function recordFailures(report: RefreshReport, email: string | null): void {
       MailApp.sendEmail(email, `OrgIndex: ${report.failed.length} saved ${report.failed.length === 1 ? 'query' : 'queries'} failed to refresh in "${spreadsheet.getName()}"`, `${lines.join('\n')}\n\n${spreadsheet.getUrl()}\nThe failures are also in the sheet "${LOG_SHEET}". The same failures are not e-mailed again.`);
       documentProperties().setProperty(MAILED_PROPERTY, signature);
     } catch (error) {
-      rows.push([report.at, '', '', `The e-mail to ${email} could not be sent: ${error instanceof Error ? error.message : String(error)}`]);
+      rows.push([report.at, '', '', `The e-mail to ${email} could not be sent: ${messageOf(error)}`]);
     }
   }
   let log = spreadsheet.getSheetByName(LOG_SHEET);

@@ -7,7 +7,7 @@
  * of the response; saved queries and their schedule are in saved-queries.ts.
  */
 import { resolveConfig } from '../../src/client/config.js';
-import { OrgIndexError, RateLimitError, ValidationError } from '../../src/contract/errors.js';
+import { messageOf, OrgIndexError, RateLimitError, ValidationError } from '../../src/contract/errors.js';
 import type { Quota, ReachedLimit } from '../../src/contract/errors.js';
 import { remoteSyncBackend, type SyncSheetBackend } from '../../src/sheet/backend.js';
 import { clientOptionsOf, readConnection, type Connection } from '../../src/sheet/connection.js';
@@ -45,7 +45,7 @@ function errorOf(error: unknown): SidebarError {
   return {
     name: error instanceof Error ? error.name : 'Error',
     kind: error instanceof OrgIndexError ? error.kind : error instanceof ArgumentError ? 'argument' : 'unexpected',
-    message: error instanceof ArgumentError ? error.reason : error instanceof Error ? error.message : String(error),
+    message: error instanceof ArgumentError ? error.reason : messageOf(error),
     status: error instanceof OrgIndexError ? error.status : null,
     resetAt: error instanceof RateLimitError ? error.resetAt : null,
     limit: error instanceof RateLimitError ? error.limit : null,

@@ -20,7 +20,7 @@
  *   "Could not read <domain>: <why>".
  */
 import { ConfigurationError } from '../../src/client/errors.js';
-import { ServiceError, ValidationError } from '../../src/contract/errors.js';
+import { messageOf, ServiceError, ValidationError } from '../../src/contract/errors.js';
 import { ENDPOINTS } from '../../src/contract/endpoints.js';
 import type { QnaResult } from '../../src/contract/language.js';
 import { validate } from '../../src/contract/validation.js';
@@ -183,7 +183,7 @@ export function askSite(body: unknown, settings: SiteSettings): QnaResult {
   try {
     site = readSite(domain, maxPages, settings, question);
   } catch (error) {
-    throw new ServiceError(`Could not read ${domain}: ${error instanceof Error ? error.message : String(error)}`, 200);
+    throw new ServiceError(`Could not read ${domain}: ${messageOf(error)}`, 200);
   }
   return answerQuestion(question, site.pages, { countTokens: estimateTokens, ...(site.note ? { incomplete: site.note } : {}) });
 }

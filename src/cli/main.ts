@@ -17,6 +17,7 @@ import { addIndexCommands } from './index-build.js';
 import { addTokenCommand } from './dev-token.js';
 import { addServeCommand } from './serve-command.js';
 import type { SetExitCode } from './usage.js';
+import { messageOf } from '../contract/errors.js';
 
 export type { CliIo } from './cli-io.js';
 
@@ -60,7 +61,7 @@ export async function runCli(argv: string[], io: CliIo = nodeIo): Promise<number
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
-    io.stderr(`${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr(`${messageOf(error)}\n`);
     return 1;
   }
   return exitCode;

@@ -6,7 +6,7 @@
  */
 import type { ClientConfig } from './config.js';
 import { NetworkError } from './errors.js';
-import { type OrgIndexError } from '../contract/errors.js';
+import { messageOf, type OrgIndexError } from '../contract/errors.js';
 import type { HttpOutcome, HttpRequest, Operation } from './http.js';
 import { driveAsync, driveSync } from './drive.js';
 import type { Quota } from '../contract/errors.js';
@@ -66,7 +66,7 @@ export interface SyncTransport {
 }
 
 function failureOf(error: unknown): HttpOutcome {
-  return { kind: 'failure', failure: { type: 'network', message: error instanceof Error ? error.message : String(error) } };
+  return { kind: 'failure', failure: { type: 'network', message: messageOf(error) } };
 }
 
 /** Runs an operation with an async transport. A transport that throws counts as a network failure. */

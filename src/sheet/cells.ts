@@ -3,7 +3,7 @@
  * Excel turns an `ErrorCell` into `CustomFunctions.Error(code, message)`; Sheets into a thrown message
  * (`#ERROR!`) or, per row, a text marker. Written once here, used by both hosts.
  */
-import { OrgIndexError, RateLimitError, ValidationError } from '../contract/errors.js';
+import { messageOf, OrgIndexError, RateLimitError, ValidationError } from '../contract/errors.js';
 
 /** The two error kinds the functions use: bad arguments, and "no value" (not found, no answer, unavailable). */
 export type ErrorCode = '#VALUE!' | '#N/A';
@@ -83,5 +83,5 @@ export function errorCellOf(error: unknown, now: number = Date.now()): ErrorCell
     };
     return errorCell('#N/A', `${prefix[error.kind] ?? 'OrgIndex error'}: ${error.message}`);
   }
-  return errorCell('#N/A', `Unexpected error: ${error instanceof Error ? error.message : String(error)}`);
+  return errorCell('#N/A', `Unexpected error: ${messageOf(error)}`);
 }

@@ -18,6 +18,7 @@ import { STATS_GROUP_BY, DATE_TRUNC_UNITS, DATE_RANGE_FIELDS, type StatsRequestI
 import { SELECTABLE_COLUMNS, DEFAULT_COLUMNS, EXTENSION_COLUMNS, type SelectableColumn } from '../contract/common.js';
 import { ArgumentError } from './cells.js';
 import { cellText, isRange, parseFieldList, parseOptionPairs, parseOptions, type Argument, type OptionSpec, type OptionValue } from './arguments.js';
+import { messageOf } from '../contract/errors.js';
 
 export interface KeywordTerms {
   must_all: string[];
@@ -108,7 +109,7 @@ function parseJsonBody(text: string): Record<string, unknown> {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new ArgumentError('query', `is not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+    throw new ArgumentError('query', `is not valid JSON (${messageOf(error)})`);
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ArgumentError('query', 'JSON must be an object: a v2 search body');
   return parsed as Record<string, unknown>;

@@ -6,7 +6,7 @@
 import { cellOf, columnLetters } from './a1.js';
 import { DEFAULT_COLUMNS, type SelectableColumn } from '../contract/common.js';
 import type * as z from 'zod';
-import { OrgIndexError } from '../contract/errors.js';
+import { messageOf, OrgIndexError } from '../contract/errors.js';
 import { SavedQuerySchema, type RefreshSchedule, type SavedQuery } from '../contract/saved-query.js';
 import type { SearchRequestInput } from '../contract/v2/search.js';
 import { SEARCH_LIMITS } from '../contract/v2/search.js';
@@ -189,6 +189,6 @@ export const serviceName = (service: string | null): string => service ?? 'the b
 
 /** A refresh failure in words: service and argument errors as the cells word them, the refresher's own refusals as they are. */
 export function refreshMessageOf(error: unknown): string {
-  if (!(error instanceof OrgIndexError || error instanceof ArgumentError)) return error instanceof Error ? error.message : String(error);
+  if (!(error instanceof OrgIndexError || error instanceof ArgumentError)) return messageOf(error);
   return errorText(errorCellOf(error));
 }

@@ -7,6 +7,7 @@ import type { ClientOptions } from '../config.js';
 import { OrgIndexClient } from '../client.js';
 import { lowerCaseHeaders, type HttpOutcome, type HttpRequest } from '../http.js';
 import type { AsyncTransport } from '../operation.js';
+import { messageOf } from '../../contract/errors.js';
 
 export function createKyTransport(instance: KyInstance = ky): AsyncTransport {
   return {
@@ -30,7 +31,7 @@ export function createKyTransport(instance: KyInstance = ky): AsyncTransport {
           return { kind: 'failure', failure: { type: 'timeout', message: `no complete response within ${request.timeoutMs ?? 0} ms` } };
         }
         const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-        const reason = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+        const reason = cause?.code ?? cause?.message ?? messageOf(error);
         return { kind: 'failure', failure: { type: 'network', message: reason } };
       }
     },

@@ -7,6 +7,7 @@ import type { RequestOutput } from '../../contract/endpoints.js';
 import type { ColumnStore } from '../store/store.js';
 import { answerSteps, type QnaPage } from './qna.js';
 import { relatedKeywords } from './related-keywords.js';
+import { messageOf } from '../../contract/errors.js';
 
 /** The language answers, each from the values of a body the contract has parsed (the server's routes parse each once). */
 export interface LanguageProvider {
@@ -73,14 +74,14 @@ export function localLanguageProvider(index: () => LanguageIndex | null, now: ()
       try {
         site = await host.fetchPages(domain, maxPages, signal, question);
       } catch (error) {
-        return { success: false, can_answer: false, message: `Could not read ${domain}`, error: error instanceof Error ? error.message : String(error) };
+        return { success: false, can_answer: false, message: `Could not read ${domain}`, error: messageOf(error) };
       }
       const steps = answerSteps(question, site.pages, { countTokens: host.countTokens ?? ((text) => Math.ceil(text.length / 4)), ...(site.note ? { incomplete: site.note } : {}) });
       try {
         return await (host.runSteps ?? runAll)(steps, signal);
       } catch (error) {
         // Stopped because the caller left: nobody reads this envelope; any other failure is a fault.
-        if (signal?.aborted) return { success: false, can_answer: false, message: `Could not answer from ${domain}`, error: error instanceof Error ? error.message : String(error) };
+        if (signal?.aborted) return { success: false, can_answer: false, message: `Could not answer from ${domain}`, error: messageOf(error) };
         throw error;
       }
     },

@@ -2,18 +2,11 @@
  * What the add-in does to a workbook, with Excel.run: shared by the task pane's Host and the ribbon
  * commands. Error cells are written as readable text ("#N/A example.com is not in the index").
  */
-import { plainValue, type Table } from '../src/sheet/cells.js';
+import { rectangle, type Table } from '../src/sheet/cells.js';
 import { isOrgCard, type CardTable, type OrgCard } from '../src/sheet/org-card.js';
 import type { AddinRuntime } from './addin-runtime.js';
 import { entitiesSupported, orgEntity } from './entity.js';
 import { hasExcelApi } from './requirements.js';
-
-
-/** Rows padded to one width (Excel rejects ragged values arrays). */
-export function rectangle(table: Table): (string | number | boolean)[][] {
-  const width = Math.max(1, ...table.map((row) => row.length));
-  return table.map((row) => Array.from({ length: width }, (_, i) => plainValue(row[i] ?? '')));
-}
 
 /**
  * Writes values so that text stays text: Excel reads a string written through `values` like typed input

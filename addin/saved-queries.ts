@@ -13,7 +13,8 @@ import { ResultCache } from '../src/sheet/cache.js';
 import { SheetFunctions } from '../src/sheet/functions.js';
 import { answerConflict, mergedConflict, ownedRangeName, storeSheetConflict, readSavedQueryRows, refreshMessageOf, SAVED_QUERY_HEADER, SAVED_QUERY_SHEET, savedQueryRow, serviceName, serviceOf, sheetGone, summaryOf, targetOf, zodMessage, type StoredQuery } from '../src/sheet/saved-query.js';
 import type { SavedQueriesHost } from '../src/ui/host.js';
-import { rectangle, writeValues } from './excel-actions.js';
+import { writeValues } from './excel-actions.js';
+import { rectangle } from '../src/sheet/cells.js';
 import type { AddinRuntime } from './addin-runtime.js';
 import { hasExcelApi } from './requirements.js';
 

@@ -22,7 +22,8 @@ import { cellOf } from '../../src/sheet/a1.js';
 import { answerConflict, MAX_STATUS_CHARS, storedForm, describeSavedQuery, ownedRangeName, parseStoredQuery, refreshMessageOf, serviceName, serviceOf, sheetGone, summaryOf, targetOf, zodMessage, type SavedQuerySummary, type ScheduleView, type StoredQuery } from '../../src/sheet/saved-query.js';
 import type { SyncSheetFunctions } from '../../src/sheet/sync-functions.js';
 import { createFunctions, currentConnection } from './runtime.js';
-import { activeCell, rectangle, writeValues, type Written } from './sheet-actions.js';
+import { activeCell, writeValues, type Written } from './sheet-actions.js';
+import { rectangle } from '../../src/sheet/cells.js';
 import { messageOf } from '../../src/contract/errors.js';
 
 const QUERY_PREFIX = 'orgindex.query.';

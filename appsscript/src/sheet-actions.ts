@@ -5,16 +5,10 @@
  * Text is written with the plain-text format first: Sheets reads a string set through setValues like
  * typed input, so a crawled name "=IMPORTXML(…)" would become a formula and NACE "38.10" a number.
  */
-import { plainValue, type Table } from '../../src/sheet/cells.js';
+import { rectangle, type Table } from '../../src/sheet/cells.js';
 import { documentCache } from './runtime.js';
 
 export type Written = string | number | boolean;
-
-
-export function rectangle(table: Table): Written[][] {
-  const width = Math.max(1, ...table.map((row) => row.length));
-  return table.map((row) => Array.from({ length: width }, (_, i) => plainValue(row[i] ?? '')));
-}
 
 /** Text cells get the plain-text format first; other cells keep `formats` (when pinning) or get the automatic one. */
 export function writeValues(range: GoogleAppsScript.Spreadsheet.Range, values: Written[][], formats?: string[][]): void {

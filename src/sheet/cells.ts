@@ -34,6 +34,12 @@ export function plainValue(cell: CellValue): string | number | boolean {
   return isErrorCell(cell) ? errorText(cell) : (cell ?? '');
 }
 
+/** A table as the rectangle of plain values a sheet's range is written with: short rows padded with "", at least one column. */
+export function rectangle(table: Table): (string | number | boolean)[][] {
+  const width = Math.max(1, ...table.map((row) => row.length));
+  return table.map((row) => Array.from({ length: width }, (_, i) => plainValue(row[i] ?? '')));
+}
+
 /** A bad argument: `#VALUE!` with a message that names the argument and the bad part. */
 export class ArgumentError extends Error {
   constructor(

@@ -1,6 +1,6 @@
 /** The first rows of a table, as a real table (screen readers get headers), scrollable at the pane's narrow width. */
 import { Table, TableBody, TableCell, TableHeader, TableHeaderCell, TableRow } from '@fluentui/react-components';
-import { errorText, isErrorCell, type Table as SheetTable } from '../../sheet/cells.js';
+import { isErrorCell, plainValue, type Table as SheetTable } from '../../sheet/cells.js';
 
 export function PreviewGrid({ table, label, maxRows = 20 }: { table: SheetTable; label: string; maxRows?: number }) {
   const [header = [], ...rows] = table;
@@ -18,7 +18,7 @@ export function PreviewGrid({ table, label, maxRows = 20 }: { table: SheetTable;
           {rows.slice(0, maxRows).map((row, r) => (
             <TableRow key={r}>
               {row.map((cell, c) => (
-                <TableCell key={c}>{isErrorCell(cell) ? errorText(cell) : String(cell ?? '')}</TableCell>
+                <TableCell key={c}>{String(plainValue(cell))}</TableCell>
               ))}
             </TableRow>
           ))}

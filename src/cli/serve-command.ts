@@ -16,7 +16,7 @@ import { atMostOne, countOf, databaseUrlOf, runCommand, UsageError, type SetExit
 import { messageOf } from '../contract/errors.js';
 
 /** The timeout flags, in seconds as typed. */
-export interface TimeoutFlags {
+interface TimeoutFlags {
   requestTimeout?: string;
   headersTimeout?: string;
   keepAliveTimeout?: string;
@@ -54,7 +54,7 @@ const TIMEOUT_FLAGS: Record<keyof TimeoutFlags, string> = {
 };
 
 /** The timeout flags given (seconds) as server timeouts (ms); a bad value is a UsageError naming its flag. */
-export function timeoutsFromFlags(flags: TimeoutFlags): Partial<ServerTimeouts> {
+function timeoutsFromFlags(flags: TimeoutFlags): Partial<ServerTimeouts> {
   const timeouts: Partial<ServerTimeouts> = {};
   for (const [name, flag] of Object.entries(TIMEOUT_FLAGS) as [keyof TimeoutFlags, string][]) {
     const text = flags[name];

@@ -242,7 +242,7 @@ export function lockForServe(stateDir: string): { lock: Pick<StateLock, 'release
   try {
     lock = lockStateDirectory(stateDir);
   } catch (error) {
-    if (error instanceof StateDirectoryInUse) throw new ServeError(`orgindex serve: ${error.message}`);
+    if (error instanceof StateDirectoryInUse) throw new ServeError(`orgindex serve: ${error.message}`, { cause: error });
     throw new ServeError(`orgindex serve: cannot lock the state directory ${stateDir}: ${messageOf(error)}`, { cause: error });
   }
   const releaseOnExit = (): void => {
@@ -266,7 +266,7 @@ export async function databaseKeys(database: Database): Promise<KeyRing> {
   try {
     return await new DatabaseKeyStore(database).keyRing();
   } catch (error) {
-    if (error instanceof KeyStoreError) throw new ServeError(`orgindex serve: ${error.message}`);
+    if (error instanceof KeyStoreError) throw new ServeError(`orgindex serve: ${error.message}`, { cause: error });
     throw error;
   }
 }

@@ -15,7 +15,7 @@ import type { EndpointId, RequestInput, ResponseBody } from '../contract/endpoin
 import type { Engine } from '../engine/engine.js';
 
 /** A value as a backend of `Mode` returns it: at once (sync) or as a promise (async). */
-export type InMode<Mode extends 'sync' | 'async', T> = Mode extends 'sync' ? T : Promise<T>;
+type InMode<Mode extends 'sync' | 'async', T> = Mode extends 'sync' ? T : Promise<T>;
 
 /** Which endpoint of the contract's table each backend operation with a body answers: its body and result are that endpoint's. */
 interface BackendEndpoints {

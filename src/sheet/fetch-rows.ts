@@ -24,7 +24,7 @@ export interface FetchedRows {
 }
 
 /** Cached rows by domain; null: known not to be in the index. */
-export type CachedRows = ReadonlyMap<string, Row | null>;
+type CachedRows = ReadonlyMap<string, Row | null>;
 
 /** What ORG.FETCH asks its driver for. */
 export type FetchRowsEffect =

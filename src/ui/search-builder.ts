@@ -4,6 +4,7 @@
  * `searchOf` puts them together into the form that is previewed, inserted and written as a formula.
  */
 import type { SelectableColumn } from '../contract/common.js';
+import { SEARCH_LIMITS } from '../contract/v2/search.js';
 import { EMPTY_FORM, splitPlaces, type PlaceChoice, type SearchForm } from './search-form.js';
 
 export interface SearchBuilder {
@@ -13,8 +14,6 @@ export interface SearchBuilder {
 
 export const EMPTY_BUILDER: SearchBuilder = { form: EMPTY_FORM, places: [] };
 
-/** The largest number of rows the form asks for (the service's maximum). */
-export const MAX_ROWS = 500;
 
 export type SearchBuilderAction =
   /** Any field the form holds as typed: words, dates, description, sliders, dedup. */
@@ -26,7 +25,7 @@ export type SearchBuilderAction =
   | { type: 'similarChosen'; domains: string[] }
   /** Output columns: none chosen means the defaults again. */
   | { type: 'columnsChosen'; columns: SelectableColumn[] }
-  /** The rows box: its number, else what was typed, else the rows before; kept within 1 … MAX_ROWS. */
+  /** The rows box: its number, else what was typed, else the rows before; kept within the service's limits (SEARCH_LIMITS). */
   | { type: 'rowsTyped'; value: number | null | undefined; text: string | undefined }
   /** A plain-language search put into the form: its places go to the place picker. */
   | { type: 'understood'; form: SearchForm };
@@ -45,7 +44,7 @@ export function searchBuilderReducer(state: SearchBuilder, action: SearchBuilder
     case 'columnsChosen':
       return edit({ columns: action.columns.length > 0 ? action.columns : EMPTY_FORM.columns });
     case 'rowsTyped':
-      return edit({ size: Math.min(MAX_ROWS, Math.max(1, action.value ?? (Number(action.text) || state.form.size))) });
+      return edit({ size: Math.min(SEARCH_LIMITS.sizeMax, Math.max(SEARCH_LIMITS.sizeMin, action.value ?? (Number(action.text) || state.form.size))) });
     case 'understood':
       return splitPlaces(action.form);
   }

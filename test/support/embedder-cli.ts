@@ -6,8 +6,6 @@
 import { spawn } from 'node:child_process';
 import { bin, spawnServe, type Finished, type ServedProcess } from './server-process.js';
 
-export { bin, type Finished };
-
 /** Runs `orgindex …args` to its end. */
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<Finished> {
   return new Promise((done) => {

@@ -21,7 +21,7 @@ export interface Finished {
 export interface ServeOptions {
   /** The arguments after `orgindex serve`; `--port 0` comes first, so a `--port` here wins. */
   args: string[];
-  /** Requests a second this key's tier allows, or false for no keys file (serve then makes its development key in the --state-dir the args name). */
+  /** Requests a second this key's tier allows, or false for no keys file (serve then makes its development key in its state directory). */
   testKeyRate?: number | false;
   /** The whole environment of the process (by default this process's). */
   env?: NodeJS.ProcessEnv;
@@ -43,15 +43,16 @@ export interface ServedProcess {
   close(): Promise<Finished>;
 }
 
-export const TEST_KEY = 'served-process-key-0000000000000001';
+const TEST_KEY = 'served-process-key-0000000000000001';
 
 /** `orgindex serve` in its own process; resolves once it says it is ready (or rejects with what it printed). */
 export function spawnServe({ args, testKeyRate = 1_000, env = process.env, readyWhen = /ready at/ }: ServeOptions): Promise<ServedProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'orgindex-serve-'));
-  const keyArgs: string[] = [];
+  // A state directory of its own unless the args name one (the last --state-dir wins): never the working directory.
+  const keyArgs: string[] = ['--state-dir', join(dir, 'state')];
   if (testKeyRate !== false) {
     writeFileSync(join(dir, 'keys.json'), JSON.stringify({ keys: [{ key: TEST_KEY, tier: 'tier_2' }], tiers: { tier_2: { ratePerSecond: testKeyRate, burst: testKeyRate } } }));
-    keyArgs.push('--keys', join(dir, 'keys.json'), '--state-dir', join(dir, 'state'));
+    keyArgs.push('--keys', join(dir, 'keys.json'));
   }
   const child = spawn(process.execPath, [bin, 'serve', '--port', '0', ...keyArgs, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let stdout = '';

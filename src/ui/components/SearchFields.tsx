@@ -7,7 +7,8 @@ import { Dropdown, Field, Input, Option, Slider, SpinButton, Switch, Textarea } 
 import { useEffect, useState, type Dispatch } from 'react';
 import type { SheetBackend } from '../../sheet/backend.js';
 import type { Host } from '../host.js';
-import { MAX_ROWS, type SearchBuilder, type SearchBuilderAction } from '../search-builder.js';
+import { SEARCH_LIMITS } from '../../contract/v2/search.js';
+import type { SearchBuilder, SearchBuilderAction } from '../search-builder.js';
 import type { SearchForm } from '../search-form.js';
 import { ChipInput } from './ChipInput.js';
 import { ColumnPicker } from './ColumnPicker.js';
@@ -88,7 +89,7 @@ export function SearchFields({ host, backend, builder, dispatch }: { host: Host;
       <ColumnPicker label="Columns" columns={form.columns} onChange={(columns) => dispatch({ type: 'columnsChosen', columns })} />
       <div className="row">
         <Field label="Rows">
-          <SpinButton min={1} max={MAX_ROWS} value={form.size} onChange={(_, data) => dispatch({ type: 'rowsTyped', value: data.value, text: data.displayValue })} />
+          <SpinButton min={SEARCH_LIMITS.sizeMin} max={SEARCH_LIMITS.sizeMax} value={form.size} onChange={(_, data) => dispatch({ type: 'rowsTyped', value: data.value, text: data.displayValue })} />
         </Field>
         <Field label={`Min score ${form.minScore.toFixed(2)}`}>
           <Slider min={0} max={1} step={0.05} value={form.minScore} onChange={(_, data) => set({ minScore: data.value })} />

@@ -14,7 +14,8 @@ export interface LanguageProvider {
   /** Alternative keywords for a list of keywords (POST /v1/generate-keywords). */
   generateKeywords(keywords: readonly string[]): Promise<BatchKeyword> | BatchKeyword;
   /** A natural-language query as legacy search parameters (POST /v1/nlp_search). */
-  nlpSearch(userQuery: string, searchId: string): Promise<QueryResponse> | QueryResponse;
+  /** A query its caller has parsed with the contract (the server's route). */
+  nlpSearch(request: RequestOutput<'language.nlpSearch'>): Promise<QueryResponse> | QueryResponse;
   /** A question answered from a website's pages (POST /v1/qna), in the spec's envelope; `signal`: the caller left. */
   qna(question: string, domain: string, maxPages: number, signal?: AbortSignal): Promise<QnaResponse>;
 }
@@ -65,8 +66,8 @@ export function localLanguageProvider(index: () => LanguageIndex | null, now: ()
     generateKeywords(keywords) {
       return { original_keywords: [...keywords], alternative_keywords: relatedKeywords(current().store, keywords) };
     },
-    nlpSearch(userQuery, searchId) {
-      return current().nlpSearchParsed({ user_query: userQuery, search_id: searchId }, now);
+    nlpSearch(request) {
+      return current().nlpSearchParsed(request, now);
     },
     async qna(question, domain, maxPages, signal) {
       if (!host.fetchPages) return { success: false, can_answer: false, message: `Could not read ${domain}`, error: 'this host cannot fetch web pages' };

@@ -41,7 +41,7 @@ import {
   type V1SublocationsResponse,
 } from '../../contract/v1.js';
 import { validate, type ValidationErrorItem } from '../../contract/validation.js';
-import type { RequestInput, RequestOutput } from '../../contract/endpoints.js';
+import type { RequestOutput } from '../../contract/endpoints.js';
 import type { FetchResponse } from '../../contract/v2/fetch.js';
 import type { FullRanking } from '../query/search.js';
 import type { ColumnStore } from '../store/store.js';
@@ -76,7 +76,8 @@ export interface V1Index {
   readonly visibleRows: Uint8Array | null;
   /** A validated v2 search's whole result list, in result order (scored modes: at most `cap` rows). */
   rankAll(request: SearchRequest, cap: number): FullRanking;
-  fetch(body: RequestInput<'v2.fetch'>): FetchResponse;
+  /** A v2 fetch of domains v1's contract has checked already (the same domain rule and the same 5,000 at most). */
+  fetchParsed(request: RequestOutput<'v2.fetch'>): FetchResponse;
 }
 
 /**
@@ -421,7 +422,7 @@ export class LegacyService {
     const base = { downloadId: request.download_id ?? this.options.newId(), format: request.download_format, index: request.index, columns: request.columns };
     if (request.market_info) {
       const { store } = caller.index;
-      const fetched = caller.index.fetch({ domains: request.market_info.market, columns: ['domain'] });
+      const fetched = caller.index.fetchParsed({ domains: request.market_info.market, columns: ['domain'] });
       const rows = fetched.data.slice(0, request.size).map((row) => store.rowOf(row.domain) ?? -1).filter((row) => row >= 0);
       return { ...base, rows: v1Rows(caller.index, rows, request.columns), totalHits: fetched.metadata.found, queryType: 'market' };
     }
@@ -443,7 +444,7 @@ export class LegacyService {
   fetchMarketParsed(request: RequestOutput<'v1.fetchMarket'>, caller: V1Caller): V1FetchMarketResponse {
     checkIndex(request.index);
     const { store } = caller.index;
-    const fetched = caller.index.fetch({ domains: request.domains, columns: ['domain'] });
+    const fetched = caller.index.fetchParsed({ domains: request.domains, columns: ['domain'] });
     const rowIds = fetched.data.map((row) => store.rowOf(row.domain) ?? -1).filter((row) => row >= 0);
     const data = v1Rows(caller.index, rowIds, request.columns);
     return {

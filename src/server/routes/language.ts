@@ -66,6 +66,6 @@ export const languageRoutes: FastifyPluginCallback<LanguageRoutesOptions> = (app
 
   route('language.generateKeywords', (input) => provider.generateKeywords(input.keywords));
   route('language.qna', (input, reply) => provider.qna(input.question, input.domain, input.max_pages, callerGone(reply)));
-  route('language.nlpSearch', (input) => provider.nlpSearch(input.user_query, input.search_id));
+  route('language.nlpSearch', (input) => provider.nlpSearch(input));
   done();
 };

@@ -1,7 +1,7 @@
 /**
  * Organizations read from a PostgreSQL table (`--data postgres://user@host/database/table`): the system of
  * record a team already keeps. The table's columns are named like the fields of a data file's rows
- * (docs/data-format.md); columns it lacks are null, columns the format does not know are an error, and
+ * (docs/library.md, "The data file format"); columns it lacks are null, columns the format does not know are an error, and
  * every row is checked as a file's row is (each bad row reported with its row number in domain order).
  * Rows are read in domain order through a cursor, a page at a time, from one snapshot of the table, so
  * every server reading the same table numbers its rows alike.
@@ -16,9 +16,8 @@ const PAGE_ROWS = 10_000;
 /** A table name as `--data` takes it: table or schema.table, plain SQL identifiers. */
 const TABLE = /^(?:([A-Za-z_][A-Za-z0-9_]{0,62})\.)?([A-Za-z_][A-Za-z0-9_]{0,62})$/;
 
-/** Whether `--data` names a database table rather than a file. */
 /**
- * The layout of a table this reader takes: a data row's columns (docs/data-format.md) in the PostgreSQL
+ * The layout of a table this reader takes: a data row's columns (docs/library.md, "The data file format") in the PostgreSQL
  * types it parses. For an operator's (or a test's or benchmark's) CREATE TABLE.
  */
 export const organizationTableDdl = (table: string): string => `
@@ -32,6 +31,7 @@ export const organizationTableDdl = (table: string): string => `
     source text, updated_at timestamptz, text text
   )`;
 
+/** Whether `--data` names a database table rather than a file. */
 export const isTableUrl = (data: string): boolean => /^postgres(ql)?:\/\//i.test(data);
 
 /** The connection URL and the quoted table of `postgres://…/database/[schema.]table`. */
@@ -83,7 +83,7 @@ export async function readOrganizationTable(data: string): Promise<ReadResult & 
     const columns = fields.map((field) => field.name);
     const unknown = columns.filter((column) => !known.has(column));
     if (!columns.includes('domain')) throw new DatabaseUnavailable(`the table ${name} has no domain column: every organization is identified by its domain`);
-    if (unknown.length > 0) throw new DatabaseUnavailable(`the table ${name} has columns a data row does not have: ${unknown.join(', ')} (docs/data-format.md lists the fields); select the others in a view and name the view`);
+    if (unknown.length > 0) throw new DatabaseUnavailable(`the table ${name} has columns a data row does not have: ${unknown.join(', ')} (docs/library.md, "The data file format", lists the fields); select the others in a view and name the view`);
     const collector = new RecordCollector();
     let row = 0;
     // A cursor in one transaction: one snapshot of the table, read a page at a time (rows without a domain last).

@@ -22,6 +22,7 @@
  * (DatabaseUnavailable, a 503) rather than left waiting behind a transaction that does not come back.
  */
 import type pg from 'pg';
+import { messageOf } from '../../contract/errors.js';
 import { DatabaseUnavailable, type Database } from './database.js';
 import { fullBucket, takeToken, type BucketLevel } from '../limits.js';
 import { addUsage, noUsage, type Usage } from '../quota-ledger.js';
@@ -211,6 +212,9 @@ export class PgQuotaState implements QuotaState {
         } catch (error) {
           failure = error;
           if (!RETRYABLE.has((error as { code?: string }).code ?? '')) break;
+          // Contention that outlasts the retries is the database not answering for now: a 503 with
+          // Retry-After, and the rate limit falls back to this process's buckets, as when it is down.
+          if (attempt === ATTEMPTS) failure = new DatabaseUnavailable(`the quota transaction met contention ${ATTEMPTS} times: ${messageOf(error)}`, { cause: error });
         }
       }
       // Deletes that did not reach the database lapse with their leases; nothing else is kept to retry.

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runCli } from '../../src/cli/main.js';
 import { DEFAULT_TIMEOUTS, resolveTimeouts, type ServerTimeouts } from '../../src/server/timeouts.js';
-import { startTestServer, type TestServer } from './support.js';
+import { startTestServer, testIndex, type TestServer } from './support.js';
 
 const KEY = 'timeouts-test-key-00000000000001';
 
@@ -83,6 +83,13 @@ const search = (url: string): Promise<Response> =>
 function expectTimedOut(received: string): void {
   if (received !== '') expect(received).toMatch(/^HTTP\/1\.1 408 /);
 }
+
+// Warm, as a real server is before it answers: a first search would otherwise build the engine's
+// structures (place spellings, relevance) inside the 400 ms budgets these tests time, and on a busy
+// machine that alone can exceed them.
+beforeAll(() => {
+  testIndex().warm();
+}, 60_000);
 
 describe('timeouts on a running server', () => {
   let server: TestServer;

@@ -21,6 +21,7 @@ import { LocationIndex } from './locations/location-index.js';
 import { fetchRows } from './query/fetch.js';
 import { checkVisibility } from './query/filter-rules.js';
 import { filterMask } from './query/filters.js';
+import { postingsOf } from './store/postings.js';
 import { placeAliasesOf, resolveFilterSpellings, warmFilterSpellings } from './query/filter-values.js';
 import { duplicateNameGroups } from './query/dedup.js';
 import { prepareVectorScan } from './relevance/vector-scan.js';
@@ -152,7 +153,7 @@ export class Engine {
 
   /**
    * Builds now what the first requests would otherwise build while every other request waits: the keyword
-   * index and vectors, the vector scan's module, the name groups of `dedup`, the filter values' spellings
+   * index and vectors, the vector scan's module, the filter postings, the name groups of `dedup`, the filter values' spellings
    * (exonyms, codes, closest-value postings) and the location index. The engine starts no threads: a host
    * that can passes `startScanThread` and a `warmRelevance` that builds on two; each says how many it used.
    */
@@ -163,6 +164,7 @@ export class Engine {
     if (threads.warmRelevance) relevanceThreads = threads.warmRelevance(this.store);
     else warmRelevance(this.store);
     void prepareVectorScan();
+    postingsOf(this.store).warm();
     duplicateNameGroups(this.store);
     warmFilterSpellings(this.store);
     this.warmLocations();

@@ -1,13 +1,16 @@
 /**
- * Evaluating a normalised `filters` object over the store into a match mask (one byte per row). Lists
- * are OR inside a key, keys AND across; each key is one tight loop over a typed array, so a filter costs
- * a pass over the rows regardless of how many values it lists.
+ * Evaluating a normalised `filters` object over the store's filter postings (store/postings.ts) into a
+ * set of domain positions: lists are OR inside a key (their values' postings united), keys AND across
+ * (intersected, the smallest first), so a filter costs in proportion to what it can match, not to the
+ * store. A key's view and excludes narrow the same set.
  */
 import type { Filters, Keywords } from '../../contract/v2/filters.js';
 import { sectionOf } from '../../contract/nace.js';
 import { dayOf, NO_DAY } from '../store/dates.js';
 import type { CategoricalColumn } from '../store/dictionary.js';
 import type { CategoricalKey, ColumnStore } from '../store/store.js';
+import { postingsOf, registeredBetween, valueSet, type ValuePostings } from '../store/postings.js';
+import { EMPTY_SET, intersect, setOfList, setOfPositions, union, walkFrom, without, type PositionSet } from '../store/position-set.js';
 import { searchableTextIndex } from '../relevance/store-relevance.js';
 
 export interface Mask {
@@ -36,11 +39,6 @@ function allowedIds(column: CategoricalColumn, accepts: (value: string) => boole
   return allowed;
 }
 
-function keepAllowed(bits: Uint8Array, column: CategoricalColumn, allowed: Uint8Array): void {
-  const codes = column.codes;
-  for (let i = 0; i < bits.length; i++) if (bits[i] && !allowed[codes[i] ?? 0]) bits[i] = 0;
-}
-
 /**
  * Does a detailed NACE code (as stored, `62.01`) fall under a canonical filter value: a section value
  * matches its whole section, a division / group / class matches by prefix (`62` ⊃ `62.1` ⊃ `62.10`).
@@ -52,161 +50,160 @@ export function naceMatches(stored: string, filterValue: string): boolean {
   return stored === filterValue || stored.startsWith(wanted);
 }
 
+/** The register filters as bounds: courts (null: any) and days (null: unbounded); null when none is set. */
+interface RegisterBounds {
+  courts: Set<string> | null;
+  from: number | null;
+  to: number | null;
+}
+
+function registerBounds(filters: Filters | null): RegisterBounds | null {
+  if (!filters || (!filters.company_register_court && !filters.register_date_from && !filters.register_date_to)) return null;
+  return {
+    courts: filters.company_register_court ? new Set(filters.company_register_court) : null,
+    from: filters.register_date_from ? dayOf(filters.register_date_from) : null,
+    to: filters.register_date_to ? dayOf(filters.register_date_to) : null,
+  };
+}
+
 /**
  * The registrations satisfying the register filters (court and date bounds together, on the same
  * registration), one byte per registration; null when no register filter is set.
  */
 export function registrationMask(store: ColumnStore, filters: Filters | null): Uint8Array | null {
-  if (!filters || (!filters.company_register_court && !filters.register_date_from && !filters.register_date_to)) return null;
-  const { court, day } = store.registrations;
-  const courts = filters.company_register_court ? new Set(filters.company_register_court) : null;
-  const courtAllowed = courts ? allowedIds(court, (value) => courts.has(value)) : null;
-  const from = filters.register_date_from ? dayOf(filters.register_date_from) : null;
-  const to = filters.register_date_to ? dayOf(filters.register_date_to) : null;
-  const ok = new Uint8Array(day.length);
-  for (let j = 0; j < day.length; j++) {
-    const d = day[j] ?? NO_DAY;
-    const courtOk = courtAllowed === null || courtAllowed[court.codes[j] ?? 0] === 1;
-    if (courtOk && (from === null || d >= from) && (to === null || (d !== NO_DAY && d <= to))) ok[j] = 1;
-  }
+  const bounds = registerBounds(filters);
+  if (!bounds) return null;
+  const accepts = registrationTest(store, bounds);
+  const ok = new Uint8Array(store.registrations.day.length);
+  for (let j = 0; j < ok.length; j++) if (accepts(j)) ok[j] = 1;
   return ok;
 }
 
-/** Keeps organizations with at least one registration satisfying the register filters. */
-function keepRegistrations(store: ColumnStore, bits: Uint8Array, registrations: Uint8Array): void {
-  const { offsets } = store.registrations;
-  for (let i = 0; i < bits.length; i++) {
-    if (!bits[i]) continue;
-    let any = false;
-    for (let j = offsets[i] ?? 0; j < (offsets[i + 1] ?? 0) && !any; j++) any = registrations[j] === 1;
-    if (!any) bits[i] = 0;
-  }
+function registrationTest(store: ColumnStore, { courts, from, to }: RegisterBounds): (registration: number) => boolean {
+  const { court, day } = store.registrations;
+  const courtAllowed = courts ? allowedIds(court, (value) => courts.has(value)) : null;
+  return (j) => {
+    const d = day[j] ?? NO_DAY;
+    const courtOk = courtAllowed === null || courtAllowed[court.codes[j] ?? 0] === 1;
+    return courtOk && (from === null || d >= from) && (to === null || (d !== NO_DAY && d <= to));
+  };
 }
 
-/** summary_keywords: the organization's tags must contain every listed value. */
-function keepKeywordContainment(store: ColumnStore, bits: Uint8Array, wanted: readonly string[]): void {
-  const { dict, offsets, ids } = store.keywords;
-  const isWanted = new Uint8Array(dict.size);
-  let distinct = 0;
-  for (const value of wanted) {
-    const id = dict.lookup(value);
-    if (id === undefined) {
-      bits.fill(0);
-      return;
-    }
-    if (!isWanted[id]) distinct++;
-    isWanted[id] = 1;
-  }
-  // One pass over each organization's tags, whatever the number of values: count the wanted ones it has.
-  const seenIn = new Int32Array(dict.size).fill(-1);
-  for (let i = 0; i < bits.length; i++) {
-    if (!bits[i]) continue;
-    let found = 0;
-    for (let j = offsets[i] ?? 0; j < (offsets[i + 1] ?? 0); j++) {
-      const id = ids[j] ?? 0;
-      if (isWanted[id] && seenIn[id] !== i) {
-        seenIn[id] = i;
-        found++;
+/** Does the organization have a registration satisfying both the court and the date bounds? */
+function sameRegistration(store: ColumnStore, set: PositionSet, bounds: RegisterBounds): PositionSet {
+  const accepts = registrationTest(store, bounds);
+  const { offsets } = store.registrations;
+  const kept: number[] = [];
+  walkFrom(set, 0, (position) => {
+    const row = store.byDomain[position] ?? 0;
+    for (let j = offsets[row] ?? 0; j < (offsets[row + 1] ?? 0); j++) {
+      if (accepts(j)) {
+        kept.push(position);
+        break;
       }
     }
-    if (found < distinct) bits[i] = 0;
+    return true;
+  });
+  return kept.length === set.count ? set : setOfList(Uint32Array.from(kept), store.size);
+}
+
+/** The union of the postings of the values a column accepts. */
+function acceptedSet(postings: ValuePostings, column: CategoricalColumn, accepts: (value: string) => boolean, universe: number): PositionSet {
+  const sets: PositionSet[] = [];
+  column.dict.values.forEach((value, id) => {
+    if (value !== null && accepts(value)) sets.push(valueSet(postings, id));
+  });
+  return union(sets, universe, true);
+}
+
+/** The union of the postings of the listed values (values the column never holds add nothing); `disjoint` unless the column is multi-valued. */
+function listedSet(postings: ValuePostings, column: CategoricalColumn, values: readonly string[], universe: number, disjoint = true): PositionSet {
+  const sets: PositionSet[] = [];
+  for (const value of new Set(values)) {
+    const id = column.dict.lookup(value);
+    if (id !== undefined) sets.push(valueSet(postings, id));
   }
+  return union(sets, universe, disjoint);
 }
 
 /** text_keywords: the keyword engine's boolean logic (terms, phrases, variants), without scoring. */
-function keepText(store: ColumnStore, bits: Uint8Array, keywords: Keywords): void {
+function textSet(store: ColumnStore, keywords: Keywords): PositionSet {
   const index = searchableTextIndex(store, keywords, ['body', 'filters', 'text_keywords']);
-  const matching = index.match({ must_all: keywords.must_all, must_any: keywords.must_any, must_not: keywords.must_not }, bits);
-  const keep = new Uint8Array(bits.length);
-  for (const doc of matching) keep[doc] = 1;
-  for (let i = 0; i < bits.length; i++) if (bits[i] && !keep[i]) bits[i] = 0;
+  const rows = index.match({ must_all: keywords.must_all, must_any: keywords.must_any, must_not: keywords.must_not });
+  return setOfPositions(Uint32Array.from(rows, (row) => store.domainRank[row] ?? 0), store.size);
 }
 
-function count(bits: Uint8Array): number {
-  let n = 0;
-  for (let i = 0; i < bits.length; i++) n += bits[i] ?? 0;
-  return n;
+/** Each filter key's set of positions (AND across them); empty when no key constrains. */
+function keySets(store: ColumnStore, filters: Filters): { sets: PositionSet[]; register: RegisterBounds | null } {
+  const postings = postingsOf(store);
+  const universe = store.size;
+  const sets: PositionSet[] = [];
+  for (const key of CATEGORICAL_FILTER_KEYS) {
+    const values = filters[key];
+    if (values) sets.push(listedSet(postings.column(key), store.categorical[key], values, universe));
+  }
+  const nace = filters.nace_code;
+  if (nace) sets.push(acceptedSet(postings.column('nace_code'), store.categorical.nace_code, (stored) => nace.some((wanted) => naceMatches(stored, wanted)), universe));
+  const register = registerBounds(filters);
+  if (register?.courts) sets.push(listedSet(postings.courts(), store.registrations.court, [...register.courts], universe, false));
+  if (register && (register.from !== null || register.to !== null)) sets.push(registeredBetween(store, postings.registrationDays(), register.from, register.to));
+  // summary_keywords: every listed tag is required.
+  for (const tag of new Set(filters.summary_keywords ?? [])) {
+    const id = store.keywords.dict.lookup(tag);
+    sets.push(id === undefined ? EMPTY_SET : valueSet(postings.tags(), id));
+  }
+  if (filters.text_keywords) sets.push(textSet(store, filters.text_keywords));
+  return { sets, register };
+}
+
+const visibleSets = new WeakMap<Uint8Array, PositionSet>();
+
+/** The positions of the rows a view may see (one pass, once per view). */
+export function visiblePositions(store: ColumnStore, visible: Uint8Array): PositionSet {
+  let set = visibleSets.get(visible);
+  if (!set) {
+    const positions: number[] = [];
+    for (let p = 0; p < store.size; p++) if (visible[store.byDomain[p] ?? 0]) positions.push(p);
+    set = setOfList(Uint32Array.from(positions), store.size);
+    visibleSets.set(visible, set);
+  }
+  return set;
 }
 
 /**
- * The rows matching `filters` (null → every row), narrowed further by `base` (a key's visibility).
- * Unknown values simply match nothing.
+ * The positions of the organizations matching `filters` (null: every one) within `visible` (a key's
+ * view; null: all): the postings of each key intersected, the smallest first. Unknown values simply
+ * match nothing.
  */
-export function filterMask(store: ColumnStore, filters: Filters | null, base?: Uint8Array): Mask {
-  const bits = base ? base.slice() : new Uint8Array(store.size).fill(1);
-  if (filters) {
-    for (const key of CATEGORICAL_FILTER_KEYS) {
-      if (!filters[key]) continue;
-      const values = new Set(filters[key]);
-      const column = store.categorical[key];
-      keepAllowed(bits, column, allowedIds(column, (value) => values.has(value)));
-    }
-    const nace = filters.nace_code;
-    if (nace) {
-      const column = store.categorical.nace_code;
-      keepAllowed(bits, column, allowedIds(column, (stored) => nace.some((wanted) => naceMatches(stored, wanted))));
-    }
-    const registrations = registrationMask(store, filters);
-    if (registrations) keepRegistrations(store, bits, registrations);
-    if (filters.summary_keywords) keepKeywordContainment(store, bits, filters.summary_keywords);
-    if (filters.text_keywords) keepText(store, bits, filters.text_keywords);
-  }
-  return { bits, count: count(bits) };
+export function filterSet(store: ColumnStore, filters: Filters | null, visible: Uint8Array | null = null): PositionSet {
+  const { sets, register } = filters ? keySets(store, filters) : { sets: [], register: null };
+  if (visible) sets.push(visiblePositions(store, visible));
+  if (sets.length === 0) return postingsOf(store).everyPosition();
+  const matching = intersect(sets, store.size);
+  // Court and dates each matched some registration: they must also match the same one.
+  return register?.courts && (register.from !== null || register.to !== null) ? sameRegistration(store, matching, register) : matching;
 }
 
-/** A filter on one categorical column: the column, and which of its dictionary ids it accepts. */
-export interface ColumnFilter {
-  column: CategoricalColumn;
-  allowed: Uint8Array;
+/** The rows of a set of positions as a mask, one byte per row. */
+export function rowMask(store: ColumnStore, set: PositionSet): Mask {
+  const bits = new Uint8Array(store.size);
+  if (set.count === store.size) bits.fill(1);
+  else walkFrom(set, 0, (position) => ((bits[store.byDomain[position] ?? 0] = 1), true));
+  return { bits, count: set.count };
 }
 
-/**
- * The filters as one column's accepted ids, when they are exactly one non-empty list on a categorical
- * key (country, state …, or nace_code) and nothing else; null otherwise.
- */
-export function singleColumnFilter(store: ColumnStore, filters: Filters | null): ColumnFilter | null {
-  if (!filters) return null;
-  const keys = Object.entries(filters as Record<string, unknown>).filter(([, value]) => value !== null && value !== undefined);
-  if (keys.length !== 1) return null;
-  const [key, value] = keys[0] ?? [];
-  if (!Array.isArray(value) || value.length === 0) return null;
-  const listed = (value as unknown[]).filter((item): item is string => typeof item === 'string');
-  if (key === 'nace_code') {
-    const wanted = listed;
-    const column = store.categorical.nace_code;
-    return { column, allowed: allowedIds(column, (stored) => wanted.some((filterValue) => naceMatches(stored, filterValue))) };
-  }
-  if (!(CATEGORICAL_FILTER_KEYS as readonly string[]).includes(key ?? '')) return null;
-  const values = new Set(listed);
-  const column = store.categorical[key as (typeof CATEGORICAL_FILTER_KEYS)[number]];
-  return { column, allowed: allowedIds(column, (stored) => values.has(stored)) };
+/** The rows matching `filters` (null → every row), narrowed further by `visible` (a key's view), as a mask. */
+export function filterMask(store: ColumnStore, filters: Filters | null, visible?: Uint8Array): Mask {
+  return rowMask(store, filterSet(store, filters, visible ?? null));
 }
 
-const valueCounts = new WeakMap<CategoricalColumn, Uint32Array>();
-
-/** How many rows hold each dictionary id of the column (counted once per column, on first use). */
-export function columnValueCounts(column: CategoricalColumn): Uint32Array {
-  let counts = valueCounts.get(column);
-  if (!counts) {
-    counts = new Uint32Array(column.dict.size);
-    const { codes } = column;
-    for (let i = 0; i < codes.length; i++) counts[codes[i] ?? 0] = (counts[codes[i] ?? 0] ?? 0) + 1;
-    valueCounts.set(column, counts);
-  }
-  return counts;
-}
-
-/** Clears the rows of excluded domains. */
-export function applyExcludes(store: ColumnStore, mask: Mask, excludes: readonly string[]): Mask {
-  if (excludes.length === 0) return mask;
-  const bits = mask.bits;
-  let removed = 0;
+/** The set without the rows of excluded domains. */
+export function withoutDomains(store: ColumnStore, set: PositionSet, excludes: readonly string[]): PositionSet {
+  if (excludes.length === 0) return set;
+  const positions: number[] = [];
   for (const domain of excludes) {
     const row = store.rowOf(domain);
-    if (row !== undefined && bits[row]) {
-      bits[row] = 0;
-      removed++;
-    }
+    if (row !== undefined) positions.push(store.domainRank[row] ?? 0);
   }
-  return { bits, count: mask.count - removed };
+  return without(set, positions, store.size);
 }

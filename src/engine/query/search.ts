@@ -8,7 +8,8 @@ import { inferSearchMode } from '../../contract/v2/search.js';
 import { fulltextRanker, hybridRanker, semanticRanker, similarRanker } from './rankers.js';
 import { cursorError, searchScored, type Ranker } from './scored.js';
 import type { ColumnStore } from '../store/store.js';
-import { applyExcludes, columnValueCounts, filterMask, singleColumnFilter, type Mask } from './filters.js';
+import { filterSet, rowMask, withoutDomains } from './filters.js';
+import { has, walkFrom, type PositionSet } from '../store/position-set.js';
 import { duplicateNameGroups } from './dedup.js';
 import { populationOf, type QueryContext } from './context.js';
 
@@ -23,43 +24,25 @@ function cursorDomain(cursor: unknown[] | null): string | null {
 
 /**
  * Dedup as a predicate: a row is hidden when an earlier row (in domain order) with the same name also
- * matches. The first matching member of every name group is found in one pass per query.
+ * matches — its name group's members before it are looked up in the matching set.
  */
-function dedupFilter(store: ColumnStore, mask: Mask): (row: number) => boolean {
+function dedupFilter(store: ColumnStore, matching: PositionSet): (row: number) => boolean {
   const { groupOf, starts, rows } = duplicateNameGroups(store);
-  const first = new Int32Array(Math.max(1, starts.length - 1)).fill(-1);
-  for (let group = 1; group + 1 < starts.length; group++) {
-    for (let i = starts[group] ?? 0; i < (starts[group + 1] ?? 0); i++) {
-      const row = rows[i] ?? 0;
-      if (mask.bits[row] === 1) {
-        first[group] = row;
-        break;
-      }
-    }
-  }
   return (row) => {
     const group = groupOf[row] ?? 0;
-    return group !== 0 && first[group] !== row;
+    if (group === 0) return false;
+    for (let i = starts[group] ?? 0; i < (starts[group + 1] ?? 0); i++) {
+      const member = rows[i] ?? 0;
+      if (member === row) return false;
+      if (has(matching, store.domainRank[member] ?? 0)) return true;
+    }
+    return false;
   };
 }
 
-/**
- * A filter on one categorical column alone, over every row (no key scope, excludes or dedup), and common
- * enough: its count is the sum of the column's value counts and its page a walk in domain order that stops
- * after the page — no pass over every row. A rare value (fewer than four pages' worth of rows in all)
- * takes the full pass instead, which is then the shorter.
- */
-function columnPage(context: QueryContext, request: SearchRequest): { accepts: (row: number) => boolean; count: number } | null {
-  if (context.visible || request.excludes.length > 0 || request.dedup) return null;
-  const filter = singleColumnFilter(context.store, request.filters);
-  if (!filter) return null;
-  const { column, allowed } = filter;
-  const counts = columnValueCounts(column);
-  let count = 0;
-  allowed.forEach((accepted, id) => (count += accepted ? (counts[id] ?? 0) : 0));
-  if (count < 4 * (request.size + 1)) return null;
-  const { codes } = column;
-  return { accepts: (row) => allowed[codes[row] ?? 0] === 1, count };
+/** The positions a query may return: filters, the key's view and excludes applied. */
+function matchingSet(context: QueryContext, request: SearchRequest): PositionSet {
+  return withoutDomains(context.store, filterSet(context.store, request.filters, context.visible), request.excludes);
 }
 
 export function searchFilterMode(context: QueryContext, request: SearchRequest): SearchResponse {
@@ -67,29 +50,23 @@ export function searchFilterMode(context: QueryContext, request: SearchRequest):
   const { store } = context;
   const after = cursorDomain(request.search_after);
   const start = after === null ? 0 : store.positionAfter(after);
-  let matches = columnPage(context, request);
-  if (!matches) {
-    const mask = applyExcludes(store, filterMask(store, request.filters, context.visible ?? undefined), request.excludes);
-    const hidden = request.dedup ? dedupFilter(store, mask) : () => false;
-    matches = { accepts: (row) => mask.bits[row] === 1 && !hidden(row), count: mask.count };
-  }
-  const { accepts } = matches;
-
+  const matching = matchingSet(context, request);
+  const hidden = request.dedup ? dedupFilter(store, matching) : () => false;
   const rows: number[] = [];
-  let position = start;
-  for (; position < store.size && rows.length < request.size; position++) {
+  // Is there anything after this page? The walk stops at one more visible row.
+  const more = walkFrom(matching, start, (position) => {
     const row = store.byDomain[position] ?? 0;
-    if (accepts(row)) rows.push(row);
-  }
-  // Is there anything after this page? Look ahead for one more visible row.
-  let more = false;
-  for (; position < store.size && !more; position++) more = accepts(store.byDomain[position] ?? 0);
+    if (hidden(row)) return true;
+    if (rows.length === request.size) return false;
+    rows.push(row);
+    return true;
+  });
   const last = rows[rows.length - 1];
   const elapsed = context.now() - started;
   return {
     data: store.rows(rows, request.columns),
     metadata: {
-      total_hits: matches.count,
+      total_hits: matching.count,
       returned: rows.length,
       mode: 'filter',
       elapsed_ms: Math.round(elapsed),
@@ -98,7 +75,7 @@ export function searchFilterMode(context: QueryContext, request: SearchRequest):
       explain_plan: request.explain
         ? [
             'mode: filter (only filters were given)',
-            `filters: ${JSON.stringify(request.filters)} → ${matches.count} of ${populationOf(context)} rows${context.visible ? ' visible to this key' : ''}`,
+            `filters: ${JSON.stringify(request.filters)} → ${matching.count} of ${populationOf(context)} rows${context.visible ? ' visible to this key' : ''}`,
             `excludes: ${request.excludes.length} domain(s)`,
             `order: domain ascending, keyset cursor${after === null ? ' (first page)' : ` after ${after}`}`,
             `page: ${rows.length} row(s)${request.dedup ? ', dedup by organization name' : ''}; elapsed ${elapsed.toFixed(3)} ms`,
@@ -120,13 +97,11 @@ function everyRow(store: ColumnStore): Uint8Array {
   return mask;
 }
 
-/** The rows a query may return: filters, the key's visibility and excludes applied. */
+/** The rows a query may return, as a mask: filters, the key's visibility and excludes applied. */
 function allowedRows(context: QueryContext, request: SearchRequest): Uint8Array {
   // Rankers treat `allowed` as read-only (those that drop rows copy it), so an unfiltered query shares one mask.
-  const unconstrained = !context.visible && request.excludes.length === 0 && (!request.filters || Object.keys(request.filters).length === 0);
-  return unconstrained
-    ? everyRow(context.store)
-    : applyExcludes(context.store, filterMask(context.store, request.filters, context.visible ?? undefined), request.excludes).bits;
+  const matching = matchingSet(context, request);
+  return matching.count === context.store.size ? everyRow(context.store) : rowMask(context.store, matching).bits;
 }
 
 function rankerFor(context: QueryContext, request: SearchRequest, mode: Exclude<SearchMode, 'filter'>): Ranker {
@@ -159,13 +134,9 @@ export interface FullRanking {
 export function rankAll(context: QueryContext, request: SearchRequest, cap: number): FullRanking {
   const mode = inferSearchMode(request);
   if (mode === 'filter') {
-    const allowed = allowedRows(context, request);
     const { store } = context;
     const rows: number[] = [];
-    for (let position = 0; position < store.size; position++) {
-      const row = store.byDomain[position] ?? 0;
-      if (allowed[row]) rows.push(row);
-    }
+    walkFrom(matchingSet(context, request), 0, (position) => rows.push(store.byDomain[position] ?? 0) > 0);
     return { mode, rows: Uint32Array.from(rows), total: rows.length };
   }
   const ranking = rankerFor(context, request, mode)(cap);

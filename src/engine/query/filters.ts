@@ -173,13 +173,14 @@ export function visiblePositions(store: ColumnStore, visible: Uint8Array): Posit
 /**
  * The positions of the organizations matching `filters` (null: every one) within `visible` (a key's
  * view; null: all): the postings of each key intersected, the smallest first. Unknown values simply
- * match nothing.
+ * match nothing. The set is to be used at once, not kept: a dense one is the store's scratch bitmap,
+ * which the next filter overwrites.
  */
 export function filterSet(store: ColumnStore, filters: Filters | null, visible: Uint8Array | null = null): PositionSet {
   const { sets, register } = filters ? keySets(store, filters) : { sets: [], register: null };
   if (visible) sets.push(visiblePositions(store, visible));
   if (sets.length === 0) return postingsOf(store).everyPosition();
-  const matching = intersect(sets, store.size);
+  const matching = intersect(sets, store.size, postingsOf(store).scratch());
   // Court and dates each matched some registration: they must also match the same one.
   return register?.courts && (register.from !== null || register.to !== null) ? sameRegistration(store, matching, register) : matching;
 }

@@ -10,7 +10,7 @@
 import type { Codes } from './dictionary.js';
 import type { ColumnStore, MultiValued } from './store.js';
 import { NO_DAY } from './dates.js';
-import { bitsOfList, EMPTY_SET, isDense, setOfPositions, type PositionSet } from './position-set.js';
+import { bitsOfList, EMPTY_SET, isDense, setOfPositions, wordsFor, type PositionSet } from './position-set.js';
 
 /** The postings of one column: value id v holds positions[offsets[v] … offsets[v + 1]), ascending; id 0 (no value) holds none. */
 export interface ValuePostings {
@@ -23,45 +23,72 @@ export interface ValuePostings {
 /**
  * Postings of a dictionary-encoded column, single-valued (`owner` absent: `codes[row]`) or multi-valued
  * (a row's values are codes[owner.offsets[row] … owner.offsets[row + 1]); a value twice in a row counts once).
+ * A counting sort: the values counted, then the positions written in domain order, each value's ascending.
  */
 export function buildValuePostings(store: ColumnStore, codes: Codes, values: number, owner?: MultiValued): ValuePostings {
-  const counts = new Uint32Array(values + 1);
-  const { byDomain, size } = store;
-  // The last position counted for each value: a value twice in one organization is posted once.
-  const last = new Int32Array(values).fill(-1);
-  const each = (visit: (value: number, position: number) => void): void => {
-    for (let p = 0; p < size; p++) {
-      const row = byDomain[p] ?? 0;
-      if (!owner) {
-        visit(codes[row] ?? 0, p);
-        continue;
-      }
-      for (let j = owner.offsets[row] ?? 0; j < (owner.offsets[row + 1] ?? 0); j++) visit(codes[j] ?? 0, p);
-    }
-  };
-  each((value, p) => {
-    if (value === 0 || last[value] === p) return;
-    last[value] = p;
-    counts[value + 1] = (counts[value + 1] ?? 0) + 1;
-  });
   const offsets = new Uint32Array(values + 1);
-  for (let v = 1; v <= values; v++) offsets[v] = (offsets[v - 1] ?? 0) + (counts[v] ?? 0);
-  const positions = new Uint32Array(offsets[values] ?? 0);
-  const next = offsets.slice(0, values);
-  last.fill(-1);
-  each((value, p) => {
-    if (value === 0 || last[value] === p) return;
-    last[value] = p;
-    const at = next[value] ?? 0;
-    next[value] = at + 1;
-    positions[at] = p;
-  });
+  const positions = owner ? multiValuedPositions(store, codes, values, owner, offsets) : singleValuedPositions(store, codes, values, offsets);
   const dense = Array.from({ length: values }, (_, v) => {
     const start = offsets[v] ?? 0;
     const end = offsets[v + 1] ?? 0;
-    return isDense(end - start, size) ? bitsOfList(positions.subarray(start, end), size) : null;
+    return isDense(end - start, store.size) ? bitsOfList(positions.subarray(start, end), store.size) : null;
   });
   return { offsets, positions, dense };
+}
+
+/** Fills `offsets` from per-value counts (held in offsets[v + 1]) and returns each value's next free slot. */
+function prefixSums(offsets: Uint32Array, values: number): Uint32Array {
+  offsets[0] = 0;
+  offsets[1] = 0; // no value (id 0) holds no position
+  for (let v = 1; v < values; v++) offsets[v + 1] = (offsets[v + 1] ?? 0) + (offsets[v] ?? 0);
+  return offsets.slice(0, values);
+}
+
+function singleValuedPositions(store: ColumnStore, codes: Codes, values: number, offsets: Uint32Array): Uint32Array {
+  const { byDomain, size } = store;
+  for (let row = 0; row < size; row++) {
+    const v = codes[row] ?? 0;
+    offsets[v + 1] = (offsets[v + 1] ?? 0) + 1;
+  }
+  const next = prefixSums(offsets, values);
+  const positions = new Uint32Array(offsets[values] ?? 0);
+  for (let p = 0; p < size; p++) {
+    const v = codes[byDomain[p] ?? 0] ?? 0;
+    if (v === 0) continue;
+    const at = next[v] ?? 0;
+    next[v] = at + 1;
+    positions[at] = p;
+  }
+  return positions;
+}
+
+function multiValuedPositions(store: ColumnStore, codes: Codes, values: number, owner: MultiValued, offsets: Uint32Array): Uint32Array {
+  const { byDomain, size } = store;
+  // The last row counted for each value: a value twice in one organization is posted once.
+  const last = new Int32Array(values).fill(-1);
+  for (let row = 0; row < size; row++) {
+    for (let j = owner.offsets[row] ?? 0; j < (owner.offsets[row + 1] ?? 0); j++) {
+      const v = codes[j] ?? 0;
+      if (v === 0 || last[v] === row) continue;
+      last[v] = row;
+      offsets[v + 1] = (offsets[v + 1] ?? 0) + 1;
+    }
+  }
+  const next = prefixSums(offsets, values);
+  const positions = new Uint32Array(offsets[values] ?? 0);
+  last.fill(-1);
+  for (let p = 0; p < size; p++) {
+    const row = byDomain[p] ?? 0;
+    for (let j = owner.offsets[row] ?? 0; j < (owner.offsets[row + 1] ?? 0); j++) {
+      const v = codes[j] ?? 0;
+      if (v === 0 || last[v] === p) continue;
+      last[v] = p;
+      const at = next[v] ?? 0;
+      next[v] = at + 1;
+      positions[at] = p;
+    }
+  }
+  return positions;
 }
 
 /** The positions holding value id `value`. */
@@ -138,6 +165,7 @@ export class StorePostings {
   private courtPostings: ValuePostings | null = null;
   private days: RegistrationDays | null = null;
   private every: PositionSet | null = null;
+  private scratchWords: Uint32Array | null = null;
 
   constructor(private readonly store: ColumnStore) {}
 
@@ -170,11 +198,16 @@ export class StorePostings {
   /** Every position of the store. */
   everyPosition(): PositionSet {
     if (!this.every) {
-      const bits = new Uint32Array((this.store.size + 31) >>> 5).fill(0xffffffff);
+      const bits = new Uint32Array(wordsFor(this.store.size)).fill(0xffffffff);
       if (this.store.size & 31) bits[bits.length - 1] = (1 << (this.store.size & 31)) - 1;
       this.every = { list: null, bits, count: this.store.size };
     }
     return this.every;
+  }
+
+  /** A bitmap of the store's positions that dense intersections are written into (see `intersect`). */
+  scratch(): Uint32Array {
+    return (this.scratchWords ??= new Uint32Array(wordsFor(this.store.size)));
   }
 
   /** Builds every posting now (a server's warm-up) instead of in the first filtered request. */

@@ -15,6 +15,7 @@ export function filterCases(sample) {
   const having = (keys, make) => sample.filter((o) => keys.every((k) => o[k] !== null && o[k] !== undefined)).map(make);
   return {
     'one country (broad)': having(['country'], (o) => ({ country: [o.country] })),
+    'country + state': having(['country', 'state'], (o) => ({ country: [o.country], state: [o.state] })),
     'one municipality': having(['municipality'], (o) => ({ municipality: [o.municipality] })),
     'state + organization_size': having(['state', 'organization_size'], (o) => ({ state: [o.state], organization_size: [o.organization_size] })),
     'three keys (state + size + type)': having(['state', 'organization_size', 'organization_type'], (o) => ({ state: [o.state], organization_size: [o.organization_size], organization_type: [o.organization_type] })),

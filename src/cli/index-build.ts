@@ -15,6 +15,7 @@ import { textIndexLater } from '../engine/relevance/store-relevance.js';
 import { vectorParts } from '../engine/snapshot/index-parts.js';
 import type { ColumnStore } from '../engine/store/store.js';
 import { SnapshotWriter, type WrittenSnapshot } from '../server/index-snapshot.js';
+import { postingsOf } from '../engine/store/postings.js';
 import { builtinIdentity, type EmbedderSpec } from '../server/embedding/embedder-spec.js';
 import { embedOrganizations } from '../server/embedding/document-vectors.js';
 import { openTextEmbedder } from '../server/embedding/open-embedder.js';
@@ -71,6 +72,9 @@ async function buildSnapshot(source: IndexSource, out: string, replace: boolean,
     writer.add('vectors', embedder ? await embedOrganizations(store, embedder, { progress: say }) : vectorParts(store));
     io.stderr(`vectors and their scan records built and written in ${seconds(vectorsAt)} s\n`);
     writer.add('store', store.parts(false));
+    const postingsAt = performance.now();
+    writer.add('postings', postingsOf(store).parts());
+    io.stderr(`filter postings built and written in ${seconds(postingsAt)} s\n`);
     const finishText = textIndexLater(store);
     store = null;
     const textAt = performance.now();

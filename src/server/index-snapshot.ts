@@ -31,7 +31,7 @@ import { messageOf, NamedError } from '../contract/errors.js';
 
 export const SNAPSHOT_FORMAT = 'orgindex-index-snapshot';
 /** Bumped whenever the parts change shape or meaning: an older or newer snapshot is refused. */
-export const SNAPSHOT_VERSION = 6 as const;
+export const SNAPSHOT_VERSION = 7 as const;
 
 /** Reads and writes in pieces below the 2 GiB a single read or write call may move. */
 const CHUNK = 1 << 30;
@@ -84,6 +84,7 @@ export function writeSnapshot(dir: string, parts: IndexParts, source: string, op
     writer.add('store', parts.store);
     writer.add('text', parts.text);
     writer.add('vectors', parts.vectors);
+    writer.add('postings', parts.postings);
     return writer.finish(source, parts.store.size, options.embedder);
   } catch (error) {
     writer.abandon();
@@ -139,7 +140,7 @@ export class SnapshotWriter {
 
   /** Writes the manifest and puts the snapshot in place; the vectors came from `embedder` (default: the built-in one). */
   finish(source: string, organizations: number, embedder: EmbedderIdentity = builtinIdentity()): WrittenSnapshot {
-    for (const name of ['store', 'text', 'vectors'] as const) if (!(name in this.shapes)) throw new Error(`the snapshot has no ${name}`);
+    for (const name of ['store', 'text', 'vectors', 'postings'] as const) if (!(name in this.shapes)) throw new Error(`the snapshot has no ${name}`);
     const manifest: SnapshotManifest = {
       format: SNAPSHOT_FORMAT,
       version: SNAPSHOT_VERSION,

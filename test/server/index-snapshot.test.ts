@@ -13,6 +13,7 @@ import { join, relative } from 'node:path';
 import { createEngine, generateDataset, Engine } from '../../src/engine/index.js';
 import { serve } from '../../src/cli/serve.js';
 import { indexParts } from '../../src/engine/snapshot/index-parts.js';
+import { postingsOf } from '../../src/engine/store/postings.js';
 import { readManifest, readSnapshot, SnapshotError, SNAPSHOT_VERSION, writeSnapshot } from '../../src/server/index-snapshot.js';
 
 const dirs: string[] = [];
@@ -40,6 +41,9 @@ test.each([
   ['similar', { similar_to: [{ domain: original.store.domain(7) }], size: 20 }],
   ['filters', { filters: { country: ['Deutschland'], organization_size: ['small'] }, size: 100 }],
   ['filters spelled as users spell them', { filters: { country: ['germany'], state: ['Bavaria'] }, size: 100 }],
+  ['selective filters through the postings', { filters: { municipality: ['München'], organization_size: ['small', 'micro'] }, size: 100 }],
+  ['a tag and register dates', { filters: { summary_keywords: ['retail'], register_date_from: '2000-01-01' }, size: 100 }],
+  ['a court and register dates on the same registration', { filters: { company_register_court: ['Amtsgericht München'], register_date_from: '2010-01-01' }, size: 100 }],
 ])('%s search answers alike', (_name, body) => {
   const answer = original.search(body);
   expect(answer.data.length).toBeGreaterThan(0);
@@ -54,6 +58,14 @@ test('fetch, stats, filter options and locations answer alike', () => {
   }
   expect(restored.filterOptions()).toEqual(original.filterOptions());
   expect(restored.locationSearch({ q: 'münch' })).toEqual(original.locationSearch({ q: 'münch' }));
+});
+
+test('the filter postings come with the snapshot, not rebuilt, and equal the built ones', () => {
+  const loaded = postingsOf(restored.store);
+  const built = postingsOf(original.store).parts();
+  // Taken from the parts as they were read: installed views of the files' arrays, equal to the built ones.
+  expect(loaded.parts()).toEqual(built);
+  expect(loaded.bytes()).toBeGreaterThan(0);
 });
 
 test('the snapshot keeps no index text, and says what it holds', () => {
@@ -203,6 +215,38 @@ describe('a hand-edited manifest with matching checksums is refused, naming the 
     name.ref.type = name.entry.type = 'Float64Array';
     save(retyped, other);
     expect(() => readSnapshot(retyped)).toThrow(`part store.text.name.offsets (file ${name.entry.file}): declared Float64Array, this orgindex reads Uint32Array for`);
+  });
+
+  test('filter postings that do not fit the store: a position past its end, a list out of order, a bitmap with a bit too many', () => {
+    const to = copy();
+    const manifest = manifestOf(to);
+    const positions = partOf(manifest, 'postings.columns.municipality.positions');
+    const bytes = readFileSync(join(to, positions.entry.file));
+    const past = new Uint32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
+    past[0] = 2_000;
+    rewrite(to, manifest, 'postings.columns.municipality.positions', new Uint8Array(past.buffer));
+    save(to, manifest);
+    expect(() => readSnapshot(to)).toThrow(`index snapshot ${to}: part postings.columns.municipality.positions (file ${positions.entry.file}): value 0 is position 2000 of 2000; rebuild it with orgindex index build`);
+
+    const swapped = copy();
+    const other = manifestOf(swapped);
+    const list = partOf(other, 'postings.tags.positions');
+    const tags = readFileSync(join(swapped, list.entry.file));
+    const order = new Uint32Array(tags.buffer.slice(tags.byteOffset, tags.byteOffset + tags.length));
+    [order[0], order[1]] = [order[1]!, order[0]!];
+    rewrite(swapped, other, 'postings.tags.positions', new Uint8Array(order.buffer));
+    save(swapped, other);
+    expect(() => readSnapshot(swapped)).toThrow(`part postings.tags.positions (file ${list.entry.file}): value 1 does not ascend`);
+
+    const flipped = copy();
+    const third = manifestOf(flipped);
+    const dense = partOf(third, 'postings.columns.country.denseBits');
+    const words = readFileSync(join(flipped, dense.entry.file));
+    const bits = new Uint32Array(words.buffer.slice(words.byteOffset, words.byteOffset + words.length));
+    bits[0] = bits[0]! ^ 1;
+    rewrite(flipped, third, 'postings.columns.country.denseBits', new Uint8Array(bits.buffer));
+    save(flipped, third);
+    expect(() => readSnapshot(flipped)).toThrow(`part postings.columns.country.denseBits (file ${dense.entry.file}): value`);
   });
 
   test('a byte count that is no whole number of elements', () => {

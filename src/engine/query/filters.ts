@@ -146,7 +146,7 @@ function keySets(store: ColumnStore, filters: Filters): { sets: PositionSet[]; r
   if (nace) sets.push(acceptedSet(postings.column('nace_code'), store.categorical.nace_code, (stored) => nace.some((wanted) => naceMatches(stored, wanted)), universe));
   const register = registerBounds(filters);
   if (register?.courts) sets.push(listedSet(postings.courts(), store.registrations.court, [...register.courts], universe, false));
-  if (register && (register.from !== null || register.to !== null)) sets.push(registeredBetween(store, postings.registrationDays(), register.from, register.to));
+  if (register && (register.from !== null || register.to !== null)) sets.push(registeredBetween(universe, postings.registrationDays(), register.from, register.to));
   // summary_keywords: every listed tag is required.
   for (const tag of new Set(filters.summary_keywords ?? [])) {
     const id = store.keywords.dict.lookup(tag);

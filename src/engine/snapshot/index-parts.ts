@@ -1,5 +1,6 @@
 /**
- * A whole index as plain parts — the store, its keyword index, its vectors and their scan records — and
+ * A whole index as plain parts — the store, its keyword index, its vectors and their scan records, its
+ * filter postings — and
  * back, with nothing rebuilt: what an index snapshot holds (the server's index-snapshot.ts writes the
  * parts' typed arrays to files and reads them back). Portable: typed arrays and plain values only.
  *
@@ -11,16 +12,18 @@ import { installTextIndex, installVectors, storedVectorsOf, textIndexOf, type St
 import { TextIndex, type TextIndexParts } from '../relevance/text-index.js';
 import { currentRecords } from '../relevance/vector-scan.js';
 import type { Embedder } from '../relevance/embedder.js';
+import { postingsOf, type PostingsParts } from '../store/postings.js';
 
 export interface IndexParts {
   store: StoreParts;
   text: TextIndexParts;
   vectors: StoredVectors;
+  postings: PostingsParts;
 }
 
-/** The parts of a store's whole index (its keyword index and vectors built first if they are not yet). */
+/** The parts of a store's whole index (its keyword index, vectors and filter postings built first if they are not yet). */
 export function indexParts(store: ColumnStore): IndexParts {
-  return { store: store.parts(false), text: textIndexOf(store).parts(), vectors: vectorParts(store) };
+  return { store: store.parts(false), text: textIndexOf(store).parts(), vectors: vectorParts(store), postings: postingsOf(store).parts() };
 }
 
 /** The parts of a store's vectors (built first if they are not yet). */
@@ -32,13 +35,14 @@ export function vectorParts(store: ColumnStore): StoredVectors {
 }
 
 /**
- * The store of these parts, with its keyword index, vectors and scan records installed; `embedder`
+ * The store of these parts, with its keyword index, vectors, scan records and filter postings installed; `embedder`
  * embeds its queries (default: the built-in one; null: queries bring their vectors, see installVectors).
  */
 export function restoreIndex(parts: IndexParts, embedder?: Embedder | null): ColumnStore {
   const store = new ColumnStore(parts.store);
   installTextIndex(store, TextIndex.fromParts(parts.text));
   installVectors(store, parts.vectors, embedder);
+  postingsOf(store).install(parts.postings);
   return store;
 }
 

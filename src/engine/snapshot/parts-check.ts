@@ -8,6 +8,8 @@
 import * as z from 'zod';
 import { CATEGORICAL_COLUMNS, TEXT_COLUMNS, type StoreParts } from '../store/store.js';
 import type { Utf8ColumnParts } from '../store/utf8-column.js';
+import { POSTED_COLUMNS, type ValuePostingsParts } from '../store/postings.js';
+import { isDense, popcount, wordsFor } from '../store/position-set.js';
 import type { IndexParts, PartArray, PartArrayType } from './index-parts.js';
 
 export const PART_ARRAY_TYPES = ['Uint8Array', 'Int8Array', 'Uint16Array', 'Int16Array', 'Uint32Array', 'Int32Array', 'Float32Array', 'Float64Array'] as const satisfies readonly PartArrayType[];
@@ -44,6 +46,7 @@ const utf8 = z.strictObject({ offsets: array('Uint32Array', 'Float64Array'), byt
 const codes = array('Uint16Array', 'Uint32Array');
 const categorical = z.strictObject({ values: utf8, codes });
 const dayColumn = z.strictObject({ days: array('Int32Array'), codes });
+const valuePostings = z.strictObject({ counts: array('Uint32Array'), offsets: array('Uint32Array'), positions: array('Uint32Array'), denseIds: array('Uint32Array'), denseBits: array('Uint32Array') });
 const each = <K extends string, S extends z.ZodType>(keys: readonly K[], schema: S) => z.strictObject(Object.fromEntries(keys.map((key) => [key, schema])) as Record<K, S>);
 const field = z.strictObject({
   termStart: array('Uint32Array'),
@@ -90,6 +93,12 @@ export const INDEX_SHAPE: z.ZodType<Flat<IndexParts>> = z.strictObject({
     present: array('Uint8Array'),
     component: array('Float32Array'),
     scan: z.strictObject({ rows: count, dims: count, axis: array('Float64Array'), records: array('Uint8Array'), decodedPeak: real }),
+  }),
+  postings: z.strictObject({
+    columns: each(POSTED_COLUMNS, valuePostings),
+    tags: valuePostings,
+    courts: valuePostings,
+    registrationDays: z.strictObject({ days: array('Int32Array'), positions: array('Uint32Array') }),
   }),
 });
 
@@ -178,4 +187,57 @@ export function checkIndexParts(parts: IndexParts): void {
   checkUtf8('text.dict.terms', parts.text.dict.terms);
   checkLength('vectors.present', parts.vectors.present, size);
   if (parts.vectors.scan.rows !== size) throw new PartError('vectors.scan.rows', `is ${parts.vectors.scan.rows}, the index has ${size} rows`);
+  checkPostings(parts);
+}
+
+/** Ascending positions of the store, each below its size. */
+function checkPositions(part: string, positions: Uint32Array, size: number): void {
+  for (let i = 0; i < positions.length; i++) {
+    const p = positions[i] ?? 0;
+    if (p >= size) throw new PartError(part, `value ${i} is position ${p} of ${size}`);
+    if (i > 0 && p <= (positions[i - 1] ?? 0)) throw new PartError(part, `value ${i} does not ascend`);
+  }
+}
+
+/**
+ * One column's postings (`values` dictionary entries): each sparse value's positions ascending and as many as
+ * its count, each dense value a bitmap of the store with its count of bits, dense exactly where the count says.
+ */
+function checkValuePostings(part: string, postings: ValuePostingsParts, values: number, size: number): void {
+  const { counts, offsets, positions, denseIds, denseBits } = postings;
+  checkLength(`${part}.counts`, counts, values);
+  checkOffsets(`${part}.offsets`, offsets, values, positions.length);
+  const words = wordsFor(size);
+  checkLength(`${part}.denseBits`, denseBits, denseIds.length * words);
+  const denseAt = new Map(Array.from(denseIds, (id, k) => [id, k]));
+  for (let v = 0; v < values; v++) {
+    const count = counts[v] ?? 0;
+    const listed = (offsets[v + 1] ?? 0) - (offsets[v] ?? 0);
+    const k = denseAt.get(v);
+    if ((k !== undefined) !== isDense(count, size) || (v === 0 && count !== 0)) throw new PartError(`${part}.denseIds`, `value ${v} of count ${count} is ${k === undefined ? 'not ' : ''}held as a bitmap`);
+    if (k === undefined) {
+      if (listed !== count) throw new PartError(`${part}.offsets`, `value ${v} lists ${listed} positions, its count is ${count}`);
+      checkPositions(`${part}.positions`, positions.subarray(offsets[v] ?? 0, offsets[v + 1] ?? 0), size);
+      continue;
+    }
+    let bits = 0;
+    for (let w = k * words; w < (k + 1) * words; w++) bits += popcount(denseBits[w] ?? 0);
+    const tail = size & 31 ? (denseBits[(k + 1) * words - 1] ?? 0) >>> (size & 31) : 0;
+    if (listed !== 0 || bits !== count || tail !== 0) throw new PartError(`${part}.denseBits`, `value ${v}'s bitmap holds ${bits} positions, its count is ${count}`);
+  }
+}
+
+function checkPostings(parts: IndexParts): void {
+  const { store, postings } = parts;
+  const { size } = store;
+  const entries = (values: Utf8ColumnParts): number => Math.max(0, values.offsets.length - 1);
+  for (const key of POSTED_COLUMNS) checkValuePostings(`postings.columns.${key}`, postings.columns[key], entries(store.categorical[key].values), size);
+  checkValuePostings('postings.tags', postings.tags, entries(store.keywords.values), size);
+  checkValuePostings('postings.courts', postings.courts, entries(store.registrations.court.values), size);
+  const { days, positions } = postings.registrationDays;
+  checkLength('postings.registrationDays.positions', positions, days.length);
+  for (let i = 0; i < days.length; i++) {
+    if ((positions[i] ?? 0) >= size) throw new PartError('postings.registrationDays.positions', `value ${i} is position ${String(positions[i])} of ${size}`);
+    if (i > 0 && (days[i] ?? 0) < (days[i - 1] ?? 0)) throw new PartError('postings.registrationDays.days', `value ${i} does not ascend`);
+  }
 }

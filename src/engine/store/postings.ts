@@ -3,139 +3,151 @@
  * organizations holding it (position-set.ts). A filter is then the union of its values' postings, keys
  * intersected — work in proportion to the organizations it can match, not to the store.
  *
- * Each column's postings are one array of positions grouped by value (a counting sort in domain order,
- * so each value's positions come out ascending), the dense values also as bitmaps. Built on first use
- * (a server builds them in its warm-up) and kept as long as the store.
+ * A sparse value's positions are a sorted list, a dense value's a bitmap only (never larger than its
+ * list: a dense value holds more than one position in 32, four bytes each, where the bitmap takes one bit
+ * per position of the store) — a column of a few common values costs a few bitmaps. Built by a counting
+ * sort in domain order, so each list comes out ascending; built on first use, in a server's warm-up, or
+ * read from an index snapshot; kept as long as the store.
  */
 import type { Codes } from './dictionary.js';
 import type { ColumnStore, MultiValued } from './store.js';
-import { NO_DAY } from './dates.js';
-import { bitsOfList, EMPTY_SET, isDense, setOfPositions, wordsFor, type PositionSet } from './position-set.js';
+import { EMPTY_SET, isDense, setOfPositions, wordsFor, type PositionSet } from './position-set.js';
 
-/** The postings of one column: value id v holds positions[offsets[v] … offsets[v + 1]), ascending; id 0 (no value) holds none. */
+/** The postings of one column's values (id 0, no value, holds none). */
 export interface ValuePostings {
+  /** How many organizations hold each value. */
+  counts: Uint32Array;
+  /** A sparse value v's positions are positions[offsets[v] … offsets[v + 1]), ascending; a dense value's range is empty. */
   offsets: Uint32Array;
   positions: Uint32Array;
   /** The bitmap of each dense value, null for the others. */
   dense: (Uint32Array | null)[];
 }
 
+/** A column's postings as typed arrays (an index snapshot's part): the dense bitmaps one after another, in `denseIds` order. */
+export interface ValuePostingsParts {
+  counts: Uint32Array;
+  offsets: Uint32Array;
+  positions: Uint32Array;
+  denseIds: Uint32Array;
+  denseBits: Uint32Array;
+}
+
 /**
  * Postings of a dictionary-encoded column, single-valued (`owner` absent: `codes[row]`) or multi-valued
  * (a row's values are codes[owner.offsets[row] … owner.offsets[row + 1]); a value twice in a row counts once).
- * A counting sort: the values counted, then the positions written in domain order, each value's ascending.
  */
 export function buildValuePostings(store: ColumnStore, codes: Codes, values: number, owner?: MultiValued): ValuePostings {
+  const counts = new Uint32Array(values);
+  const visit = owner
+    ? (each: (value: number, key: number) => void, byPosition: boolean): void => {
+        eachOfMany(store, codes, owner, each, byPosition);
+      }
+    : null;
+  if (visit) visit((v) => (counts[v] = (counts[v] ?? 0) + 1), false);
+  else for (let row = 0; row < store.size; row++) counts[codes[row] ?? 0] = (counts[codes[row] ?? 0] ?? 0) + 1;
+  counts[0] = 0;
+  const words = wordsFor(store.size);
+  const dense = Array.from(counts, (count) => (isDense(count, store.size) ? new Uint32Array(words) : null));
   const offsets = new Uint32Array(values + 1);
-  const positions = owner ? multiValuedPositions(store, codes, values, owner, offsets) : singleValuedPositions(store, codes, values, offsets);
-  const dense = Array.from({ length: values }, (_, v) => {
-    const start = offsets[v] ?? 0;
-    const end = offsets[v + 1] ?? 0;
-    return isDense(end - start, store.size) ? bitsOfList(positions.subarray(start, end), store.size) : null;
-  });
-  return { offsets, positions, dense };
-}
-
-/** Fills `offsets` from per-value counts (held in offsets[v + 1]) and returns each value's next free slot. */
-function prefixSums(offsets: Uint32Array, values: number): Uint32Array {
-  offsets[0] = 0;
-  offsets[1] = 0; // no value (id 0) holds no position
-  for (let v = 1; v < values; v++) offsets[v + 1] = (offsets[v + 1] ?? 0) + (offsets[v] ?? 0);
-  return offsets.slice(0, values);
-}
-
-function singleValuedPositions(store: ColumnStore, codes: Codes, values: number, offsets: Uint32Array): Uint32Array {
-  const { byDomain, size } = store;
-  for (let row = 0; row < size; row++) {
-    const v = codes[row] ?? 0;
-    offsets[v + 1] = (offsets[v + 1] ?? 0) + 1;
-  }
-  const next = prefixSums(offsets, values);
+  for (let v = 0; v < values; v++) offsets[v + 1] = (offsets[v] ?? 0) + (dense[v] ? 0 : (counts[v] ?? 0));
   const positions = new Uint32Array(offsets[values] ?? 0);
-  for (let p = 0; p < size; p++) {
-    const v = codes[byDomain[p] ?? 0] ?? 0;
-    if (v === 0) continue;
+  const next = offsets.slice(0, values);
+  const post = (v: number, p: number): void => {
+    if (v === 0) return;
+    const bits = dense[v];
+    if (bits) {
+      bits[p >>> 5] = (bits[p >>> 5] ?? 0) | (1 << (p & 31));
+      return;
+    }
     const at = next[v] ?? 0;
     next[v] = at + 1;
     positions[at] = p;
-  }
-  return positions;
+  };
+  if (visit) visit(post, true);
+  else for (let p = 0; p < store.size; p++) post(codes[store.byDomain[p] ?? 0] ?? 0, p);
+  return { counts, offsets, positions, dense };
 }
 
-function multiValuedPositions(store: ColumnStore, codes: Codes, values: number, owner: MultiValued, offsets: Uint32Array): Uint32Array {
-  const { byDomain, size } = store;
-  // The last row counted for each value: a value twice in one organization is posted once.
-  const last = new Int32Array(values).fill(-1);
-  for (let row = 0; row < size; row++) {
-    for (let j = owner.offsets[row] ?? 0; j < (owner.offsets[row + 1] ?? 0); j++) {
+/**
+ * Each (value, organization) pair of a multi-valued column once: organizations by row (`byPosition`
+ * false, the key a row) or in domain order (the key a position).
+ */
+function eachOfMany(store: ColumnStore, codes: Codes, owner: MultiValued, each: (value: number, key: number) => void, byPosition: boolean): void {
+  for (let key = 0; key < store.size; key++) {
+    const row = byPosition ? (store.byDomain[key] ?? 0) : key;
+    const start = owner.offsets[row] ?? 0;
+    const end = owner.offsets[row + 1] ?? 0;
+    for (let j = start; j < end; j++) {
       const v = codes[j] ?? 0;
-      if (v === 0 || last[v] === row) continue;
-      last[v] = row;
-      offsets[v + 1] = (offsets[v + 1] ?? 0) + 1;
+      // An organization's values are few: a repeat is found among those before it.
+      let repeated = false;
+      for (let i = start; i < j && !repeated; i++) repeated = codes[i] === v;
+      if (!repeated) each(v, key);
     }
   }
-  const next = prefixSums(offsets, values);
-  const positions = new Uint32Array(offsets[values] ?? 0);
-  last.fill(-1);
-  for (let p = 0; p < size; p++) {
-    const row = byDomain[p] ?? 0;
-    for (let j = owner.offsets[row] ?? 0; j < (owner.offsets[row + 1] ?? 0); j++) {
-      const v = codes[j] ?? 0;
-      if (v === 0 || last[v] === p) continue;
-      last[v] = p;
-      const at = next[v] ?? 0;
-      next[v] = at + 1;
-      positions[at] = p;
-    }
-  }
-  return positions;
 }
 
 /** The positions holding value id `value`. */
 export function valueSet(postings: ValuePostings, value: number): PositionSet {
-  const start = postings.offsets[value] ?? 0;
-  const end = postings.offsets[value + 1] ?? start;
-  if (end <= start) return EMPTY_SET;
-  return { list: postings.positions.subarray(start, end), bits: postings.dense[value] ?? null, count: end - start };
+  const count = postings.counts[value] ?? 0;
+  if (count === 0) return EMPTY_SET;
+  const bits = postings.dense[value] ?? null;
+  if (bits) return { list: null, bits, count };
+  return { list: postings.positions.subarray(postings.offsets[value] ?? 0, postings.offsets[value + 1] ?? 0), bits: null, count };
 }
 
-/** The registrations in ascending order of their day (those without a day left out), for date ranges. */
+export function valuePostingsParts(postings: ValuePostings): ValuePostingsParts {
+  const denseIds = Uint32Array.from(postings.dense.flatMap((bits, id) => (bits ? [id] : [])));
+  const words = postings.dense.find((bits) => bits !== null)?.length ?? 0;
+  const denseBits = new Uint32Array(denseIds.length * words);
+  denseIds.forEach((id, k) => {
+    denseBits.set(postings.dense[id] ?? new Uint32Array(0), k * words);
+  });
+  return { counts: postings.counts, offsets: postings.offsets, positions: postings.positions, denseIds, denseBits };
+}
+
+export function valuePostingsOf(parts: ValuePostingsParts): ValuePostings {
+  const dense: (Uint32Array | null)[] = Array.from(parts.counts, () => null);
+  const words = parts.denseIds.length === 0 ? 0 : parts.denseBits.length / parts.denseIds.length;
+  parts.denseIds.forEach((id, k) => (dense[id] = parts.denseBits.subarray(k * words, (k + 1) * words)));
+  return { counts: parts.counts, offsets: parts.offsets, positions: parts.positions, dense };
+}
+
+/** Every dated registration's organization, in ascending order of the day: a date range is a slice of it. */
 export interface RegistrationDays {
-  /** Registration ids, by day. */
-  order: Uint32Array;
-  /** The day of each entry of `order`. */
   days: Int32Array;
-  /** The row each registration belongs to. */
-  rowOf: Uint32Array;
+  /** The domain position of each registration's organization. */
+  positions: Uint32Array;
 }
 
+/** A counting sort of the registrations on their day codes (which ascend with the day; code 0, no day, is left out). */
 export function buildRegistrationDays(store: ColumnStore): RegistrationDays {
   const { offsets, days: dayColumn } = store.registrations;
   const { codes } = dayColumn;
-  const rowOf = new Uint32Array(codes.length);
-  for (let row = 0; row < store.size; row++) rowOf.fill(row, offsets[row] ?? 0, offsets[row + 1] ?? 0);
-  // A counting sort on the day codes, which ascend with the day (code 0: no day, left out).
   const distinct = dayColumn.days.length;
   const starts = new Uint32Array(distinct + 1);
-  for (let j = 0; j < codes.length; j++) starts[(codes[j] ?? 0) + 1] = (starts[(codes[j] ?? 0) + 1] ?? 0) + 1;
-  starts[1] = 0;
+  for (let j = 0; j < codes.length; j++) if (codes[j]) starts[(codes[j] ?? 0) + 1] = (starts[(codes[j] ?? 0) + 1] ?? 0) + 1;
   for (let code = 1; code < distinct; code++) starts[code + 1] = (starts[code + 1] ?? 0) + (starts[code] ?? 0);
-  const order = new Uint32Array(starts[distinct] ?? 0);
-  const days = new Int32Array(order.length);
-  for (let j = 0; j < codes.length; j++) {
-    const code = codes[j] ?? 0;
-    if (code === 0) continue;
-    const at = starts[code] ?? 0;
-    starts[code] = at + 1;
-    order[at] = j;
-    days[at] = dayColumn.days[code] ?? NO_DAY;
+  const positions = new Uint32Array(starts[distinct] ?? 0);
+  const days = new Int32Array(positions.length);
+  for (let row = 0; row < store.size; row++) {
+    const position = store.domainRank[row] ?? 0;
+    for (let j = offsets[row] ?? 0; j < (offsets[row + 1] ?? 0); j++) {
+      const code = codes[j] ?? 0;
+      if (code === 0) continue;
+      const at = starts[code] ?? 0;
+      starts[code] = at + 1;
+      positions[at] = position;
+      days[at] = dayColumn.days[code] ?? 0;
+    }
   }
-  return { order, days, rowOf };
+  return { days, positions };
 }
 
 /** The organizations with a registration dated within [from, to] (null: unbounded on that side). */
-export function registeredBetween(store: ColumnStore, index: RegistrationDays, from: number | null, to: number | null): PositionSet {
-  const { order, days, rowOf } = index;
+export function registeredBetween(universe: number, index: RegistrationDays, from: number | null, to: number | null): PositionSet {
+  const { days, positions } = index;
   const lower = (day: number): number => {
     let lo = 0;
     let hi = days.length;
@@ -148,15 +160,20 @@ export function registeredBetween(store: ColumnStore, index: RegistrationDays, f
   };
   const start = from === null ? 0 : lower(from);
   const end = to === null ? days.length : lower(to + 1);
-  if (end <= start) return EMPTY_SET;
-  const positions = new Uint32Array(end - start);
-  for (let i = start; i < end; i++) positions[i - start] = store.domainRank[rowOf[order[i] ?? 0] ?? 0] ?? 0;
-  return setOfPositions(positions, store.size);
+  return end <= start ? EMPTY_SET : setOfPositions(positions.subarray(start, end), universe);
 }
 
 /** Filterable single-valued columns with postings. */
 export const POSTED_COLUMNS = ['country', 'state', 'region', 'district', 'municipality', 'organization_type', 'organization_size', 'source', 'nace_code'] as const;
 export type PostedColumn = (typeof POSTED_COLUMNS)[number];
+
+/** All of a store's postings as typed arrays (an index snapshot's part). */
+export interface PostingsParts {
+  columns: Record<PostedColumn, ValuePostingsParts>;
+  tags: ValuePostingsParts;
+  courts: ValuePostingsParts;
+  registrationDays: RegistrationDays;
+}
 
 /** A store's filter postings, each built on first use. */
 export class StorePostings {
@@ -218,13 +235,27 @@ export class StorePostings {
     this.registrationDays();
   }
 
+  /** Every posting (built first where not yet), as typed arrays. */
+  parts(): PostingsParts {
+    const columns = {} as Record<PostedColumn, ValuePostingsParts>;
+    for (const key of POSTED_COLUMNS) columns[key] = valuePostingsParts(this.column(key));
+    return { columns, tags: valuePostingsParts(this.tags()), courts: valuePostingsParts(this.courts()), registrationDays: this.registrationDays() };
+  }
+
+  /** Takes postings read from an index snapshot instead of building them. */
+  install(parts: PostingsParts): void {
+    for (const key of POSTED_COLUMNS) this.columns.set(key, valuePostingsOf(parts.columns[key]));
+    this.tagPostings = valuePostingsOf(parts.tags);
+    this.courtPostings = valuePostingsOf(parts.courts);
+    this.days = parts.registrationDays;
+  }
+
   /** Bytes held by the postings built so far. */
   bytes(): number {
     const of = (postings: ValuePostings | null | undefined): number =>
-      postings ? postings.offsets.byteLength + postings.positions.byteLength + postings.dense.reduce((sum, bits) => sum + (bits?.byteLength ?? 0), 0) : 0;
-    let total = [...this.columns.values()].reduce((sum, postings) => sum + of(postings), of(this.tagPostings) + of(this.courtPostings));
-    if (this.days) total += this.days.order.byteLength + this.days.days.byteLength + this.days.rowOf.byteLength;
-    return total;
+      postings ? postings.counts.byteLength + postings.offsets.byteLength + postings.positions.byteLength + postings.dense.reduce((sum, bits) => sum + (bits?.byteLength ?? 0), 0) : 0;
+    const columns = [...this.columns.values()].reduce((sum, postings) => sum + of(postings), 0);
+    return columns + of(this.tagPostings) + of(this.courtPostings) + (this.days ? this.days.days.byteLength + this.days.positions.byteLength : 0);
   }
 }
 

@@ -22,7 +22,7 @@ import { fetchRows } from './query/fetch.js';
 import { checkVisibility } from './query/filter-rules.js';
 import { filterMask } from './query/filters.js';
 import { placeAliasesOf, resolveFilterSpellings, warmFilterSpellings } from './query/filter-values.js';
-import { duplicateNameGroups } from './query/dedup.js';
+import { duplicateNameGroups } from './store/name-groups.js';
 import { prepareVectorScan } from './relevance/vector-scan.js';
 import { warmRelevance } from './relevance/store-relevance.js';
 import { locationItems } from './query/location-items.js';

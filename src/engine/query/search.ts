@@ -9,7 +9,7 @@ import { fulltextRanker, hybridRanker, semanticRanker, similarRanker } from './r
 import { cursorError, searchScored, type Ranker } from './scored.js';
 import type { ColumnStore } from '../store/store.js';
 import { applyExcludes, columnValueCounts, filterMask, singleColumnFilter, type Mask } from './filters.js';
-import { duplicateNameGroups } from './dedup.js';
+import { duplicateNameGroups } from '../store/name-groups.js';
 import { populationOf, type QueryContext } from './context.js';
 
 function cursorDomain(cursor: unknown[] | null): string | null {

@@ -8,7 +8,7 @@
  * hashes collide have their folded names compared. A Map of every name holds at most 2^24 entries and
  * took 12 s at 5,000,000; this takes a few seconds at 20,000,000.
  */
-import type { ColumnStore } from '../store/store.js';
+import type { ColumnStore } from './store.js';
 import { FNV1A_OFFSET, fnv1aStep } from '../../contract/hash.js';
 
 /** The key two names must share to count as the same organization name: lower case, accents removed, ß → ss, anything not a letter or digit → one space, padded with spaces. */

@@ -177,6 +177,8 @@ async function loadSnapshot(path: string, spec: EmbedderSpec | null, say: (line:
   } else {
     embedder = await openEmbedder(chosen, say, { dir, manifest });
   }
+  // Before the snapshot is read: its scan records are read into the scan's memory, the shared one then.
+  startScanThread();
   try {
     const { store, bytes } = readSnapshot(dir, { external: embedder !== null, manifest });
     return { index: new Engine(store, clock), snapshot: { dir, bytes }, embedder };

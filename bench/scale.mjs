@@ -87,11 +87,12 @@ const served = await new Promise((resolve, reject) => {
 
 gc();
 const loading = performance.now();
+// As serve does: the vector scan on two threads where there are two cores, started first so that the
+// snapshot's scan records are read into its shared memory.
+const scanThreads = startScanThread() ? 2 : 1;
 const { store, bytes } = readSnapshot(dir);
 const index = new Engine(store);
 const loaded = (performance.now() - loading) / 1000;
-// As serve does: the vector scan on two threads where there are two cores.
-const scanThreads = startScanThread() ? 2 : 1;
 await prepareVectorScan();
 warmRelevance(store);
 const ready = (performance.now() - loading) / 1000;

@@ -1,19 +1,20 @@
 /**
  * `orgindex index build --out DIR [--data FILE|URL | --count N] [--replace] [--embedder SPEC]`: builds the
- * whole index — the store, the keyword index, the vectors and their scan records — and writes it as a
- * snapshot that `orgindex serve --index DIR` loads without rebuilding (server/index-snapshot.ts). The
- * vectors come from the built-in embedder, or from the model of --embedder (onnx:DIR, openai:URL), which
- * the snapshot records: it is then served with that model only.
+ * whole index — the store, the keyword index, the vectors and their scan records, the name groups of
+ * dedup — and writes it as a snapshot that `orgindex serve --index DIR` loads without rebuilding
+ * (server/index-snapshot.ts). The vectors come from the built-in embedder, or from the model of
+ * --embedder (onnx:DIR, openai:URL), which the snapshot records: it is then served with that model only.
  *
  * In the order that holds the least at once: the store (a streamed source's keyword index is built in
- * segments meanwhile), the vectors from the store, then the store and vectors written and let go, and
- * only then the keyword index's segments merged and written.
+ * segments meanwhile), the vectors from the store, then the store, vectors and name groups written and let
+ * go, and only then the keyword index's segments merged and written.
  */
 import { performance } from 'node:perf_hooks';
 import type { Command } from 'commander';
 import { textIndexLater } from '../engine/relevance/store-relevance.js';
 import { vectorParts } from '../engine/snapshot/index-parts.js';
 import type { ColumnStore } from '../engine/store/store.js';
+import { duplicateNameGroups } from '../engine/store/name-groups.js';
 import { SnapshotWriter, type WrittenSnapshot } from '../server/index-snapshot.js';
 import { postingsOf } from '../engine/store/postings.js';
 import { builtinIdentity, type EmbedderSpec } from '../server/embedding/embedder-spec.js';
@@ -75,6 +76,9 @@ async function buildSnapshot(source: IndexSource, out: string, replace: boolean,
     const postingsAt = performance.now();
     writer.add('postings', postingsOf(store).parts());
     io.stderr(`filter postings built and written in ${seconds(postingsAt)} s\n`);
+    const namesAt = performance.now();
+    writer.add('names', duplicateNameGroups(store));
+    io.stderr(`name groups built and written in ${seconds(namesAt)} s\n`);
     const finishText = textIndexLater(store);
     store = null;
     const textAt = performance.now();

@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { DEFAULT_DATASET, generateRecords } from '../engine/dataset/generate.js';
 import { readDataFile, RowChecker, type RowError } from '../engine/dataset/read.js';
 import { jsonLinesRecords } from './data-file.js';
@@ -177,6 +177,8 @@ async function loadSnapshot(path: string, spec: EmbedderSpec | null, say: (line:
   } else {
     embedder = await openEmbedder(chosen, say, { dir, manifest });
   }
+  // Before the snapshot is read: its scan records are read into the scan's memory, the shared one then.
+  startScanThread();
   try {
     const { store, bytes } = readSnapshot(dir, { external: embedder !== null, manifest });
     return { index: new Engine(store, clock), snapshot: { dir, bytes }, embedder };
@@ -397,11 +399,17 @@ function closerOf(app: FastifyInstance, held: Held): () => Promise<void> {
  * (about 1 s at 50,000), so that the first scored search does not pay for them (one arriving meanwhile
  * waits for them), on two threads where this process can start them.
  */
-function warmSoon(loaded: LoadedIndex, print: (line: string) => void, onWarm?: () => void): void {
+function warmSoon(loaded: LoadedIndex, print: (line: string) => void, log: FastifyBaseLogger, onWarm?: () => void): void {
   const { index, snapshot } = loaded;
   setImmediate(() => {
     const warming = performance.now();
-    const { relevanceThreads, scanThreads } = index.warm({ startScanThread, warmRelevance: warmRelevanceOnTwoThreads });
+    let stepStarted = warming;
+    const stepDone = (step: string): void => {
+      const now = performance.now();
+      log.debug({ step, ms: Math.round(now - stepStarted) }, 'warm-up step done');
+      stepStarted = now;
+    };
+    const { relevanceThreads, scanThreads } = index.warm({ startScanThread, warmRelevance: warmRelevanceOnTwoThreads, stepDone });
     const how = snapshot ? 'from the snapshot' : relevanceThreads === 2 ? 'two threads' : 'one thread';
     print(`  relevance structures ${snapshot ? 'ready' : 'built'} in ${((performance.now() - warming) / 1000).toFixed(1)} s (${how}; vector scan on ${scanThreads === 2 ? 'two threads' : 'one thread'})`);
     onWarm?.();
@@ -452,7 +460,7 @@ export async function serve(options: ServeOptions, print: (line: string) => void
     onListening?.(close);
     printReady(print, { address, seconds: ((performance.now() - started) / 1000).toFixed(1), options, stateDir, served, shared: database !== null, loaded, queryEmbedding });
     // Ready for every route now; the warm-up runs next.
-    warmSoon(loaded, print, onWarm);
+    warmSoon(loaded, print, app.log, onWarm);
     if (developmentDefaults && jwtSecret !== undefined) {
       print(`  development sign-in token (12 h; \`orgindex token\` makes another): ${await signToken(jwtSecret)}`);
     }

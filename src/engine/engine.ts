@@ -23,7 +23,7 @@ import { checkVisibility } from './query/filter-rules.js';
 import { filterMask } from './query/filters.js';
 import { postingsOf } from './store/postings.js';
 import { placeAliasesOf, resolveFilterSpellings, warmFilterSpellings } from './query/filter-values.js';
-import { duplicateNameGroups } from './query/dedup.js';
+import { duplicateNameGroups } from './store/name-groups.js';
 import { prepareVectorScan } from './relevance/vector-scan.js';
 import { warmRelevance } from './relevance/store-relevance.js';
 import { locationItems } from './query/location-items.js';
@@ -156,18 +156,27 @@ export class Engine {
    * index and vectors, the vector scan's module, the filter postings, the name groups of `dedup`, the filter values' spellings
    * (exonyms, codes, closest-value postings) and the location index. The engine starts no threads: a host
    * that can passes `startScanThread` and a `warmRelevance` that builds on two; each says how many it used.
+   * `stepDone` is called after each step with its name (a host times them).
    */
-  warm(threads: { startScanThread?: () => boolean; warmRelevance?: (store: ColumnStore) => 1 | 2 } = {}): { relevanceThreads: 1 | 2; scanThreads: 1 | 2 } {
+  warm(
+    threads: { startScanThread?: () => boolean; warmRelevance?: (store: ColumnStore) => 1 | 2; stepDone?: (step: string) => void } = {},
+  ): { relevanceThreads: 1 | 2; scanThreads: 1 | 2 } {
+    const done = threads.stepDone ?? (() => undefined);
     // Before the vectors go into the scan's memory: that memory is then the shared one.
     const scanThreads = threads.startScanThread?.() === true ? 2 : 1;
     let relevanceThreads: 1 | 2 = 1;
     if (threads.warmRelevance) relevanceThreads = threads.warmRelevance(this.store);
     else warmRelevance(this.store);
     void prepareVectorScan();
+    done('keyword index and vectors');
     postingsOf(this.store).warm();
+    done('filter postings');
     duplicateNameGroups(this.store);
+    done('name groups');
     warmFilterSpellings(this.store);
+    done('filter spellings');
     this.warmLocations();
+    done('location index');
     return { relevanceThreads, scanThreads };
   }
 

@@ -25,13 +25,14 @@ import * as z from 'zod';
 import { flattenParts, partArray, restoreIndex, unflattenParts, type IndexParts, type PartArray, type PartArrayType } from '../engine/snapshot/index-parts.js';
 import { arrayRefs, checkIndexParts, ELEMENT_BYTES, INDEX_SHAPE, PART_ARRAY_TYPES, PartError } from '../engine/snapshot/parts-check.js';
 import type { ColumnStore } from '../engine/store/store.js';
+import { adoptScanMemory, scanMemoryFor, scanRecordBytes } from '../engine/relevance/vector-scan.js';
 import type { ByteSource } from '../engine/store/utf8-column.js';
 import { builtinIdentity, EMBEDDER_IDENTITY, type EmbedderIdentity } from './embedding/embedder-spec.js';
 import { messageOf, NamedError } from '../contract/errors.js';
 
 export const SNAPSHOT_FORMAT = 'orgindex-index-snapshot';
 /** Bumped whenever the parts change shape or meaning: an older or newer snapshot is refused. */
-export const SNAPSHOT_VERSION = 7 as const;
+export const SNAPSHOT_VERSION = 8 as const;
 
 /** Reads and writes in pieces below the 2 GiB a single read or write call may move. */
 const CHUNK = 1 << 30;
@@ -84,6 +85,7 @@ export function writeSnapshot(dir: string, parts: IndexParts, source: string, op
     writer.add('store', parts.store);
     writer.add('text', parts.text);
     writer.add('vectors', parts.vectors);
+    writer.add('names', parts.names);
     writer.add('postings', parts.postings);
     return writer.finish(source, parts.store.size, options.embedder);
   } catch (error) {
@@ -93,9 +95,10 @@ export function writeSnapshot(dir: string, parts: IndexParts, source: string, op
 }
 
 /**
- * Writes a snapshot a part at a time (the store, the keyword index, the vectors, in any order): each part's
- * arrays go to their files at once, so that a build can let a part go before it makes the next (20,000,000
- * organizations do not fit in memory with every part at once). Nothing is in place until `finish`.
+ * Writes a snapshot a part at a time (the store, the keyword index, the vectors, the name groups, in any
+ * order): each part's arrays go to their files at once, so that a build can let a part go before it makes
+ * the next (20,000,000 organizations do not fit in memory with every part at once). Nothing is in place
+ * until `finish`.
  */
 export class SnapshotWriter {
   private readonly target: string;
@@ -140,7 +143,7 @@ export class SnapshotWriter {
 
   /** Writes the manifest and puts the snapshot in place; the vectors came from `embedder` (default: the built-in one). */
   finish(source: string, organizations: number, embedder: EmbedderIdentity = builtinIdentity()): WrittenSnapshot {
-    for (const name of ['store', 'text', 'vectors', 'postings'] as const) if (!(name in this.shapes)) throw new Error(`the snapshot has no ${name}`);
+    for (const name of ['store', 'text', 'vectors', 'names', 'postings'] as const) if (!(name in this.shapes)) throw new Error(`the snapshot has no ${name}`);
     const manifest: SnapshotManifest = {
       format: SNAPSHOT_FORMAT,
       version: SNAPSHOT_VERSION,
@@ -261,6 +264,8 @@ export function readManifest(dir: string): SnapshotManifest {
  * only to answer with it): by their path in the parts.
  */
 const ON_DISK = new Set(['store.text.summary.bytes']);
+/** The part read into the vector scan's memory (vector-scan.ts scanMemoryFor), where it is scanned from. */
+const SCAN_RECORDS = 'vectors.scan.records';
 /** The piece a part left on disk is read through for its checksum. */
 const ON_DISK_PIECE = 16 << 20;
 
@@ -304,6 +309,7 @@ export function readSnapshot(dir: string, options: { inMemory?: boolean; externa
   const realRoot = realpathSync(root);
   const arrays: (PartArray | FileBytes)[] = [];
   let bytes = 0;
+  const { rows: scanRows, dims: scanDims } = manifest.parts.vectors.scan;
   manifest.arrays.forEach((entry, index) => {
     const part = refs.get(index)?.part ?? entry.file;
     let fd: number;
@@ -323,9 +329,11 @@ export function readSnapshot(dir: string, options: { inMemory?: boolean; externa
       const { size } = stat;
       if (size !== entry.bytes) throw partRefused(root, part, entry.file, `has ${size} bytes, the manifest says ${entry.bytes}`);
       // A buffer of its own for every array kept: aligned for its element type, and not in Node's shared
-      // pool; a part left on disk is read through one small piece at a time for its checksum.
-      const buffer = new ArrayBuffer(onDisk ? Math.min(size, ON_DISK_PIECE) : size);
-      const view = new Uint8Array(buffer);
+      // pool; a part left on disk is read through one small piece at a time for its checksum. The scan
+      // records go straight into the vector scan's memory: a copy made later would hold them twice.
+      const scanMemory = part === SCAN_RECORDS && !onDisk && size === scanRecordBytes(scanRows, scanDims) ? scanMemoryFor(scanRows, scanDims) : null;
+      const buffer = new ArrayBuffer(scanMemory ? 0 : onDisk ? Math.min(size, ON_DISK_PIECE) : size);
+      const view = scanMemory ?? new Uint8Array(buffer);
       const piece = onDisk ? ON_DISK_PIECE : CHUNK;
       const hash = createHash('sha256');
       for (let at = 0; at < size; ) {
@@ -341,7 +349,7 @@ export function readSnapshot(dir: string, options: { inMemory?: boolean; externa
         arrays.push(new FileBytes(fd, size));
         kept = true;
       } else {
-        arrays.push(partArray(entry.type, buffer, 0, size));
+        arrays.push(scanMemory ?? partArray(entry.type, buffer, 0, size));
       }
       bytes += size;
     } finally {
@@ -355,6 +363,8 @@ export function readSnapshot(dir: string, options: { inMemory?: boolean; externa
     checkIndexParts(parts);
     if (parts.vectors.scan.dims !== manifest.embedder.dims) throw new PartError('vectors.scan.dims', `is ${parts.vectors.scan.dims}, the embedder's vectors ${manifest.embedder.dims}`);
     store = restoreIndex(parts, options.external === true ? null : undefined);
+    // Resident where they were read, before anything else can scan over that memory.
+    adoptScanMemory(parts.vectors.scan);
   } catch (error) {
     if (error instanceof PartError) throw partRefused(root, error.part, fileOf.get(error.part), error.reason);
     throw new SnapshotError(`index snapshot ${root} cannot be loaded: ${messageOf(error)}; rebuild it with this orgindex`, { cause: error });

@@ -8,7 +8,7 @@ import { ColumnStore } from '../../src/engine/store/store.js';
 import { FiltersSchema, ORGANIZATION_SIZES, ORGANIZATION_TYPES, type Filters } from '../../src/contract/v2/filters.js';
 import { filterSet, naceMatches, rowMask } from '../../src/engine/query/filters.js';
 import { searchFilterMode } from '../../src/engine/query/search.js';
-import { duplicateNameGroups } from '../../src/engine/query/dedup.js';
+import { duplicateNameGroups } from '../../src/engine/store/name-groups.js';
 import { searchableTextIndex } from '../../src/engine/relevance/store-relevance.js';
 import { dayOf, NO_DAY } from '../../src/engine/store/dates.js';
 import { intersect, listOfBits, setOfList, union, walkFrom, type PositionSet } from '../../src/engine/store/position-set.js';

@@ -1,9 +1,10 @@
 /**
  * Index snapshots: an index written and read back answers every kind of query exactly as the index it was
  * built from (keyword, semantic, hybrid, filters, stats, fetch, locations), without its index text or any
- * rebuild; a snapshot of another version, or with a file missing, cut short or altered, is refused with
- * what to do — and so is a manifest edited by hand with its checksums made to match (a file outside the
- * snapshot, a part of another kind, parts that do not fit together), each refusal naming the part.
+ * rebuild (its name groups for dedup and its scan records loaded as they are); a snapshot of another
+ * version, or with a file missing, cut short or altered, is refused with what to do — and so is a manifest
+ * edited by hand with its checksums made to match (a file outside the snapshot, a part of another kind,
+ * parts that do not fit together), each refusal naming the part.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -14,6 +15,8 @@ import { createEngine, generateDataset, Engine } from '../../src/engine/index.js
 import { serve } from '../../src/cli/serve.js';
 import { indexParts } from '../../src/engine/snapshot/index-parts.js';
 import { postingsOf } from '../../src/engine/store/postings.js';
+import { duplicateNameGroups } from '../../src/engine/store/name-groups.js';
+import { storedVectorsOf } from '../../src/engine/relevance/store-relevance.js';
 import { readManifest, readSnapshot, SnapshotError, SNAPSHOT_VERSION, writeSnapshot } from '../../src/server/index-snapshot.js';
 
 const dirs: string[] = [];
@@ -44,6 +47,8 @@ test.each([
   ['selective filters through the postings', { filters: { municipality: ['München'], organization_size: ['small', 'micro'] }, size: 100 }],
   ['a tag and register dates', { filters: { summary_keywords: ['retail'], register_date_from: '2000-01-01' }, size: 100 }],
   ['a court and register dates on the same registration', { filters: { company_register_court: ['Amtsgericht München'], register_date_from: '2010-01-01' }, size: 100 }],
+  ['dedup', { keywords: { must_any: ['software', 'bakery'] }, dedup: true, size: 100 }],
+  ['dedup in filter mode', { filters: { country: ['Deutschland'] }, dedup: true, size: 100 }],
 ])('%s search answers alike', (_name, body) => {
   const answer = original.search(body);
   expect(answer.data.length).toBeGreaterThan(0);
@@ -74,6 +79,15 @@ test('the snapshot keeps no index text, and says what it holds', () => {
   const manifest = readManifest(dir);
   expect(manifest).toMatchObject({ version: SNAPSHOT_VERSION, organizations: 2_000, source: 'generated 2,000 (seed 17)' });
   expect(written.files).toBe(manifest.arrays.length + 1);
+});
+
+test('a loaded store has the name groups of dedup from the snapshot, equal to those computed, and its scan records in the scan\'s memory', () => {
+  const computed = duplicateNameGroups(original.store);
+  expect(computed.starts.length).toBeGreaterThan(10);
+  const loaded = readSnapshot(dir).store;
+  // Given up as read: the records were read into the scan's memory, not into an array of their own.
+  expect(storedVectorsOf(loaded).scan.records.length).toBe(0);
+  expect(duplicateNameGroups(loaded)).toEqual(computed);
 });
 
 test('the summaries stay in their file, read a row at a time; all of them answer as in memory', () => {
@@ -107,6 +121,13 @@ describe('a snapshot that cannot be trusted is refused, with what to do', () => 
     bytes[0] = (bytes[0] ?? 0) ^ 0xff;
     writeFileSync(file, bytes);
     expect(() => readSnapshot(altered)).toThrow(`index snapshot ${altered}: part store.domainSlots (file parts/0003.bin): does not match its checksum; rebuild it with orgindex index build`);
+    const names = copy();
+    const listed = readManifest(names);
+    const last = listed.arrays[(listed.parts as { names: { rows: { $array: number } } }).names.rows.$array]!;
+    const groups = readFileSync(join(names, last.file));
+    groups[0] = (groups[0] ?? 0) ^ 0xff;
+    writeFileSync(join(names, last.file), groups);
+    expect(() => readSnapshot(names)).toThrow(`index snapshot ${names}: part names.rows (file ${last.file}): does not match its checksum; rebuild it with orgindex index build`);
     const cut = copy();
     truncateSync(join(cut, readManifest(cut).arrays[5]!.file), 3);
     expect(() => readSnapshot(cut)).toThrow(/: part store\.domainRank \(file parts\/0005\.bin\): has 3 bytes, the manifest says 8000;/);
@@ -247,6 +268,36 @@ describe('a hand-edited manifest with matching checksums is refused, naming the 
     rewrite(flipped, third, 'postings.columns.country.denseBits', new Uint8Array(bits.buffer));
     save(flipped, third);
     expect(() => readSnapshot(flipped)).toThrow(`part postings.columns.country.denseBits (file ${dense.entry.file}): value`);
+  });
+
+  test('name groups are served as the snapshot has them, and refused where they do not fit the rows', () => {
+    const groups = duplicateNameGroups(original.store);
+    const bytesOf = (values: Uint32Array): Uint8Array => new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
+    // No group at all, and consistent: served as it is, not computed again.
+    const none = copy();
+    const empty = manifestOf(none);
+    rewrite(none, empty, 'names.groupOf', bytesOf(new Uint32Array(2_000)));
+    rewrite(none, empty, 'names.starts', bytesOf(Uint32Array.of(0, 0)));
+    rewrite(none, empty, 'names.rows', new Uint8Array(0));
+    save(none, empty);
+    expect(duplicateNameGroups(readSnapshot(none).store).starts).toEqual(Uint32Array.of(0, 0));
+
+    const first = groups.rows[groups.starts[1]!]!;
+    const moved = copy();
+    const manifest = manifestOf(moved);
+    const groupOf = groups.groupOf.slice();
+    groupOf[first] = 2;
+    rewrite(moved, manifest, 'names.groupOf', bytesOf(groupOf));
+    save(moved, manifest);
+    expect(() => readSnapshot(moved)).toThrow(`index snapshot ${moved}: part names.groupOf (file ${partOf(manifest, 'names.groupOf').entry.file}): puts row ${first} in group 2, names.rows in group 1; rebuild it with orgindex index build`);
+
+    const swapped = copy();
+    const other = manifestOf(swapped);
+    const rows = groups.rows.slice();
+    [rows[0], rows[1]] = [rows[1]!, rows[0]!];
+    rewrite(swapped, other, 'names.rows', bytesOf(rows));
+    save(swapped, other);
+    expect(() => readSnapshot(swapped)).toThrow(`index snapshot ${swapped}: part names.rows (file ${partOf(other, 'names.rows').entry.file}): group 1 is not in domain order; rebuild it with orgindex index build`);
   });
 
   test('a byte count that is no whole number of elements', () => {

@@ -10,7 +10,7 @@
  * A candidate keeps its best score over the inputs; inputs themselves (also in another case, accent or
  * plural form) and duplicates are left out; best first, ties alphabetical; at most RELATED_LIMIT.
  */
-import { foldForMatch } from '../query/dedup.js';
+import { foldForMatch } from '../store/name-groups.js';
 import { sifGloveEmbedder } from '../relevance/embedder.js';
 import { textIndexOf } from '../relevance/store-relevance.js';
 import { stemMinimalEnglish } from '../relevance/tokenize.js';

@@ -89,8 +89,10 @@ function codeNames(store: ColumnStore, key: LocationKey): Map<string, string[]> 
     const paired = new Uint8Array(codes.dict.size);
     for (let i = 0; i < store.size; i++) {
       const code = codes.codes[i] ?? 0;
+      // The name looked up only for a code not yet paired: this runs over every row, five times.
+      if (code === 0 || paired[code]) continue;
       const name = names.dict.value(names.codes[i] ?? 0);
-      if (code === 0 || paired[code] || name === null) continue;
+      if (name === null) continue;
       paired[code] = 1;
       for (const spelling of foldings(codes.dict.value(code) ?? '')) addTo(byCode, spelling, name);
     }

@@ -11,7 +11,7 @@
 import { ValidationError } from '../../contract/errors.js';
 import { fnv1a } from '../../contract/hash.js';
 import { SEARCH_LIMITS, type SearchMode, type SearchRequest, type SearchResponse } from '../../contract/v2/search.js';
-import { duplicateNameGroups } from './dedup.js';
+import { duplicateNameGroups } from '../store/name-groups.js';
 import type { QueryContext } from './context.js';
 
 export interface Ranking {

@@ -10,7 +10,7 @@ import { cursorError, searchScored, type Ranker } from './scored.js';
 import type { ColumnStore } from '../store/store.js';
 import { filterSet, rowMask, withoutDomains } from './filters.js';
 import { has, walkFrom, type PositionSet } from '../store/position-set.js';
-import { duplicateNameGroups } from './dedup.js';
+import { duplicateNameGroups } from '../store/name-groups.js';
 import { populationOf, type QueryContext } from './context.js';
 
 function cursorDomain(cursor: unknown[] | null): string | null {

@@ -21,6 +21,7 @@
  *
  * A matrix's records go into the module's memory on its first scan (prepareScan does it ahead) and then
  * live there only: the copy outside is given up, and taken back if another matrix takes the memory.
+ * Records read from an index snapshot are read into that memory directly (scanMemoryFor): no copy at all.
  * In Node the server shares that memory with a worker thread (shareScan, src/server/scan-thread.ts) that
  * scans the second half of the rows of large scans.
  *
@@ -42,6 +43,8 @@ interface Scanner {
   scan: ScanExport;
   /** The coded matrix whose bytes the memory holds now (one at a time: hosts hold one store). */
   resident: Coded | null;
+  /** The room scanMemoryFor gave for records not yet resident, while nothing else has used the memory. */
+  reserved: Uint8Array | null;
 }
 
 /**
@@ -170,7 +173,7 @@ function isSupported(): boolean {
 }
 
 function scannerOf(instance: WebAssembly.Instance, memory = instance.exports.memory as WebAssembly.Memory): Scanner {
-  return { memory, scan: instance.exports.scan as ScanExport, resident: null };
+  return { memory, scan: instance.exports.scan as ScanExport, resident: null, reserved: null };
 }
 
 /**
@@ -354,20 +357,56 @@ export function currentRecords(scan: ScanRecords): Uint8Array {
   return scan.records;
 }
 
+/** Where each part of a scan over `rows × dims` records goes in the module's memory. */
+function layoutOf(rows: number, dims: number): Coded['layout'] {
+  const chunks = chunksOf(dims);
+  const mask = align(scanRecordBytes(rows, dims), 16);
+  const query = align(mask + rows, 16);
+  const outRow = align(query + chunks * 16, 16);
+  const outLow = align(outRow + rows * 4, 8);
+  const outHigh = outLow + rows * 8;
+  return { mask, query, outRow, outLow, outHigh, end: outHigh + rows * 8 };
+}
+
 function codedOf(scan: ScanRecords): Coded {
   let matrix = coded.get(scan);
   if (!matrix) {
     const { rows, dims } = scan;
-    const chunks = chunksOf(dims);
-    const mask = align(scanRecordBytes(rows, dims), 16);
-    const query = align(mask + rows, 16);
-    const outRow = align(query + chunks * 16, 16);
-    const outLow = align(outRow + rows * 4, 8);
-    const outHigh = outLow + rows * 8;
-    matrix = { scan, chunks, recordBytes: scanRecordBytes(rows, dims), layout: { mask, query, outRow, outLow, outHigh, end: outHigh + rows * 8 } };
+    matrix = { scan, chunks: chunksOf(dims), recordBytes: scanRecordBytes(rows, dims), layout: layoutOf(rows, dims) };
     coded.set(scan, matrix);
   }
   return matrix;
+}
+
+/** Grows the scanner's memory to hold `end` bytes. */
+function growTo(target: Scanner, end: number): void {
+  const missing = end - target.memory.buffer.byteLength;
+  if (missing > 0) target.memory.grow(Math.ceil(missing / 65_536));
+}
+
+/**
+ * Room for `rows × dims` records at the start of the scan's memory, for records read from elsewhere (an
+ * index snapshot's) straight into the place they are scanned from, so that they are never held twice;
+ * null where the scan cannot run here or its memory cannot grow so far. What was resident there is moved
+ * out first. ScanRecords over this array become resident without a copy (adoptScanMemory): make them so
+ * before any other matrix is scanned, which would write over these bytes.
+ */
+export function scanMemoryFor(rows: number, dims: number): Uint8Array | null {
+  const target = enabled && isSupported() ? currentScanner() : null;
+  if (!target || dims < 1 || dims > MAX_DIMS) return null;
+  evict(target);
+  try {
+    growTo(target, layoutOf(rows, dims).end);
+  } catch {
+    return null;
+  }
+  target.reserved = new Uint8Array(target.memory.buffer, 0, scanRecordBytes(rows, dims));
+  return target.reserved;
+}
+
+/** Makes records read into the room scanMemoryFor gave resident there, without a copy; nothing for any others. */
+export function adoptScanMemory(scan: ScanRecords): void {
+  if (scanner && scan.records === scanner.reserved) makeResident(scanner, codedOf(scan));
 }
 
 /** Puts the records into the module's memory now, so that the first query does not wait for the copy; nothing where the scan cannot run. */
@@ -383,10 +422,13 @@ export function prepareScan(scan: ScanRecords): void {
  */
 function makeResident(target: Scanner, matrix: Coded): void {
   if (target.resident === matrix) return;
-  evict(target);
-  const missing = matrix.layout.end - target.memory.buffer.byteLength;
-  if (missing > 0) target.memory.grow(Math.ceil(missing / 65_536));
-  new Uint8Array(target.memory.buffer).set(matrix.scan.records, 0);
+  const { records } = matrix.scan;
+  // Read into the memory already (scanMemoryFor): nothing to copy, and nothing resident to evict.
+  const inPlace = records === target.reserved;
+  target.reserved = null;
+  if (!inPlace) evict(target);
+  growTo(target, matrix.layout.end);
+  if (!inPlace) new Uint8Array(target.memory.buffer).set(records, 0);
   matrix.scan.records = EMPTY;
   target.resident = matrix;
 }

@@ -1,13 +1,14 @@
 /**
- * A whole index as plain parts — the store, its keyword index, its vectors and their scan records, its
- * filter postings — and
- * back, with nothing rebuilt: what an index snapshot holds (the server's index-snapshot.ts writes the
- * parts' typed arrays to files and reads them back). Portable: typed arrays and plain values only.
+ * A whole index as plain parts — the store, its keyword index, its vectors and their scan records, the
+ * name groups of `dedup`, the filter postings — and back, with nothing rebuilt: what an index snapshot
+ * holds (the server's index-snapshot.ts writes the parts' typed arrays to files and reads them back).
+ * Portable: typed arrays and plain values only.
  *
  * The store is kept without its index text (the hidden long text only the keyword index is built from,
  * about half the store's bytes): the keyword index comes with the snapshot.
  */
 import { ColumnStore, type StoreParts } from '../store/store.js';
+import { duplicateNameGroups, installNameGroups, type NameGroups } from '../store/name-groups.js';
 import { installTextIndex, installVectors, storedVectorsOf, textIndexOf, type StoredVectors } from '../relevance/store-relevance.js';
 import { TextIndex, type TextIndexParts } from '../relevance/text-index.js';
 import { currentRecords } from '../relevance/vector-scan.js';
@@ -18,12 +19,13 @@ export interface IndexParts {
   store: StoreParts;
   text: TextIndexParts;
   vectors: StoredVectors;
+  names: NameGroups;
   postings: PostingsParts;
 }
 
-/** The parts of a store's whole index (its keyword index, vectors and filter postings built first if they are not yet). */
+/** The parts of a store's whole index (its keyword index, vectors, name groups and filter postings made first if they are not yet). */
 export function indexParts(store: ColumnStore): IndexParts {
-  return { store: store.parts(false), text: textIndexOf(store).parts(), vectors: vectorParts(store), postings: postingsOf(store).parts() };
+  return { store: store.parts(false), text: textIndexOf(store).parts(), vectors: vectorParts(store), names: duplicateNameGroups(store), postings: postingsOf(store).parts() };
 }
 
 /** The parts of a store's vectors (built first if they are not yet). */
@@ -35,13 +37,15 @@ export function vectorParts(store: ColumnStore): StoredVectors {
 }
 
 /**
- * The store of these parts, with its keyword index, vectors, scan records and filter postings installed; `embedder`
- * embeds its queries (default: the built-in one; null: queries bring their vectors, see installVectors).
+ * The store of these parts, with its keyword index, vectors, scan records, name groups and filter postings
+ * installed; `embedder` embeds its queries (default: the built-in one; null: queries bring their vectors,
+ * see installVectors).
  */
 export function restoreIndex(parts: IndexParts, embedder?: Embedder | null): ColumnStore {
   const store = new ColumnStore(parts.store);
   installTextIndex(store, TextIndex.fromParts(parts.text));
   installVectors(store, parts.vectors, embedder);
+  installNameGroups(store, parts.names);
   postingsOf(store).install(parts.postings);
   return store;
 }

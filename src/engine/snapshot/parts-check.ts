@@ -94,6 +94,7 @@ export const INDEX_SHAPE: z.ZodType<Flat<IndexParts>> = z.strictObject({
     component: array('Float32Array'),
     scan: z.strictObject({ rows: count, dims: count, axis: array('Float64Array'), records: array('Uint8Array'), decodedPeak: real }),
   }),
+  names: z.strictObject({ groupOf: array('Uint32Array'), starts: array('Uint32Array'), rows: array('Uint32Array') }),
   postings: z.strictObject({
     columns: each(POSTED_COLUMNS, valuePostings),
     tags: valuePostings,
@@ -187,6 +188,7 @@ export function checkIndexParts(parts: IndexParts): void {
   checkUtf8('text.dict.terms', parts.text.dict.terms);
   checkLength('vectors.present', parts.vectors.present, size);
   if (parts.vectors.scan.rows !== size) throw new PartError('vectors.scan.rows', `is ${parts.vectors.scan.rows}, the index has ${size} rows`);
+  checkNameGroups(parts.names, store);
   checkPostings(parts);
 }
 
@@ -240,4 +242,32 @@ function checkPostings(parts: IndexParts): void {
     if ((positions[i] ?? 0) >= size) throw new PartError('postings.registrationDays.positions', `value ${i} is position ${String(positions[i])} of ${size}`);
     if (i > 0 && (days[i] ?? 0) < (days[i - 1] ?? 0)) throw new PartError('postings.registrationDays.days', `value ${i} does not ascend`);
   }
+}
+
+/**
+ * Name groups that dedup can trust: group 0 empty, every other group's rows in domain order, and each
+ * row of the index either in no group (0) or listed once, in the group it names.
+ */
+function checkNameGroups(names: IndexParts['names'], store: StoreParts): void {
+  const { groupOf, starts, rows } = names;
+  const { size, domainRank } = store;
+  checkLength('names.groupOf', groupOf, size);
+  const groups = starts.length - 1;
+  if (groups < 1 || starts[1] !== 0) throw new PartError('names.starts', 'does not start with an empty group 0');
+  checkOffsets('names.starts', starts, groups, rows.length);
+  const listed = new Uint8Array(size);
+  for (let group = 1; group < groups; group++) {
+    let previous = -1;
+    for (let i = starts[group] ?? 0; i < (starts[group + 1] ?? 0); i++) {
+      const row = rows[i] ?? 0;
+      if (row >= size) throw new PartError('names.rows', `refers to row ${row} of ${size}`);
+      if (groupOf[row] !== group) throw new PartError('names.groupOf', `puts row ${row} in group ${String(groupOf[row])}, names.rows in group ${group}`);
+      if (listed[row]) throw new PartError('names.rows', `lists row ${row} twice`);
+      listed[row] = 1;
+      const rank = domainRank[row] ?? 0;
+      if (rank <= previous) throw new PartError('names.rows', `group ${group} is not in domain order`);
+      previous = rank;
+    }
+  }
+  for (let row = 0; row < size; row++) if (groupOf[row] !== 0 && !listed[row]) throw new PartError('names.groupOf', `puts row ${row} in group ${String(groupOf[row])}, which does not list it`);
 }

@@ -1,7 +1,7 @@
-// Name groups for dedup (src/engine/query/dedup.ts) against the plainest reference: a Map from each
+// Name groups for dedup (src/engine/store/name-groups.ts) against the plainest reference: a Map from each
 // folded name to its rows in domain order.
 import { ColumnStore, generateDataset } from '../../src/engine/index.js';
-import { duplicateNameGroups, FoldHash, foldForMatch, hashFoldedBytes } from '../../src/engine/query/dedup.js';
+import { duplicateNameGroups, FoldHash, foldForMatch, hashFoldedBytes } from '../../src/engine/store/name-groups.js';
 
 function reference(store: ColumnStore): number[][] {
   const byName = new Map<string, number[]>();

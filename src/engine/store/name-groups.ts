@@ -1,6 +1,8 @@
 /**
  * Organizations sharing a name (case-, accent- and spacing-insensitive), for `dedup`: rows whose name is
- * unique belong to group 0; the others to a group listing its members in domain order.
+ * unique belong to group 0; the others to a group listing its members in domain order. Here, below the
+ * snapshot layer, so that an index snapshot can keep them and a loaded store has them without this pass
+ * (installNameGroups).
  *
  * Built without a string per organization held at once: each name's folded form is hashed (two 32-bit
  * hashes; a name of ASCII and Latin-1 is folded and hashed from its UTF-8 bytes in one pass), the
@@ -8,7 +10,7 @@
  * hashes collide have their folded names compared. A Map of every name holds at most 2^24 entries and
  * took 12 s at 5,000,000; this takes a few seconds at 20,000,000.
  */
-import type { ColumnStore } from '../store/store.js';
+import type { ColumnStore } from './store.js';
 import { FNV1A_OFFSET, fnv1aStep } from '../../contract/hash.js';
 
 /** The key two names must share to count as the same organization name: lower case, accents removed, ß → ss, anything not a letter or digit → one space, padded with spaces. */
@@ -32,6 +34,12 @@ export interface NameGroups {
 }
 
 const cache = new WeakMap<ColumnStore, NameGroups>();
+
+/** Gives the store its name groups, made elsewhere (an index snapshot's); checked by the caller. */
+export function installNameGroups(store: ColumnStore, groups: NameGroups): void {
+  if (groups.groupOf.length !== store.size) throw new Error('name groups of another store');
+  cache.set(store, groups);
+}
 
 /** Two 32-bit hashes of a folded name, fed one character at a time. */
 export class FoldHash {
@@ -119,6 +127,7 @@ function radixPass(from: Uint32Array, to: Uint32Array, key: Uint32Array, shift: 
   /* eslint-enable @typescript-eslint/no-non-null-assertion */
 }
 
+/** The store's name groups: installed, or made on first use. */
 export function duplicateNameGroups(store: ColumnStore): NameGroups {
   const cached = cache.get(store);
   if (cached) return cached;

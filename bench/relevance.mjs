@@ -3,6 +3,8 @@
 // search and the raw TextIndex.top, MiniSearch, Orama), semantic top-100, vector_similarity and hybrid.
 // Runs the compiled library (npm run build).
 // Usage: npm run bench:relevance [-- --sizes 100000,1000000] [-- --competitors minisearch,orama|none]
+//        [-- --listed 500,5000,50000] (the rows a filter leaves, given to nearest() as a list and as a mask)
+//        [-- --scan-thread] (the vector scan on two threads, as the server runs it)
 // At 1,000,000 pass --competitors minisearch: Orama builds in ~140 s / 2.9 GB and its 1,000 AND queries
 // take over 15 minutes (and its heap makes the other engines' timings GC-bound).
 import { performance } from 'node:perf_hooks';
@@ -15,6 +17,7 @@ import { textIndexOf, vectorsOf, warmRelevance } from '../dist/lib/engine/releva
 import { applyComponentRemoval, embeddingVocabulary, sifGloveEmbedder } from '../dist/lib/engine/relevance/embedder.js';
 import { nearest } from '../dist/lib/engine/relevance/vectors.js';
 import { warmRelevanceOnTwoThreads } from '../dist/lib/server/warm-relevance.js';
+import { startScanThread } from '../dist/lib/server/scan-thread.js';
 import { currentRecords, setVectorScanEnabled, vectorScanAvailable } from '../dist/lib/engine/relevance/vector-scan.js';
 import { TopK } from '../dist/lib/engine/relevance/top-k.js';
 import { INDUSTRY_CLASSES } from '../dist/lib/engine/dataset/industries.js';
@@ -24,6 +27,11 @@ const args = process.argv.slice(2);
 const arg = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
 const sizes = arg('--sizes', '100000').split(',').map(Number);
 const competitors = new Set(arg('--competitors', 'minisearch,orama').split(','));
+const listedCounts = arg('--listed', '500,5000,50000').split(',').map(Number);
+// nearest() does not read the mask when it is given the rows.
+const EMPTY_MASK = new Uint8Array(0);
+const scanThreads = args.includes('--scan-thread') && startScanThread() ? 2 : 1;
+console.log(`vector scan on ${scanThreads} thread(s)`);
 
 
 /**
@@ -195,10 +203,45 @@ for (const count of sizes) {
   r.nearestWasm = r.wasmScan ? time((i) => nearest(matrix, describeVectors[i % 20], 100, allowAll, 0.35, store.domainRank), 100, 20) : undefined;
   console.log(`semantic scans only (top 100, min_score 0.35, counted): plain f32 loop ${fmt(r.plainLoop)}; JS nearest ${fmt(r.nearestJs)}; wasm nearest ${r.nearestWasm ? fmt(r.nearestWasm) : 'unavailable'}`);
 
+  // A selective filter's rows (random rows, as one town's are over the index) given to nearest() as an
+  // ascending list and as the mask of the same rows; the answers must be equal.
+  r.listed = [];
+  for (const n of listedCounts.filter((n) => n <= store.size)) {
+    const list = randomRows(new Random(n), store.size, n);
+    const mask = new Uint8Array(store.size);
+    for (const row of list) mask[row] = 1;
+    const entry = { n };
+    for (const wasm of r.wasmScan ? [true, false] : [false]) {
+      const viaList = (i) => nearest(matrix, describeVectors[i % 20], 100, EMPTY_MASK, 0.35, store.domainRank, { wasm, rows: list });
+      const viaMask = (i) => nearest(matrix, describeVectors[i % 20], 100, mask, 0.35, store.domainRank, { wasm });
+      for (let i = 0; i < 20; i++) {
+        const a = viaList(i);
+        const b = viaMask(i);
+        if (a.total !== b.total || a.rows.join() !== b.rows.join() || a.scores.join() !== b.scores.join()) throw new Error(`a row list of ${n} answered otherwise than its mask`);
+      }
+      const scan = wasm ? 'wasm' : 'js';
+      entry[`list_${scan}`] = time(viaList, 100, 20);
+      entry[`mask_${scan}`] = time(viaMask, 100, 20);
+    }
+    r.listed.push(entry);
+    console.log(
+      `semantic nearest(), ${n.toLocaleString('en')} rows (top 100, min_score 0.35, counted): ` +
+        (r.wasmScan ? `wasm list ${fmt(entry.list_wasm)}, mask ${fmt(entry.mask_wasm)}; ` : '') +
+        `JS list ${fmt(entry.list_js)}, mask ${fmt(entry.mask_js)}`,
+    );
+  }
+
   delete r.mini;
   delete r.orama;
   results.push(r);
   gc();
+}
+
+/** n distinct rows of `size`, ascending. */
+function randomRows(random, size, n) {
+  const rows = new Set();
+  while (rows.size < n) rows.add(random.int(0, size - 1));
+  return Uint32Array.from(rows).sort();
 }
 
 /** The plainest scan: every dot product in one loop over the decoded f32 vectors, a heap for the top k, every row counted. */
@@ -252,4 +295,9 @@ for (const r of results) {
   console.log(`| semantic scan only: JS nearest() | ${pp(r.nearestJs)} | | | |`);
   const share = r.nearestWasm ? r.nearestWasm.p50 / r.plainLoop.p50 : undefined;
   console.log(`| semantic scan only: wasm nearest() | ${pp(r.nearestWasm)}${share === undefined ? '' : ` (${share.toFixed(2)}× the plain loop)`} | | | ${target('≤ 0.15× plain loop', share !== undefined && share <= 0.15)} |`);
+  for (const e of r.listed) {
+    const rows = `${e.n.toLocaleString('en')} rows`;
+    if (e.list_wasm) console.log(`| semantic scan only, ${rows}, wasm (${scanThreads} thread(s)) | list ${pp(e.list_wasm)} · mask ${pp(e.mask_wasm)} | | | |`);
+    console.log(`| semantic scan only, ${rows}, JS | list ${pp(e.list_js)} · mask ${pp(e.mask_js)} | | | |`);
+  }
 }

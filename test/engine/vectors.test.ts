@@ -81,6 +81,43 @@ function checkAll(matrix: VectorMatrix, query: Float32Array, k: number, allowed:
   return want.rows.length;
 }
 
+/** The same answer, row for row, score for score, and the same total. */
+function expectEqualHits(got: VectorHits, want: VectorHits): void {
+  expect(got.total).toBe(want.total);
+  expect(Array.from(got.rows)).toEqual(Array.from(want.rows));
+  expect(Array.from(got.scores)).toEqual(Array.from(want.scores));
+}
+
+/** The mask holding exactly the listed rows. */
+function maskOf(list: Uint32Array, rows: number): Uint8Array {
+  const mask = new Uint8Array(rows);
+  for (const row of list) mask[row] = 1;
+  return mask;
+}
+
+/** Each row with probability `share`, ascending. */
+function randomList(random: Random, rows: number, share: number): Uint32Array {
+  const list: number[] = [];
+  for (let row = 0; row < rows; row++) if (random.next() < share) list.push(row);
+  return Uint32Array.from(list);
+}
+
+/** A row list against the mask of the same rows: both scans, counted and not; how many rows were compared. */
+function checkList(matrix: VectorMatrix, query: Float32Array, k: number, list: Uint32Array, minScore: number, tieKey: Uint32Array): number {
+  const mask = maskOf(list, matrix.rows);
+  let compared = 0;
+  for (const wasm of [true, false]) {
+    for (const count of [true, false]) {
+      const want = nearest(matrix, query, k, mask, minScore, tieKey, { wasm, count });
+      // The mask given is not read: an empty one, or one allowing every row, answers the same.
+      expectEqualHits(nearest(matrix, query, k, new Uint8Array(0), minScore, tieKey, { wasm, count, rows: list }), want);
+      expectEqualHits(nearest(matrix, query, k, new Uint8Array(matrix.rows).fill(1), minScore, tieKey, { wasm, count, rows: list }), want);
+      compared += want.rows.length;
+    }
+  }
+  return compared;
+}
+
 test('Node runs the WebAssembly scan (so the tests below compare both scans)', async () => {
   expect(WebAssembly.validate(VECTOR_SCAN_WASM)).toBe(true);
   expect(vectorScanAvailable()).toBe(true);
@@ -290,6 +327,57 @@ describe('nearest: the pruned scan returns exactly what brute force returns', ()
     expect(() => new VectorMatrix(made, new Uint8Array(rows + 1))).toThrow('scan records of another matrix');
   });
 
+  test('a row list answers what the mask of the same rows answers: empty, one row, a few, many, every row, rows without vectors', () => {
+    for (const { dims, decay } of [
+      { dims: 100, decay: 0.06 },
+      { dims: 37, decay: 0.05 },
+    ]) {
+      const random = new Random(41 + dims);
+      const rows = 3_000;
+      const matrix = randomMatrix(random, rows, dims, decay, 7);
+      const tieKey = Uint32Array.from({ length: rows }, (_, row) => (row * 7919) % rows);
+      const missing = Uint32Array.from({ length: rows / 7 }, (_, i) => i * 7 + 7).filter((row) => row < rows);
+      const lists = [
+        new Uint32Array(0),
+        Uint32Array.of(random.int(0, rows - 1)),
+        Uint32Array.of(0),
+        Uint32Array.of(rows - 1),
+        // Rows without vectors only, and a few rows among them.
+        missing,
+        Uint32Array.of(7, 8, 14, 15, 1_001),
+        randomList(random, rows, 0.003),
+        randomList(random, rows, 0.05),
+        randomList(random, rows, 0.5),
+        Uint32Array.from({ length: rows }, (_, row) => row),
+      ];
+      let compared = 0;
+      for (let i = 0; i < 4; i++) {
+        const near = Array.from(matrix.vector(1 + i * 313) ?? new Float32Array(dims));
+        const query = Float32Array.from(unit(near.map((v) => v + (random.next() - 0.5) * 0.4)));
+        for (const list of lists) {
+          for (const minScore of [-1, 0, 0.35, 0.6]) for (const k of [0, 1, 10, 100, 3_000]) compared += checkList(matrix, query, k, list, minScore, tieKey);
+        }
+      }
+      expect(compared).toBeGreaterThan(10_000);
+      // And, where rows are listed, what brute force over the same mask answers.
+      const query = Float32Array.from(matrix.vector(5) ?? []);
+      const list = lists[7] ?? new Uint32Array(0);
+      for (const wasm of [true, false]) {
+        expectSame(nearest(matrix, query, 50, new Uint8Array(0), 0.2, tieKey, { wasm, rows: list }), bruteForce(matrix, query, 50, maskOf(list, rows), 0.2, tieKey), true);
+      }
+    }
+  });
+
+  test('a row list that does not strictly ascend within the matrix is refused', () => {
+    const random = new Random(43);
+    const matrix = randomMatrix(random, 100, 24, 0.05);
+    const query = Float32Array.from(matrix.vector(1) ?? []);
+    const tieKey = Uint32Array.from({ length: 100 }, (_, row) => row);
+    for (const rows of [Uint32Array.of(3, 2), Uint32Array.of(4, 4), Uint32Array.of(1, 100), Uint32Array.of(2 ** 32 - 1)]) {
+      for (const wasm of [true, false]) expect(() => nearest(matrix, query, 10, new Uint8Array(0), 0, tieKey, { wasm, rows })).toThrow(RangeError);
+    }
+  });
+
   test('tail norms are per row and per cut, never below the true norm', () => {
     const random = new Random(9);
     const matrix = randomMatrix(random, 50, 100, 0.05);
@@ -362,5 +450,49 @@ describe('the scan shared with a helper (last: the scan then stays in shared mem
     check(2);
     // Given up after its first failure: every later scan ran on this thread alone.
     expect(starts).toBe(5);
+  });
+
+  test('a long row list is split with the helper at its middle entry, a short one is not; the answers are the mask\'s', () => {
+    const lists: number[][] = [];
+    let listed: number | null = null;
+    const helper: ScanHelper = {
+      start(args) {
+        // Argument 7 is the list's address: 0 for a range of rows under the mask.
+        if (args[7]) lists.push([args[0] ?? -1, args[1] ?? -1]);
+        listed = scan(...args);
+        return true;
+      },
+      finish: () => listed,
+    };
+    expect(shareScan(memory, helper)).toBe(true);
+    const long = randomList(random, rows, 0.8);
+    const short = randomList(random, rows, 0.3);
+    expect(long.length).toBeGreaterThan(100_000);
+    expect(short.length).toBeLessThan(100_000);
+    for (const [i, list] of [long, short].entries()) {
+      const query = Float32Array.from(unit(Array.from(matrix.vector(11 + i * 7_001) ?? []).map((v) => v + (random.next() - 0.5) * 0.2)));
+      for (const minScore of [0.35, 0.7]) checkList(matrix, query, 100, list, minScore, tieKey);
+    }
+    // The long list's WebAssembly scans only (two floors, counted and not, two masks given).
+    expect(lists).toEqual(new Array<number[]>(8).fill([long.length >>> 1, long.length]));
+  });
+
+  test('a helper that lists its half of a row list and then fails: this thread scans that half again from the list', () => {
+    const list = randomList(random, rows, 0.9);
+    const query = Float32Array.from(matrix.vector(123) ?? []);
+    // Every row that has a vector is listed from a floor of −1: the helper overwrites its half of the list.
+    const want = nearest(matrix, query, 100, maskOf(list, rows), -1, tieKey, { wasm: false });
+    let starts = 0;
+    const failing: ScanHelper = {
+      start(args) {
+        starts++;
+        scan(...args);
+        return true;
+      },
+      finish: () => null,
+    };
+    expect(shareScan(memory, failing)).toBe(true);
+    expectEqualHits(nearest(matrix, query, 100, new Uint8Array(0), -1, tieKey, { rows: list }), want);
+    expect(starts).toBe(1);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The int8 scan records: the organizations' vectors as the index keeps them, and the first pass of
- * nearest() (vectors.ts) over them in WebAssembly SIMD (vector-scan.wat): every allowed row's score
- * estimated from the codes and a 16-bit query, with an interval the exact score is certain to lie in.
+ * nearest() (vectors.ts) over them in WebAssembly SIMD (vector-scan.wat): every allowed (or listed) row's
+ * score estimated from the codes and a 16-bit query, with an interval the exact score is certain to lie in.
  * nearest() re-scores exactly only the rows the intervals cannot settle, so its results stay those of
  * brute force over the stored vectors.
  *
@@ -23,7 +23,7 @@
  * live there only: the copy outside is given up, and taken back if another matrix takes the memory.
  * Records read from an index snapshot are read into that memory directly (scanMemoryFor): no copy at all.
  * In Node the server shares that memory with a worker thread (shareScan, src/server/scan-thread.ts) that
- * scans the second half of the rows of large scans.
+ * scans the second half of the rows (or of the listed rows) of large scans.
  *
  * Hosts: Excel's older runtime has no WebAssembly or no SIMD (detected by validating the module; the
  * JavaScript scan runs over the decoded vectors instead, with identical results). Apps Script compiles
@@ -34,7 +34,7 @@ import { kthBestLow } from './top-k.js';
 import { VECTOR_SCAN_SHARED_WASM, VECTOR_SCAN_WASM } from './vector-scan-wasm.js';
 
 type ScanExport = (
-  from: number, to: number, chunks: number, head: number, tail: number, query: number, mask: number, outRow: number, outLow: number, outHigh: number,
+  from: number, to: number, chunks: number, head: number, tail: number, query: number, mask: number, list: number, outRow: number, outLow: number, outHigh: number,
   t: number, qNorm: number, constant: number, floor: number,
 ) => number;
 
@@ -127,7 +127,7 @@ export interface ScanHelper {
   finish(): number | null;
 }
 
-/** Scans of fewer rows stay on one thread: waking the other costs more than it saves. */
+/** Scans of fewer rows (or listed rows) stay on one thread: waking the other costs more than it saves. */
 const SHARED_SCAN_ROWS = 100_000;
 
 /**
@@ -445,18 +445,21 @@ const EMPTY = new Uint8Array(0);
 /**
  * The rows of `allowed` (and present) whose exact score (Σ data·q in f64) may be ≥ `minScore`, each with
  * an interval holding that score, and a score the k-th best certainly reaches; null where the WebAssembly
- * scan is unavailable (the caller scans in JavaScript). The arrays are views of the module's memory:
- * valid until the next call.
+ * scan is unavailable (the caller scans in JavaScript). With `list` (strictly ascending rows below
+ * scan.rows, as nearest() checks) only those rows are read, and `allowed` is not. The arrays are views of
+ * the module's memory: valid until the next call.
  */
-export function scanCandidates(scan: ScanRecords, q: Float64Array, allowed: Uint8Array, minScore: number, k: number): ScanCandidates | null {
+export function scanCandidates(scan: ScanRecords, q: Float64Array, allowed: Uint8Array, minScore: number, k: number, list?: Uint32Array): ScanCandidates | null {
   const target = enabled ? currentScanner() : null;
   const { rows, dims, axis } = scan;
-  if (!target || dims < 1 || dims > MAX_DIMS || allowed.length < rows || q.length < dims) return null;
+  if (!target || dims < 1 || dims > MAX_DIMS || q.length < dims || (list ? list.length > rows : allowed.length < rows)) return null;
   const matrix = codedOf(scan);
   makeResident(target, matrix);
   const { layout, chunks } = matrix;
   const { buffer } = target.memory;
-  new Uint8Array(buffer).set(allowed.subarray(0, rows), layout.mask);
+  // The list goes where the rows are listed: 4 bytes a row fit there whatever its length (see vector-scan.wat).
+  if (list) new Uint32Array(buffer, layout.outRow, list.length).set(list);
+  else new Uint8Array(buffer).set(allowed.subarray(0, rows), layout.mask);
   const scaled = new Float64Array(dims);
   let peak = 0;
   /* eslint-disable @typescript-eslint/no-non-null-assertion -- every index is < dims */
@@ -478,26 +481,31 @@ export function scanCandidates(scan: ScanRecords, q: Float64Array, allowed: Uint
   /* eslint-enable @typescript-eslint/no-non-null-assertion */
   const constant = scan.decodedPeak * up(Math.sqrt(error)) + SLACK;
   const { tail } = recordOffsets(rows, dims, 0);
-  // The scan of rows [from, to), listing them from entry `from` of the outputs.
+  // The scan of rows [from, to) (entries of the list), listing them from entry `from` of the outputs.
   const rangeArgs = (from: number, to: number): Parameters<ScanExport> => [
-    from, to, chunks, 0, tail, layout.query, layout.mask, layout.outRow + from * 4, layout.outLow + from * 8, layout.outHigh + from * 8,
+    from, to, chunks, 0, tail, layout.query, layout.mask, list ? layout.outRow : 0, layout.outRow + from * 4, layout.outLow + from * 8, layout.outHigh + from * 8,
     t, up(Math.sqrt(norm)), constant, minScore,
   ];
   const scanRange = (from: number, to: number): number => target.scan(...rangeArgs(from, to));
   let count: number;
-  const half = rows >>> 1;
-  if (helper && rows >= SHARED_SCAN_ROWS && helper.start(rangeArgs(half, rows))) {
+  const entries = list ? list.length : rows;
+  const half = entries >>> 1;
+  if (helper && entries >= SHARED_SCAN_ROWS && helper.start(rangeArgs(half, entries))) {
     count = scanRange(0, half);
     const listed = helper.finish();
-    if (listed === null) helper = null;
-    const more = listed ?? scanRange(half, rows);
+    if (listed === null) {
+      helper = null;
+      // The helper may have listed rows over the list's second half: it is written again.
+      if (list) new Uint32Array(buffer, layout.outRow + half * 4, entries - half).set(list.subarray(half));
+    }
+    const more = listed ?? scanRange(half, entries);
     // The second half's entries follow the first's: rows stay ascending.
     new Uint32Array(buffer, layout.outRow, rows).copyWithin(count, half, half + more);
     new Float64Array(buffer, layout.outLow, rows).copyWithin(count, half, half + more);
     new Float64Array(buffer, layout.outHigh, rows).copyWithin(count, half, half + more);
     count += more;
   } else {
-    count = scanRange(0, rows);
+    count = scanRange(0, entries);
   }
   const low = new Float64Array(buffer, layout.outLow, count);
   return { count, rows: new Uint32Array(buffer, layout.outRow, count), low, high: new Float64Array(buffer, layout.outHigh, count), kth: kthBestLow(low, count, k) };

@@ -122,7 +122,9 @@ export interface VectorHits {
  * similarity ≥ `minScore`; ties by `tieKey` (domain order). Exact (see the module comment). Counting
  * every row above the floor means settling every row near it; `count: false` (hybrid, whose total is
  * its fused list) skips that and prunes on the k-th best alone, about a third faster. `wasm: false`
- * keeps to the JavaScript scan (to compare the two).
+ * keeps to the JavaScript scan (to compare the two). `rows` (strictly ascending) names the allowed rows
+ * instead of `allowed`, which is then not read: a selective filter's few rows are read alone instead of
+ * every row's mask byte; the answer is the mask's.
  */
 export function nearest(
   matrix: VectorMatrix,
@@ -131,11 +133,13 @@ export function nearest(
   allowed: Uint8Array,
   minScore: number,
   tieKey: Uint32Array,
-  options: { count?: boolean; wasm?: boolean } = {},
+  options: { count?: boolean; wasm?: boolean; rows?: Uint32Array } = {},
 ): VectorHits {
   const count = options.count !== false;
+  const list = options.rows;
+  if (list) checkRowList(list, matrix.rows);
   const q = Float64Array.from(query);
-  const candidates = options.wasm === false ? null : scanCandidates(matrix.scan, q, allowed, minScore, k);
+  const candidates = options.wasm === false ? null : scanCandidates(matrix.scan, q, allowed, minScore, k, list);
   if (candidates) return settle(matrix, q, k, minScore, tieKey, count, candidates);
   const { dims, present, cuts } = matrix;
   const { data, tailNorms: norms } = matrix.plain();
@@ -149,9 +153,11 @@ export function nearest(
   }
   const top = new TopK(k, tieKey);
   let total = 0;
+  const entries = list ? list.length : present.length;
   /* eslint-disable @typescript-eslint/no-non-null-assertion -- hot loop: every index is < length */
-  rows: for (let row = 0; row < present.length; row++) {
-    if (allowed[row]! === 0 || present[row]! === 0) continue;
+  rows: for (let i = 0; i < entries; i++) {
+    const row = list ? list[i]! : i;
+    if ((!list && allowed[row]! === 0) || present[row]! === 0) continue;
     const base = row * dims;
     let p = 0;
     let d = 0;
@@ -185,6 +191,15 @@ export function nearest(
   }
   /* eslint-enable @typescript-eslint/no-non-null-assertion */
   return { ...top.sorted(), total: count ? total : null };
+}
+
+/** A row list must be strictly ascending and within the matrix: the scans read those rows' records unchecked. */
+function checkRowList(list: Uint32Array, rows: number): void {
+  let previous = -1;
+  for (const row of list) {
+    if (row <= previous || row >= rows) throw new RangeError(`row list: ${row} after ${previous} (rows must ascend, below ${rows})`);
+    previous = row;
+  }
 }
 
 /**

@@ -7,12 +7,13 @@ import fc from 'fast-check';
 import { ColumnStore } from '../../src/engine/store/store.js';
 import { FiltersSchema, ORGANIZATION_SIZES, ORGANIZATION_TYPES, type Filters } from '../../src/contract/v2/filters.js';
 import { filterSet, naceMatches, rowMask } from '../../src/engine/query/filters.js';
-import { searchFilterMode } from '../../src/engine/query/search.js';
+import { search, searchFilterMode } from '../../src/engine/query/search.js';
+import { fulltextRanker, hybridRanker, maskOfRows, semanticRanker, similarRanker, type Allowed } from '../../src/engine/query/rankers.js';
 import { duplicateNameGroups } from '../../src/engine/store/name-groups.js';
 import { searchableTextIndex } from '../../src/engine/relevance/store-relevance.js';
 import { dayOf, NO_DAY } from '../../src/engine/store/dates.js';
 import { intersect, listOfBits, setOfList, union, walkFrom, type PositionSet } from '../../src/engine/store/position-set.js';
-import { SearchRequestSchema } from '../../src/contract/v2/search.js';
+import { SearchRequestSchema, type SearchRequest } from '../../src/contract/v2/search.js';
 import { Random } from '../../src/engine/random.js';
 import { record } from './fixtures.js';
 import type { QueryContext } from '../../src/engine/query/context.js';
@@ -189,6 +190,37 @@ describe.each(stores.map((store) => [store.size, store] as const))('filters thro
       }),
       { numRuns: store.size > 1_000 ? 60 : 150 },
     );
+  });
+});
+
+describe("the scored modes rank over a filter's rows alike, as a list or as a mask", () => {
+  const store = stores[3] as ColumnStore;
+  const context: QueryContext = { store, visible: null, now: () => 0 };
+  const modes = [
+    ['fulltext', { keywords: { must_any: ['software', 'bread'] } }, (c: QueryContext, r: SearchRequest, a: Allowed) => fulltextRanker(c, r.keywords ?? { must_all: [], must_any: [], must_not: [] }, a)],
+    ['semantic', { describe: 'software and cloud hosting' }, semanticRanker],
+    ['vector_similarity', { similar_to: [{ domain: store.domain(store.byDomain[0] ?? 0) }] }, similarRanker],
+    ['hybrid', { keywords: { must_any: ['roof'] }, describe: 'heating and roof repairs' }, hybridRanker],
+  ] as const;
+
+  it.each(modes)('%s', (_mode, query, ranker) => {
+    let listed = 0;
+    fc.assert(
+      fc.property(filtersArbitrary, (filters) => {
+        const request = SearchRequestSchema.parse({ ...query, filters, size: 50, min_score: 0 });
+        const rows = reference(store, filters, null, []);
+        const mask = maskOfRows(store.size, rows);
+        // Through the engine: a sparse filter's rows reach the ranker as a list.
+        const answer = search(context, request);
+        if (rows.length * 32 <= store.size) listed++;
+        const expected = ranker(context, request, { rows: null, mask: () => mask })(51);
+        expect(answer.data.map((row) => row.domain)).toEqual(Array.from(expected.rows).slice(0, 50).map((row) => store.domain(row)));
+        expect(answer.metadata.total_hits).toBe(expected.total);
+      }),
+      { numRuns: 120 },
+    );
+    // Some of the filters are sparse enough to be ranked as a list (others as a mask).
+    expect(listed).toBeGreaterThan(5);
   });
 });
 

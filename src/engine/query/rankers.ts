@@ -7,7 +7,8 @@
  *                      − 0.5·Σ v(repel_domains), re-normalised; entries summed by weight, normalised;
  *                      cosine ≥ min_score; the reference domains never appear
  *   hybrid             weighted RRF of the BM25 list and the vector list, each cut at HYBRID_WINDOW
- * The `allowed` mask a ranker receives is read-only (it may be shared); rankers that drop rows copy it.
+ * A ranker reads the rows it may return (`Allowed`) as a read-only mask, or as their list when they are
+ * few: the vector scan then reads only those rows' records.
  */
 import type { ValidationErrorItem } from '../../contract/validation.js';
 import type { Keywords } from '../../contract/v2/filters.js';
@@ -24,10 +25,43 @@ export const SIMILAR_TO_COEFFICIENTS = { boost: 0.35, penalize: 0.35, repel: 0.5
 /** How many rows of each list hybrid fuses (fixed, so that pages of one query rank alike). */
 export const HYBRID_WINDOW = 1_000;
 
-export function fulltextRanker(context: QueryContext, keywords: Keywords, allowed: Uint8Array): Ranker {
+/** The rows a scored query may return: filters, the key's view and excludes applied. */
+export interface Allowed {
+  /** One byte per row, read-only (it may be shared); made on first use when `rows` is given. */
+  mask(): Uint8Array;
+  /** The allowed rows in ascending order when they are few enough to be read alone; null otherwise. */
+  rows: Uint32Array | null;
+}
+
+/** A mask of the listed rows. */
+export function maskOfRows(size: number, rows: ArrayLike<number>): Uint8Array {
+  const mask = new Uint8Array(size);
+  for (let i = 0; i < rows.length; i++) mask[rows[i] ?? 0] = 1;
+  return mask;
+}
+
+/** The allowed rows without some (the reference domains of a similarity search). */
+function withoutRows(allowed: Allowed, dropped: readonly number[]): Allowed {
+  if (dropped.length === 0) return allowed;
+  const drop = new Set(dropped);
+  const rows = allowed.rows?.filter((row) => !drop.has(row)) ?? null;
+  let mask: Uint8Array | null = null;
+  return {
+    rows,
+    mask: () => {
+      if (!mask) {
+        mask = allowed.mask().slice();
+        for (const row of drop) mask[row] = 0;
+      }
+      return mask;
+    },
+  };
+}
+
+export function fulltextRanker(context: QueryContext, keywords: Keywords, allowed: Allowed): Ranker {
   const index = searchableTextIndex(context.store, keywords, ['body', 'keywords']);
   return (k) => {
-    const top = index.top(keywordQuery(keywords), k, allowed, context.store.domainRank);
+    const top = index.top(keywordQuery(keywords), k, allowed.mask(), context.store.domainRank);
     return { rows: top.docs, total: top.total, plan: [`bm25: ${top.total} matching document(s) (must_all ∩ must_any − must_not), name boost 2.0`] };
   };
 }
@@ -73,17 +107,18 @@ function normalize(vector: Float32Array): Float32Array | null {
   return vector.map((v) => v * scale);
 }
 
-/** The combined similar-to query vector; reference rows are removed from `allowed`. */
-function similarVector(context: QueryContext, request: SearchRequest, allowed: Uint8Array): Float32Array {
+/** The combined similar-to query vector, and the rows of the reference domains (which never appear). */
+function similarVector(context: QueryContext, request: SearchRequest): { query: Float32Array; references: number[] } {
   const { store } = context;
   const { matrix, component } = vectorsOf(store);
   const errors: ValidationErrorItem[] = [];
   const combined = new Float32Array(matrix.dims);
+  const references: number[] = [];
   const domainVector = (domain: string, loc: (string | number)[]): Float32Array | null => {
     const row = store.rowOf(domain);
     const visible = row !== undefined && (context.visible === null || context.visible[row] === 1);
     const vector = visible ? matrix.vector(row) : null;
-    if (row !== undefined && visible) allowed[row] = 0;
+    if (row !== undefined && visible) references.push(row);
     if (!vector) {
       const reason = visible ? `${domain} has no description to compare with` : `${domain} is not in the index`;
       errors.push({ type: 'value_error', loc: ['body', ...loc], msg: `Value error, ${reason}`, input: domain, ctx: { error: reason } });
@@ -118,33 +153,39 @@ function similarVector(context: QueryContext, request: SearchRequest, allowed: U
     const reason = 'the similar-to entries cancel out (all weights 0, or penalties equal to the anchors)';
     throw unprocessable([{ type: 'value_error', loc: ['body', 'similar_to'], msg: `Value error, ${reason}`, input: request.similar_to, ctx: { error: reason } }]);
   }
-  return query;
+  return { query, references };
 }
 
-function vectorRanker(context: QueryContext, query: Float32Array, allowed: Uint8Array, minScore: number, label: string, count = true): Ranker {
+const NO_MASK = new Uint8Array(0);
+
+function vectorRanker(context: QueryContext, query: Float32Array, allowed: Allowed, minScore: number, label: string, count = true): Ranker {
   const { matrix } = vectorsOf(context.store);
+  const { rows } = allowed;
   return (k) => {
-    const hits = nearest(matrix, query, k, allowed, minScore, context.store.domainRank, { count });
+    const hits = rows
+      ? nearest(matrix, query, k, NO_MASK, minScore, context.store.domainRank, { count, rows })
+      : nearest(matrix, query, k, allowed.mask(), minScore, context.store.domainRank, { count });
     const found = hits.total === null ? `best ${hits.rows.length} at or above min_score ${minScore} (not counted)` : `${hits.total} at or above min_score ${minScore}`;
-    return { rows: hits.rows, total: hits.total, plan: [`${label}: exact cosine scan over ${populationOf(context)} vectors (pruned by bounds), ${found}`] };
+    const scanned = rows ? `the ${rows.length} allowed rows' vectors` : `${populationOf(context)} vectors`;
+    return { rows: hits.rows, total: hits.total, plan: [`${label}: exact cosine scan over ${scanned} (pruned by bounds), ${found}`] };
   };
 }
 
-export function semanticRanker(context: QueryContext, request: SearchRequest, allowed: Uint8Array): Ranker {
+export function semanticRanker(context: QueryContext, request: SearchRequest, allowed: Allowed): Ranker {
   return vectorRanker(context, describeVector(context, request.describe ?? ''), allowed, request.min_score, 'semantic');
 }
 
-export function similarRanker(context: QueryContext, request: SearchRequest, allowed: Uint8Array): Ranker {
-  const withoutReferences = allowed.slice();
-  const query = similarVector(context, request, withoutReferences);
-  return vectorRanker(context, query, withoutReferences, request.min_score, 'vector_similarity');
+export function similarRanker(context: QueryContext, request: SearchRequest, allowed: Allowed): Ranker {
+  const { query, references } = similarVector(context, request);
+  return vectorRanker(context, query, withoutRows(allowed, references), request.min_score, 'vector_similarity');
 }
 
 /** Hybrid: the BM25 list and the vector list (describe or similar_to), each cut at the window, fused by weighted RRF. */
-export function hybridRanker(context: QueryContext, request: SearchRequest, allowed: Uint8Array): Ranker {
-  // Reference domains never appear, in either list: both rank over the same reduced mask.
-  const vectorAllowed = allowed.slice();
-  const query = request.describe !== null ? describeVector(context, request.describe) : similarVector(context, request, vectorAllowed);
+export function hybridRanker(context: QueryContext, request: SearchRequest, allowed: Allowed): Ranker {
+  // Reference domains never appear, in either list: both rank over the same reduced rows.
+  const similar = request.describe !== null ? null : similarVector(context, request);
+  const query = similar ? similar.query : describeVector(context, request.describe ?? '');
+  const vectorAllowed = withoutRows(allowed, similar?.references ?? []);
   const keyword = fulltextRanker(context, request.keywords ?? { must_all: [], must_any: [], must_not: [] }, vectorAllowed)(HYBRID_WINDOW);
   const vector = vectorRanker(context, query, vectorAllowed, request.min_score, 'vector', false)(HYBRID_WINDOW);
   const fused = orderFused(weightedRrf(keyword, vector, request.search_balance), (row) => context.store.domain(row));

@@ -5,7 +5,7 @@
  */
 import type { SearchMode, SearchRequest, SearchResponse } from '../../contract/v2/search.js';
 import { inferSearchMode } from '../../contract/v2/search.js';
-import { fulltextRanker, hybridRanker, semanticRanker, similarRanker } from './rankers.js';
+import { fulltextRanker, hybridRanker, maskOfRows, semanticRanker, similarRanker, type Allowed } from './rankers.js';
 import { cursorError, searchScored, type Ranker } from './scored.js';
 import type { ColumnStore } from '../store/store.js';
 import { filterSet, rowMask, withoutDomains } from './filters.js';
@@ -87,7 +87,7 @@ export function searchFilterMode(context: QueryContext, request: SearchRequest):
 
 const everyRowMasks = new WeakMap<ColumnStore, Uint8Array>();
 
-/** A mask allowing every row, shared by the queries without filters (never written to). */
+/** A mask allowing every row, shared by the queries without filters (rankers never write to a mask). */
 function everyRow(store: ColumnStore): Uint8Array {
   let mask = everyRowMasks.get(store);
   if (!mask) {
@@ -97,11 +97,21 @@ function everyRow(store: ColumnStore): Uint8Array {
   return mask;
 }
 
-/** The rows a query may return, as a mask: filters, the key's visibility and excludes applied. */
-function allowedRows(context: QueryContext, request: SearchRequest): Uint8Array {
-  // Rankers treat `allowed` as read-only (those that drop rows copy it), so an unfiltered query shares one mask.
+/**
+ * The rows a scored query may return: every row (one shared mask), a sparse set's rows as their list (the
+ * mask made only if a ranker asks), or a dense set's mask, made now — the set may live in scratch memory.
+ */
+function allowedRows(context: QueryContext, request: SearchRequest): Allowed {
+  const { store } = context;
   const matching = matchingSet(context, request);
-  return matching.count === context.store.size ? everyRow(context.store) : rowMask(context.store, matching).bits;
+  if (matching.count === store.size) return { rows: null, mask: () => everyRow(store) };
+  if (matching.list && !matching.bits) {
+    const rows = Uint32Array.from(matching.list, (position) => store.byDomain[position] ?? 0).sort();
+    let mask: Uint8Array | null = null;
+    return { rows, mask: () => (mask ??= maskOfRows(store.size, rows)) };
+  }
+  const mask = rowMask(store, matching).bits;
+  return { rows: null, mask: () => mask };
 }
 
 function rankerFor(context: QueryContext, request: SearchRequest, mode: Exclude<SearchMode, 'filter'>): Ranker {

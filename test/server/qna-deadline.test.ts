@@ -88,6 +88,9 @@ afterEach(() => {
   onDripTestServer = null;
 });
 
+/** Time past a deadline a loaded 2-core machine may add (an answer without the deadline takes ≥ 10 s). */
+const LOADED_SLACK_MS = 4_000;
+
 const body = (domain: string, maxPages: number): string => JSON.stringify({ question: 'When was the company founded?', domain, max_pages: maxPages });
 
 describe('/v1/qna: one deadline for the whole request', () => {
@@ -107,7 +110,8 @@ describe('/v1/qna: one deadline for the whole request', () => {
       body: body(`http://drip.test:${sitePort}/`, 10),
     });
     const elapsed = Date.now() - started;
-    expect(elapsed).toBeLessThan(1_000 + 1_500);
+    // The deadline and a busy machine's slack; without the deadline, one page alone waits its 10 s timeout.
+    expect(elapsed).toBeLessThan(1_000 + LOADED_SLACK_MS);
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({
       success: true,
@@ -126,7 +130,7 @@ describe('/v1/qna: one deadline for the whole request', () => {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${await hs256Token(SECRET)}` },
       body: body(domain, 3),
     });
-    expect(Date.now() - started).toBeLessThan(1_000 + 1_500);
+    expect(Date.now() - started).toBeLessThan(1_000 + LOADED_SLACK_MS);
     expect([response.status, response.body]).toEqual([
       200,
       { success: false, can_answer: false, message: `Could not read ${domain}`, error: `no page of dripping.test:${sitePort} was read within the 1 s time limit` },

@@ -8,9 +8,9 @@
  * per typed array (`parts/<n>.bin`, its bytes in this machine's byte order — little-endian, as the manifest
  * records), each with its length and SHA-256 in the manifest. Reading checks the format and version
  * first, then the whole manifest against its schema (the parts' shape with the typed-array kind the engine
- * reads at each place), then every file's place, length and checksum as it reads it, then that the parts
- * fit together: a snapshot of another version, a missing, truncated, altered or retyped part is refused
- * with the part named and what to do, never served half-read. A checksum only ties a file to its
+ * reads at each place), then every file's place and length, then its checksum as it is read (on worker
+ * threads, part-reader.ts), then that the parts fit together: a snapshot of another version, a missing,
+ * truncated, altered or retyped part is refused with the part named and what to do, never served half-read. A checksum only ties a file to its
  * manifest; the checks after it are what keep a hand-edited manifest from reading files elsewhere or
  * serving wrong answers.
  *

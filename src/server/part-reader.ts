@@ -70,6 +70,8 @@ export const STARTING = 0;
 export const READY = 1;
 export const GONE = 2;
 
+/** Below this many bytes in all, starting the workers (some 30 ms) costs more than they save. */
+const THREADS_FROM_BYTES = 16 << 20;
 /** The longest waits for a worker: to load (a fraction of a second), then for a file (generous: only a worker that hangs reaches it). */
 const START_LIMIT_MS = 10_000;
 const readLimitMs = (bytes: number): number => 60_000 + bytes / 5_000;
@@ -93,7 +95,8 @@ export function readPartFiles(files: readonly PartFile[], options: { threads?: n
   const threads = Math.min(options.threads ?? Math.min(4, availableParallelism()), files.length);
   // A view that is not shared memory cannot be handed to another thread.
   const here = files.flatMap((file, i) => (file.into instanceof Uint8Array && !(file.into.buffer instanceof SharedArrayBuffer) ? [i] : []));
-  if (threads < 2 || !existsSync(fileURLToPath(workerFile))) return files.map(readPartFile);
+  const bytes = files.reduce((sum, file) => sum + file.size, 0);
+  if (threads < 2 || bytes < THREADS_FROM_BYTES || !existsSync(fileURLToPath(workerFile))) return files.map(readPartFile);
   const results: (PartRead | undefined)[] = new Array<PartRead | undefined>(files.length);
   const queue = files
     .map((_, i) => i)

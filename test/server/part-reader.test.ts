@@ -24,24 +24,26 @@ function run(script: string): Record<string, unknown> {
   return JSON.parse(child.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
 }
 
-/**
- * Writes files of these sizes (distinct bytes each), then reads them with `readPartFiles(files, OPTIONS)`
- * in a process of its own: the first kept in a buffer, the second read for its checksum only, the third
- * into shared memory, the fourth into memory of this thread only, the rest kept. Reports, for each, whether
- * the checksum and the bytes are right, and which files a worker was handed (its module writes them to
- * stdout when `workerFile` wraps the real one).
- */
-function readInProcess(sizes: number[], options: string): Record<string, unknown> {
-  const paths = sizes.map((size, i) => {
+/** Writes files of these sizes, distinct bytes each; their paths. */
+function writeFiles(sizes: number[]): string[] {
+  return sizes.map((size, i) => {
     const path = join(scratch, `${i}-${size}.bin`);
     writeFileSync(path, Uint8Array.from({ length: size }, (_, at) => (at * 7 + i * 13) & 0xff));
     return path;
   });
+}
+
+/**
+ * Reads files of these sizes with `readPartFiles(files, OPTIONS)` in a process of its own: the second read
+ * for its checksum only, the third into shared memory, the fourth into memory of that thread only, the rest
+ * kept in buffers of their own. Reports, for each, whether the checksum and the bytes are right.
+ */
+function readInProcess(sizes: number[], options: string): Record<string, unknown> {
   return run(`
     import { createHash } from 'node:crypto';
     import { openSync, readFileSync } from 'node:fs';
     import { readPartFiles } from '${lib('server/part-reader.js')}';
-    const paths = ${JSON.stringify(paths)};
+    const paths = ${JSON.stringify(writeFiles(sizes))};
     const files = paths.map((path, i) => {
       const size = readFileSync(path).length;
       const into = i === 1 ? 'check' : i === 2 ? new Uint8Array(new SharedArrayBuffer(size)) : i === 3 ? new Uint8Array(size) : 'keep';
@@ -71,7 +73,8 @@ function tellingWorker(): string {
   return path;
 }
 
-const SIZES = [3_000_000, 5_000_001, 1_234_567, 777_777, 0, 1, 65_536, 2_000_000];
+// Above the 16 MB in all from which the workers are started.
+const SIZES = [9_000_000, 5_000_001, 1_234_567, 777_777, 0, 1, 65_536, 2_000_000];
 
 test('on worker threads, every file is read and checksummed as on this thread, into the place it goes', () => {
   const report = readInProcess(SIZES, '{}');
@@ -81,17 +84,33 @@ test('on worker threads, every file is read and checksummed as on this thread, i
 test('the workers are handed every file but one in memory of this thread only, largest first', () => {
   const path = tellingWorker();
   const child = spawnSync(process.execPath, ['--input-type=module', '-e', `
-    import { openSync } from 'node:fs';
+    import { openSync, readFileSync } from 'node:fs';
     import { readPartFiles } from '${lib('server/part-reader.js')}';
-    const sizes = ${JSON.stringify(SIZES)};
-    const files = sizes.map((size, i) => ({ fd: openSync(${JSON.stringify(join(scratch, '0-3000000.bin'))}, 'r'), size: Math.min(size, 3000000), into: i === 3 ? new Uint8Array(size) : 'keep' }));
+    const paths = ${JSON.stringify(writeFiles(SIZES))};
+    const files = paths.map((path, i) => {
+      const size = readFileSync(path).length;
+      return { fd: openSync(path, 'r'), size, into: i === 3 ? new Uint8Array(size) : 'keep' };
+    });
     readPartFiles(files, { workerFile: new URL(${JSON.stringify(pathToFileURL(path).href)}), threads: 2 });
   `], { encoding: 'utf8', timeout: 120_000 });
   expect(child.stderr).toBe('');
   const handed = child.stdout.trim().split('\n').map((line) => Number(line.replace('handed ', '')));
-  // One worker at a time takes the next largest; two workers may swap neighbours, not more.
   expect([...handed].sort((a, b) => a - b)).toEqual([0, 1, 2, 4, 5, 6, 7]);
+  // Each worker takes the largest file left when it is free: the two largest go first.
   expect(handed.slice(0, 2).sort()).toEqual([0, 1]);
+});
+
+test('a few small files are read on this thread: starting workers would cost more', () => {
+  const path = tellingWorker();
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', `
+    import { openSync, readFileSync } from 'node:fs';
+    import { readPartFiles } from '${lib('server/part-reader.js')}';
+    const paths = ${JSON.stringify(writeFiles([1_000_000, 2_000_000]))};
+    const reads = readPartFiles(paths.map((path) => ({ fd: openSync(path, 'r'), size: readFileSync(path).length, into: 'keep' })), { workerFile: new URL(${JSON.stringify(pathToFileURL(path).href)}), threads: 2 });
+    console.log(reads.map((read) => read.buffer.byteLength).join(' '));
+  `], { encoding: 'utf8', timeout: 120_000 });
+  expect(child.stderr).toBe('');
+  expect(child.stdout.trim()).toBe('1000000 2000000');
 });
 
 test('a worker that cannot start: this thread reads every file', () => {
@@ -126,7 +145,8 @@ test('a damaged file read on a worker is refused with its part and file, as on t
     import { indexParts } from '${lib('engine/snapshot/index-parts.js')}';
     import { readManifest, readSnapshot, writeSnapshot } from '${lib('server/index-snapshot.js')}';
     const dir = join(${JSON.stringify(scratch)}, 'snapshot');
-    writeSnapshot(dir, indexParts(createEngine(generateDataset({ count: 500, seed: 3 })).store), 'generated 500');
+    // Above the 16 MB from which the files are read on workers.
+    const written = writeSnapshot(dir, indexParts(createEngine(generateDataset({ count: 24000, seed: 3 })).store), 'generated 24,000');
     const loaded = readSnapshot(dir).store.size;
     const file = join(dir, readManifest(dir).arrays[3].file);
     const bytes = readFileSync(file);
@@ -138,10 +158,10 @@ test('a damaged file read on a worker is refused with its part and file, as on t
     } catch (error) {
       refused = error.message;
     }
-    console.log(JSON.stringify({ loaded, refused }));
+    console.log(JSON.stringify({ loaded, onWorkers: written.bytes >= 16 << 20, refused }));
   `);
   const dir = join(scratch, 'snapshot');
-  expect(report).toEqual({ loaded: 500, refused: `index snapshot ${dir}: part store.domainSlots (file parts/0003.bin): does not match its checksum; rebuild it with orgindex index build` });
+  expect(report).toEqual({ loaded: 24_000, onWorkers: true, refused: `index snapshot ${dir}: part store.domainSlots (file parts/0003.bin): does not match its checksum; rebuild it with orgindex index build` });
 });
 
 test('without the worker file (these TypeScript sources), every file is read on this thread', () => {

@@ -1,6 +1,6 @@
 /**
  * The part files of an index snapshot read and checksummed on worker threads (index-snapshot.ts): at
- * 5,000,000 organizations SHA-256 over their 3.9 GB costs more than reading them, and both ran one file
+ * 5,000,000 organizations SHA-256 over their 4.1 GB costs more than reading them, and both ran one file
  * after another on the thread that then serves. Each worker reads a whole file and hashes it as it reads;
  * this thread hands out the files, largest first, and waits. Synchronous like the rest of loading: the
  * workers wake this thread through an Atomics cell and it takes their answers with receiveMessageOnPort.

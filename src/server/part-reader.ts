@@ -7,8 +7,9 @@
  *
  * A file read into a buffer of its own comes back transferred (no copy); one read into shared memory (the
  * scan's records) is read there by the worker; any other view is read on this thread. Where the worker's
- * compiled file is absent (the TypeScript sources under a test runner), on one core, or when a worker
- * fails or stops answering, this thread reads what is left: the answers are the same either way.
+ * compiled file is absent (the TypeScript sources under a test runner), on one core, for a small index
+ * (under 16 MB in all), or when a worker fails or stops answering, this thread reads what is left: the
+ * answers are the same either way.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readSync } from 'node:fs';

@@ -8,9 +8,9 @@
  * per typed array (`parts/<n>.bin`, its bytes in this machine's byte order — little-endian, as the manifest
  * records), each with its length and SHA-256 in the manifest. Reading checks the format and version
  * first, then the whole manifest against its schema (the parts' shape with the typed-array kind the engine
- * reads at each place), then every file's place, length and checksum as it reads it, then that the parts
- * fit together: a snapshot of another version, a missing, truncated, altered or retyped part is refused
- * with the part named and what to do, never served half-read. A checksum only ties a file to its
+ * reads at each place), then every file's place and length, then its checksum as it is read (on worker
+ * threads, part-reader.ts), then that the parts fit together: a snapshot of another version, a missing,
+ * truncated, altered or retyped part is refused with the part named and what to do, never served half-read. A checksum only ties a file to its
  * manifest; the checks after it are what keep a hand-edited manifest from reading files elsewhere or
  * serving wrong answers.
  *
@@ -27,6 +27,7 @@ import { arrayRefs, checkIndexParts, ELEMENT_BYTES, INDEX_SHAPE, PART_ARRAY_TYPE
 import type { ColumnStore } from '../engine/store/store.js';
 import { adoptScanMemory, scanMemoryFor, scanRecordBytes } from '../engine/relevance/vector-scan.js';
 import type { ByteSource } from '../engine/store/utf8-column.js';
+import { readPartFiles, type PartFile } from './part-reader.js';
 import { builtinIdentity, EMBEDDER_IDENTITY, type EmbedderIdentity } from './embedding/embedder-spec.js';
 import { messageOf, NamedError } from '../contract/errors.js';
 
@@ -266,12 +267,32 @@ export function readManifest(dir: string): SnapshotManifest {
 const ON_DISK = new Set(['store.text.summary.bytes']);
 /** The part read into the vector scan's memory (vector-scan.ts scanMemoryFor), where it is scanned from. */
 const SCAN_RECORDS = 'vectors.scan.records';
-/** The piece a part left on disk is read through for its checksum. */
-const ON_DISK_PIECE = 16 << 20;
 
 /** A part of a snapshot that cannot be served, named with its file. */
 const partRefused = (root: string, part: string, file: string | undefined, reason: string): SnapshotError =>
   new SnapshotError(`index snapshot ${root}: part ${part}${file !== undefined ? ` (file ${file})` : ''}: ${reason}; rebuild it with orgindex index build`);
+
+/** A part's file, opened for reading: a regular file inside the snapshot directory, of the length the manifest says. */
+function openPart(root: string, realRoot: string, part: string, entry: ManifestArray): number {
+  let fd: number;
+  try {
+    const real = realpathSync(join(root, entry.file));
+    if (!real.startsWith(realRoot + sep)) throw partRefused(root, part, entry.file, 'its file leads out of the snapshot directory');
+    fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (error) {
+    if (error instanceof SnapshotError) throw error;
+    throw new SnapshotError(`index snapshot ${root} is incomplete: ${entry.file} (part ${part}) is missing; rebuild it with orgindex index build`);
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw partRefused(root, part, entry.file, 'not a regular file');
+    if (stat.size !== entry.bytes) throw partRefused(root, part, entry.file, `has ${stat.size} bytes, the manifest says ${entry.bytes}`);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  return fd;
+}
 
 /**
  * Reads a snapshot, every file checked against its length and checksum, and restores its index. The
@@ -307,55 +328,48 @@ export function readSnapshot(dir: string, options: { inMemory?: boolean; externa
   });
   for (const [index, ref] of refs) if (index >= manifest.arrays.length) throw partRefused(root, ref.part, undefined, `refers to array ${index}, which the manifest does not list`);
   const realRoot = realpathSync(root);
+  const { rows: scanRows, dims: scanDims } = manifest.parts.vectors.scan;
+  // Every file is opened and sized first, in order, then read (on other threads where it can be), then its
+  // checksum compared in order: the first damaged file is the one named, as when they were read one by one.
+  const opened: { entry: ManifestArray; part: string; file: PartFile; onDisk: boolean; kept?: FileBytes }[] = [];
+  let refusal: SnapshotError | null = null;
   const arrays: (PartArray | FileBytes)[] = [];
   let bytes = 0;
-  const { rows: scanRows, dims: scanDims } = manifest.parts.vectors.scan;
-  manifest.arrays.forEach((entry, index) => {
-    const part = refs.get(index)?.part ?? entry.file;
-    let fd: number;
-    try {
-      const real = realpathSync(join(root, entry.file));
-      if (!real.startsWith(realRoot + sep)) throw partRefused(root, part, entry.file, 'its file leads out of the snapshot directory');
-      fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW);
-    } catch (error) {
-      if (error instanceof SnapshotError) throw error;
-      throw new SnapshotError(`index snapshot ${root} is incomplete: ${entry.file} (part ${part}) is missing; rebuild it with orgindex index build`);
-    }
-    const onDisk = options.inMemory !== true && ON_DISK.has(part);
-    let kept = false;
-    try {
-      const stat = fstatSync(fd);
-      if (!stat.isFile()) throw partRefused(root, part, entry.file, 'not a regular file');
-      const { size } = stat;
-      if (size !== entry.bytes) throw partRefused(root, part, entry.file, `has ${size} bytes, the manifest says ${entry.bytes}`);
-      // A buffer of its own for every array kept: aligned for its element type, and not in Node's shared
-      // pool; a part left on disk is read through one small piece at a time for its checksum. The scan
-      // records go straight into the vector scan's memory: a copy made later would hold them twice.
-      const scanMemory = part === SCAN_RECORDS && !onDisk && size === scanRecordBytes(scanRows, scanDims) ? scanMemoryFor(scanRows, scanDims) : null;
-      const buffer = new ArrayBuffer(scanMemory ? 0 : onDisk ? Math.min(size, ON_DISK_PIECE) : size);
-      const view = scanMemory ?? new Uint8Array(buffer);
-      const piece = onDisk ? ON_DISK_PIECE : CHUNK;
-      const hash = createHash('sha256');
-      for (let at = 0; at < size; ) {
-        const into = onDisk ? 0 : at;
-        const read = readSync(fd, view, into, Math.min(piece, size - at), at);
-        if (read === 0) throw partRefused(root, part, entry.file, 'ends early');
-        hash.update(view.subarray(into, into + read));
-        at += read;
+  try {
+    for (const [index, entry] of manifest.arrays.entries()) {
+      const part = refs.get(index)?.part ?? entry.file;
+      try {
+        const fd = openPart(root, realRoot, part, entry);
+        const onDisk = options.inMemory !== true && ON_DISK.has(part);
+        // A buffer of its own for every array kept: aligned for its element type, and not in Node's shared
+        // pool. The scan records go straight into the vector scan's memory: a copy made later would hold them twice.
+        const scanMemory = part === SCAN_RECORDS && !onDisk && entry.bytes === scanRecordBytes(scanRows, scanDims) ? scanMemoryFor(scanRows, scanDims) : null;
+        opened.push({ entry, part, file: { fd, size: entry.bytes, into: onDisk ? 'check' : (scanMemory ?? 'keep') }, onDisk });
+      } catch (error) {
+        if (!(error instanceof SnapshotError)) throw error;
+        refusal = error;
+        break;
       }
-      if (hash.digest('hex') !== entry.sha256) throw partRefused(root, part, entry.file, 'does not match its checksum');
-      if (onDisk) {
-        // The file stays open for the rows read later.
-        arrays.push(new FileBytes(fd, size));
-        kept = true;
-      } else {
-        arrays.push(scanMemory ?? partArray(entry.type, buffer, 0, size));
-      }
-      bytes += size;
-    } finally {
-      if (!kept) closeSync(fd);
     }
-  });
+    const reads = readPartFiles(opened.map(({ file }) => file));
+    opened.forEach(({ entry, part }, i) => {
+      const read = reads[i];
+      if (read === undefined || read.short) throw partRefused(root, part, entry.file, 'ends early');
+      if (read.sha256 !== entry.sha256) throw partRefused(root, part, entry.file, 'does not match its checksum');
+    });
+    if (refusal) throw refusal;
+    opened.forEach((open, i) => {
+      const { entry, file } = open;
+      const read = reads[i];
+      const buffer = read && !read.short ? read.buffer : null;
+      // A part left on disk keeps its file open for the rows read later (FileBytes closes it when let go).
+      if (open.onDisk) open.kept = new FileBytes(file.fd, file.size);
+      arrays.push(open.kept ?? (file.into instanceof Uint8Array ? file.into : partArray(entry.type, buffer ?? new ArrayBuffer(0), 0, file.size)));
+      bytes += file.size;
+    });
+  } finally {
+    for (const { file, kept } of opened) if (!kept) closeSync(file.fd);
+  }
   // Every reference is checked above: each names a listed array of its own.
   const parts = unflattenParts(manifest.parts, (index) => arrays[index] as PartArray) as IndexParts;
   let store: ColumnStore;

@@ -238,6 +238,21 @@ describe('a hand-edited manifest with matching checksums is refused, naming the 
     expect(() => readSnapshot(retyped)).toThrow(`part store.text.name.offsets (file ${name.entry.file}): declared Float64Array, this orgindex reads Uint32Array for`);
   });
 
+  test('a dictionary code past its dictionary, as 16-bit and as 32-bit codes', () => {
+    for (const type of ['Uint16Array', 'Uint32Array'] as const) {
+      const to = copy();
+      const manifest = manifestOf(to);
+      const codes = partOf(manifest, 'store.categorical.organization_size.codes');
+      const stored = readFileSync(join(to, codes.entry.file));
+      const values = type === 'Uint16Array' ? new Uint16Array(stored.buffer.slice(stored.byteOffset, stored.byteOffset + stored.length)) : Uint32Array.from(new Uint16Array(stored.buffer.slice(stored.byteOffset, stored.byteOffset + stored.length)));
+      values[1_234] = 65_535;
+      rewrite(to, manifest, 'store.categorical.organization_size.codes', new Uint8Array(values.buffer));
+      codes.ref.type = codes.entry.type = type;
+      save(to, manifest);
+      expect(() => readSnapshot(to)).toThrow(`index snapshot ${to}: part store.categorical.organization_size.codes (file ${codes.entry.file}): value 1234 is 65535, past its `);
+    }
+  });
+
   test('filter postings that do not fit the store: a position past its end, a list out of order, a bitmap with a bit too many', () => {
     const to = copy();
     const manifest = manifestOf(to);

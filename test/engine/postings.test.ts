@@ -16,6 +16,7 @@ import { intersect, listOfBits, setOfList, union, walkFrom, type PositionSet } f
 import { SearchRequestSchema, type SearchRequest } from '../../src/contract/v2/search.js';
 import { Random } from '../../src/engine/random.js';
 import { record } from './fixtures.js';
+import { sortedAscending } from '../../src/engine/store/radix-sort.js';
 import type { QueryContext } from '../../src/engine/query/context.js';
 
 const COUNTRIES = ['Deutschland', 'Deutschland', 'Deutschland', 'Österreich', 'Schweiz'];
@@ -237,6 +238,15 @@ describe('position sets', () => {
         expect(positionsOf(set)).toEqual(expected);
         expect(set.count).toBe(expected.length);
         if (set.bits) expect(Array.from(listOfBits(set.bits, set.count))).toEqual(expected);
+      }),
+    );
+  });
+
+  it('the radix sort sorts as the built-in sort does', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 0xffffffff }), { maxLength: 3_000 }), (values) => {
+        const array = Uint32Array.from(values);
+        expect(sortedAscending(array)).toEqual(array.slice().sort());
       }),
     );
   });

@@ -10,6 +10,7 @@ import { cursorError, searchScored, type Ranker } from './scored.js';
 import type { ColumnStore } from '../store/store.js';
 import { filterSet, rowMask, withoutDomains } from './filters.js';
 import { has, walkFrom, type PositionSet } from '../store/position-set.js';
+import { sortedAscending } from '../store/radix-sort.js';
 import { duplicateNameGroups } from '../store/name-groups.js';
 import { populationOf, type QueryContext } from './context.js';
 
@@ -106,7 +107,7 @@ function allowedRows(context: QueryContext, request: SearchRequest): Allowed {
   const matching = matchingSet(context, request);
   if (matching.count === store.size) return { rows: null, mask: () => everyRow(store) };
   if (matching.list && !matching.bits) {
-    const rows = Uint32Array.from(matching.list, (position) => store.byDomain[position] ?? 0).sort();
+    const rows = sortedAscending(Uint32Array.from(matching.list, (position) => store.byDomain[position] ?? 0));
     let mask: Uint8Array | null = null;
     return { rows, mask: () => (mask ??= maskOfRows(store.size, rows)) };
   }

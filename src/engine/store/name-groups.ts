@@ -12,6 +12,7 @@
  */
 import type { ColumnStore } from './store.js';
 import { FNV1A_OFFSET, fnv1aStep } from '../../contract/hash.js';
+import { radixBuckets, radixPass } from './radix-sort.js';
 
 /** The key two names must share to count as the same organization name: lower case, accents removed, ß → ss, anything not a letter or digit → one space, padded with spaces. */
 export function foldForMatch(text: string): string {
@@ -113,20 +114,6 @@ function hashFolded(name: string, hash: FoldHash): void {
   for (let i = 0; i < key.length; i++) hash.add(key.charCodeAt(i));
 }
 
-/** One stable pass of the radix sort: `from` into `to` by 16 bits of `key[position]`. */
-function radixPass(from: Uint32Array, to: Uint32Array, key: Uint32Array, shift: number, buckets: Uint32Array): void {
-  /* eslint-disable @typescript-eslint/no-non-null-assertion -- every index is < length */
-  buckets.fill(0);
-  for (let i = 0; i < from.length; i++) buckets[((key[from[i]!]! >>> shift) & 0xffff) + 1]! += 1;
-  for (let k = 1; k < buckets.length; k++) buckets[k]! += buckets[k - 1]!;
-  for (let i = 0; i < from.length; i++) {
-    const position = from[i]!;
-    const k = (key[position]! >>> shift) & 0xffff;
-    to[buckets[k]!++] = position;
-  }
-  /* eslint-enable @typescript-eslint/no-non-null-assertion */
-}
-
 /** The store's name groups: installed, or made on first use. */
 export function duplicateNameGroups(store: ColumnStore): NameGroups {
   const cached = cache.get(store);
@@ -152,7 +139,7 @@ export function duplicateNameGroups(store: ColumnStore): NameGroups {
   positions = positions.subarray(0, count);
   // Stable LSD radix sort by (a, b), 16 bits a pass: equal hashes stay in domain order.
   let scratch = new Uint32Array(count);
-  const buckets = new Uint32Array(65_537);
+  const buckets = radixBuckets();
   for (const [key, shift] of [[b, 0], [b, 16], [a, 0], [a, 16]] as const) {
     radixPass(positions, scratch, key, shift, buckets);
     [positions, scratch] = [scratch, positions];

@@ -10,6 +10,7 @@
  * step). Hand-written: the filter page at millions of organizations is this code, and each operation is
  * one tight loop over typed arrays.
  */
+import { sortedAscending } from './radix-sort.js';
 
 export interface PositionSet {
   /** The positions in ascending order (null: a dense set known by its bitmap only). */
@@ -83,7 +84,7 @@ export function setOfBits(bits: Uint32Array, universe: number, count = countBits
 /** The set of positions, in any order and possibly repeated. */
 export function setOfPositions(positions: Uint32Array, universe: number): PositionSet {
   if (isDense(positions.length, universe)) return setOfBits(bitsOfList(positions, universe), universe);
-  const sorted = positions.slice().sort();
+  const sorted = sortedAscending(positions);
   let n = 0;
   for (let i = 0; i < sorted.length; i++) if (n === 0 || sorted[i] !== sorted[n - 1]) sorted[n++] = sorted[i] ?? 0;
   return { list: sorted.subarray(0, n), bits: null, count: n };
@@ -150,7 +151,7 @@ export function union(sets: readonly PositionSet[], universe: number, disjoint: 
     list.set(set.list ?? new Uint32Array(0), n);
     n += set.count;
   }
-  return disjoint ? { list: list.sort(), bits: null, count } : setOfPositions(list, universe);
+  return disjoint ? { list: sortedAscending(list), bits: null, count } : setOfPositions(list, universe);
 }
 
 /** The positions of a list driver that every other set holds (the others' lists walked by galloping). */

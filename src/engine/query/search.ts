@@ -98,18 +98,24 @@ function everyRow(store: ColumnStore): Uint8Array {
   return mask;
 }
 
+/** A filter's rows are handed to the rankers as a list up to this share of the store (the vector scan then reads them alone). */
+const LISTED_SHARE = 8;
+
 /**
- * The rows a scored query may return: every row (one shared mask), a sparse set's rows as their list (the
- * mask made only if a ranker asks), or a dense set's mask, made now — the set may live in scratch memory.
+ * The rows a scored query may return: every row (one shared mask), a selective set's rows as their list
+ * (the mask made only if a ranker asks), or a broad set's mask, made now — the set may live in scratch memory.
  */
 function allowedRows(context: QueryContext, request: SearchRequest): Allowed {
   const { store } = context;
   const matching = matchingSet(context, request);
   if (matching.count === store.size) return { rows: null, mask: () => everyRow(store) };
-  if (matching.list && !matching.bits) {
-    const rows = sortedAscending(Uint32Array.from(matching.list, (position) => store.byDomain[position] ?? 0));
+  if (matching.count * LISTED_SHARE <= store.size) {
+    const rows = new Uint32Array(matching.count);
+    let n = 0;
+    walkFrom(matching, 0, (position) => ((rows[n++] = store.byDomain[position] ?? 0), true));
+    const ascending = sortedAscending(rows);
     let mask: Uint8Array | null = null;
-    return { rows, mask: () => (mask ??= maskOfRows(store.size, rows)) };
+    return { rows: ascending, mask: () => (mask ??= maskOfRows(store.size, ascending)) };
   }
   const mask = rowMask(store, matching).bits;
   return { rows: null, mask: () => mask };

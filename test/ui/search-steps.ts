@@ -65,16 +65,19 @@ export async function searchInPlainWords(page: Page, searchFunction: string, chi
 }
 
 /**
- * Counts by a place level in the Stats tab and waits for the map: returns how many circles it drew and
- * the caption under it ("12 of 16 states on the map; …").
+ * Counts by a place level in the Stats tab (with the Stats filters given, else none) and waits for the map
+ * and a caption under it matching `caption` ("12 of 16 states on the map; …"; one that differs from the last
+ * map's, when the level stays): returns how many circles it drew, the names written on it and the caption.
  */
-export async function countOnMap(page: Page, level: 'state' | 'municipality'): Promise<{ circles: number; caption: string }> {
+export async function countOnMap(page: Page, level: 'country' | 'state' | 'municipality', { filters = '', caption = /on the map/ } = {}): Promise<{ circles: number; labels: string[]; caption: string }> {
   await page.getByRole('tab', { name: 'Stats' }).click();
   await page.getByRole('combobox', { name: 'Count by' }).click();
   await page.getByRole('option', { name: level, exact: true }).click();
+  await page.getByRole('textbox', { name: 'Filters' }).fill(filters);
   await page.getByRole('button', { name: 'Count', exact: true }).click();
   const map = page.getByRole('img', { name: `Map of the counts by ${level}` });
   await map.waitFor({ timeout: 120_000 });
-  const caption = await page.locator('section[aria-label="Map"]').getByText(/on the map/).innerText();
-  return { circles: await map.locator('circle').count(), caption };
+  const shown = page.locator('section[aria-label="Map"]').getByText(caption);
+  await shown.waitFor({ timeout: 120_000 });
+  return { circles: await map.locator('circle').count(), labels: await map.locator('text').allTextContents(), caption: await shown.innerText() };
 }

@@ -125,10 +125,14 @@ test('plain words become chips and a formula before anything runs; the chosen ch
 
 test('counts by state and by municipality are drawn on a map in the pane, every counted place that has coordinates', async () => {
   const states = await countOnMap(page, 'state');
-  // The 50 biggest buckets: Germany's 16 states and Austria's 9 at least have coordinates; the geography
-  // has none for the regions of the countries the sample fills without municipalities (they are named).
-  expect(states.circles).toBeGreaterThanOrEqual(25);
-  expect(states.caption).toMatch(new RegExp(`^${states.circles} of 50 states on the map`));
+  // The 50 biggest buckets: every state of every country the sample fills has a point.
+  expect(states.circles).toBe(50);
+  expect(states.caption).toMatch(/^50 of 50 states on the map/);
+  // The largest are always named, wherever their names have to go.
+  expect(states.labels).toEqual(expect.arrayContaining(['Bayern', 'Nordrhein-Westfalen', 'Baden-Württemberg']));
+  const germany = await countOnMap(page, 'state', { filters: 'country=Deutschland', caption: /^16 of 16 states on the map/ });
+  expect(germany.circles).toBe(16);
+  expect(germany.labels).toEqual(expect.arrayContaining(['Bayern', 'Nordrhein-Westfalen', 'Baden-Württemberg']));
   await page.screenshot({ path: join(SHOTS, 'taskpane-map.png'), fullPage: true });
   const towns = await countOnMap(page, 'municipality');
   expect(towns.circles).toBeGreaterThan(20);

@@ -4,10 +4,12 @@
  * licences in data/README.md). Resolved here into places: each municipality with its whole chain of
  * areas, or — for countries without municipalities in the asset — each state.
  */
+import type { Coordinates } from '../../contract/common.js';
 import geographyAsset from '../data/geography.json' with { type: 'json' };
 
 export interface GeographyAsset {
-  countries: { country_code: string; name: string; continent: string; locale?: string; weight: number }[];
+  /** `lat`/`lon`: a country's point for the map where its places have none (its most populous place). */
+  countries: { country_code: string; name: string; continent: string; locale?: string; weight: number; lat?: number; lon?: number }[];
   areas: {
     id: string;
     level: 'state' | 'region' | 'district';
@@ -56,6 +58,8 @@ export interface Geography {
   countries: GeographyAsset['countries'];
   /** Places per country code. */
   places: Map<string, Place[]>;
+  /** The asset's own point of each state and country that has one (its most populous place), by name. */
+  points: { state: Map<string, Coordinates>; country: Map<string, Coordinates> };
   streets: readonly string[];
 }
 
@@ -123,9 +127,22 @@ function resolve(asset: GeographyAsset): Geography {
     if (area.level !== 'state') continue;
     const place = chain(area.id);
     if (withMunicipalities.has(place.country_code)) continue;
-    add({ ...place, lat: area.lat ?? null, lon: area.lon ?? null, population: Math.max(1, area.population ?? 1) });
+    // A state without population is spread over evenly, and its point is for the map only: the generator
+    // would scatter organizations around it, so its place stays without coordinates.
+    const placed = area.population !== undefined;
+    add({ ...place, lat: placed ? (area.lat ?? null) : null, lon: placed ? (area.lon ?? null) : null, population: Math.max(1, area.population ?? 1) });
   }
-  return { countries: asset.countries, places, streets: asset.streets ?? [] };
+  const pointOf = (at: { lat?: number | null; lon?: number | null }): Coordinates | null => (typeof at.lat === 'number' && typeof at.lon === 'number' ? [at.lat, at.lon] : null);
+  const points: Geography['points'] = { state: new Map(), country: new Map() };
+  for (const area of asset.areas) {
+    const at = pointOf(area);
+    if (area.level === 'state' && at) points.state.set(area.name, at);
+  }
+  for (const country of asset.countries) {
+    const at = pointOf(country);
+    if (at) points.country.set(country.name, at);
+  }
+  return { countries: asset.countries, places, points, streets: asset.streets ?? [] };
 }
 
 let cached: Geography | null = null;

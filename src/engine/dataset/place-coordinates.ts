@@ -1,7 +1,8 @@
 /**
  * Where the places of the embedded geography lie, for drawing counts on a map: a municipality at its
  * own coordinates (of namesakes, the most populous one), a state or country at the population-weighted
- * centre of its places. Names are matched as the index spells them (native spelling).
+ * centre of its places, or, where its places have no coordinates, at its own point in the asset (its
+ * most populous place). Names are matched as the index spells them (native spelling).
  */
 import type { Coordinates, MapLevel } from '../../contract/common.js';
 import { geography } from './geography.js';
@@ -30,6 +31,8 @@ function coordinatesAt(level: MapLevel): Map<string, Coordinates> {
       sums.set(name, [sum[0] + (place.lat ?? 0) * place.population, sum[1] + (place.lon ?? 0) * place.population, sum[2] + place.population]);
     }
     for (const [name, [lat, lon, weight]] of sums) out.set(name, [lat / weight, lon / weight]);
+    // A state or country whose places carry no coordinates stands at its own point.
+    for (const [name, at] of geography().points[level]) if (!out.has(name)) out.set(name, at);
   }
   cached.set(level, out);
   return out;

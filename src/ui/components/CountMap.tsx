@@ -1,18 +1,19 @@
 /**
- * Counts by country, state or municipality as circles on a map, drawn in the pane itself (SVG): every
- * host can show it, offline, without a map service. Places lie where the embedded geography puts them;
- * circle areas are proportional to the counts; places the geography does not know are named below.
+ * Counts by country, state or municipality as circles on a map, drawn in the pane itself (SVG) over
+ * Natural Earth's land, coast and borders (`world-map.ts`, bundled): every host can show it, offline,
+ * without a map service. Places lie where the embedded geography puts them; circle areas are
+ * proportional to the counts; the largest places are always named (`map-labels.ts`); places the
+ * geography does not know are named below.
  */
 import { Caption1 } from '@fluentui/react-components';
 import { useEffect, useState } from 'react';
 import type { Coordinates, MapLevel } from '../../contract/common.js';
 import type { Table } from '../../sheet/cells.js';
 import type { Host } from '../host.js';
+import type * as worldMapModule from '../world-map.js';
 
 const WIDTH = 320;
-const PAD = 24;
-const MAX_RADIUS = 18;
-const LABELLED = 6;
+const COLOURS = { sea: '#d4e4f1', land: '#f7f5f0', border: '#a09a90', coast: '#7d97ad', circle: 'rgba(15, 108, 189, 0.45)', edge: '#0f6cbd', text: '#242424' };
 
 interface Bucket {
   name: string;
@@ -27,92 +28,61 @@ export function bucketsOf(table: Table): Bucket[] {
   });
 }
 
-interface Placed extends Bucket {
-  x: number;
-  y: number;
-  r: number;
-}
-
-/** An equirectangular projection of the points, scaled to the width (longitudes shrunk by the cosine of the middle latitude). */
-function project(buckets: Bucket[], at: Record<string, Coordinates>): { placed: Placed[]; height: number } {
-  const points = buckets.filter((bucket) => at[bucket.name]);
-  if (points.length === 0) return { placed: [], height: 0 };
-  const lats = points.map((point) => (at[point.name] as Coordinates)[0]);
-  const lons = points.map((point) => (at[point.name] as Coordinates)[1]);
-  const [south, north, west, east] = [Math.min(...lats), Math.max(...lats), Math.min(...lons), Math.max(...lons)];
-  const shrink = Math.cos((((south + north) / 2) * Math.PI) / 180);
-  const spanX = Math.max((east - west) * shrink, 0.5);
-  const spanY = Math.max(north - south, 0.5);
-  const scale = (WIDTH - 2 * PAD) / Math.max(spanX, spanY);
-  const most = Math.max(...points.map((point) => point.count), 1);
-  const placed = points.map((point) => {
-    const [lat, lon] = at[point.name] as Coordinates;
-    return { ...point, x: PAD + (lon - west) * shrink * scale, y: PAD + (north - lat) * scale, r: 2 + (MAX_RADIUS - 2) * Math.sqrt(point.count / most) };
-  });
-  return { placed, height: spanY * scale + 2 * PAD };
-}
-
-/** The largest places' names, each where it does not cover an earlier one (about 5.5 units a letter at size 10). */
-function labelsFor(placed: readonly Placed[]): Set<string> {
-  const boxes: { x: number; y: number; w: number }[] = [];
-  const names = new Set<string>();
-  for (const point of [...placed].sort((a, b) => b.count - a.count)) {
-    if (names.size === LABELLED) break;
-    const box = { x: point.x + point.r + 2, y: point.y - 6, w: point.name.length * 5.5 };
-    if (boxes.some((other) => box.x < other.x + other.w && other.x < box.x + box.w && Math.abs(box.y - other.y) < 11)) continue;
-    boxes.push(box);
-    names.add(point.name);
-  }
-  return names;
-}
+type WorldMap = typeof worldMapModule;
 
 export function CountMap({ host, table, level }: { host: Host; table: Table; level: MapLevel }) {
-  const [at, setAt] = useState<Record<string, Coordinates> | null>(null);
+  const [shown, setShown] = useState<{ of: string; at: Record<string, Coordinates>; worldMap: WorldMap | null } | null>(null);
   const buckets = bucketsOf(table);
   const names = buckets.map((bucket) => bucket.name).join('\n');
+  const of = `${level}\n${names}`;
   useEffect(() => {
     let current = true;
-    setAt(null);
-    host
-      .placeCoordinates(level, names === '' ? [] : names.split('\n'))
-      .then((found) => {
-        if (current) setAt(found);
-      })
-      .catch(() => {
-        if (current) setAt({});
-      });
+    setShown(null);
+    const coordinates = host.placeCoordinates(level, names === '' ? [] : names.split('\n')).catch(() => ({}));
+    // Its own chunk in the task pane: the borders load with the first map, not with the pane.
+    const worldMap = import(/* webpackChunkName: "world-map" */ '../world-map.js').catch(() => null);
+    void Promise.all([coordinates, worldMap]).then(([at, loaded]) => {
+      if (current) setShown({ of: `${level}\n${names}`, at, worldMap: loaded });
+    });
     return () => {
       current = false;
     };
   }, [host, level, names]);
-  if (!at) return <Caption1>Placing the counts on the map…</Caption1>;
-  const { placed, height } = project(buckets, at);
+  // Until the places of this very table are known (never the last table's coordinates for new names).
+  if (shown?.of !== of) return <Caption1>Placing the counts on the map…</Caption1>;
+  const { at, worldMap } = shown;
+  const points = buckets.flatMap((bucket) => {
+    const point = at[bucket.name];
+    return point ? [{ ...bucket, point }] : [];
+  });
+  const map = worldMap && points.length > 0 ? worldMap.countMap(points, WIDTH) : null;
+  const placed = map?.circles.length ?? 0;
   const missing = buckets.filter((bucket) => !at[bucket.name]).map((bucket) => bucket.name);
-  const labelled = labelsFor(placed);
   return (
     <section aria-label="Map">
-      {placed.length > 0 ? (
-        <svg role="img" aria-label={`Map of the counts by ${level}`} width="100%" style={{ maxWidth: WIDTH }} viewBox={`0 0 ${WIDTH} ${Math.round(height)}`}>
-          <rect width={WIDTH} height={Math.round(height)} fill="#f3f6fa" />
+      {map ? (
+        <svg role="img" aria-label={`Map of the counts by ${level}`} width="100%" style={{ maxWidth: WIDTH }} viewBox={`0 0 ${WIDTH} ${map.base.height}`}>
+          <rect width={WIDTH} height={map.base.height} fill={COLOURS.sea} />
+          <path d={map.base.land} fill={COLOURS.land} />
+          <path d={map.base.borders} fill="none" stroke={COLOURS.border} strokeWidth={0.9} strokeLinejoin="round" />
+          <path d={map.base.coast} fill="none" stroke={COLOURS.coast} strokeWidth={0.8} strokeLinejoin="round" />
+          {map.labels.flatMap((label) => (label.leader ? [<line key={label.name} {...label.leader} stroke={COLOURS.text} strokeWidth={0.6} />] : []))}
           {/* Largest first, so small circles stay on top and can be pointed at. */}
-          {[...placed]
-            .sort((a, b) => b.count - a.count)
-            .map((point) => (
-              <circle key={point.name} cx={point.x} cy={point.y} r={point.r} fill="rgba(15, 108, 189, 0.45)" stroke="#0f6cbd" strokeWidth={1}>
-                <title>{`${point.name}: ${point.count.toLocaleString('en-US')}`}</title>
-              </circle>
-            ))}
-          {placed
-            .filter((point) => labelled.has(point.name))
-            .map((point) => (
-              <text key={point.name} x={point.x + point.r + 2} y={point.y + 4} fontSize={10} fill="#242424">
-                {point.name}
-              </text>
-            ))}
+          {map.circles.map((circle) => (
+            <circle key={circle.name} cx={circle.x} cy={circle.y} r={circle.r} fill={COLOURS.circle} stroke={COLOURS.edge} strokeWidth={1}>
+              <title>{`${circle.name}: ${circle.count.toLocaleString('en-US')}`}</title>
+            </circle>
+          ))}
+          {/* A pale halo under each name keeps it legible over borders and circles. */}
+          {map.labels.map((label) => (
+            <text key={label.name} x={label.x} y={label.y} textAnchor={label.anchor} fontSize={label.size} fill={COLOURS.text} stroke={COLOURS.land} strokeWidth={2.5} paintOrder="stroke" strokeLinejoin="round">
+              {label.name}
+            </text>
+          ))}
         </svg>
       ) : null}
       <Caption1>
-        {placed.length} of {buckets.length} {level === 'municipality' ? 'municipalities' : level === 'country' ? 'countries' : 'states'} on the map; circle area ∝ count.
+        {placed} of {buckets.length} {level === 'municipality' ? 'municipalities' : level === 'country' ? 'countries' : 'states'} on the map; circle area ∝ count.
         {missing.length > 0 ? ` Not on it (no coordinates in the built-in geography): ${missing.slice(0, 8).join(', ')}${missing.length > 8 ? ', …' : ''}.` : ''}
       </Caption1>
     </section>

@@ -5,7 +5,7 @@
  * responses what it receives (output side).
  */
 import * as z from 'zod';
-import { ENDPOINTS, type ApiName, type Endpoint } from '../contract/endpoints.js';
+import { ENDPOINTS, servedPath, type ApiName, type Endpoint } from '../contract/endpoints.js';
 import { ValidationErrorBodySchema } from '../contract/validation.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -45,8 +45,6 @@ class Definitions {
     return rewrite(rest) as JsonSchema;
   }
 }
-
-const API_PREFIX: Record<ApiName, string> = { v2: '/v2', v1: '', language: '' };
 
 const errorResponse = (description: string): JsonSchema => ({
   description,
@@ -163,7 +161,7 @@ export function openApiDocument({ apis = ['v2', 'v1', 'language'], serverUrl = '
   const defs = new Definitions();
   for (const [id, endpoint] of Object.entries(ENDPOINTS) as [string, Endpoint][]) {
     if (!apis.includes(endpoint.api)) continue;
-    const path = `${API_PREFIX[endpoint.api]}${endpoint.path}`;
+    const path = servedPath(endpoint);
     paths[path] ??= {};
     paths[path][endpoint.method.toLowerCase()] = operation(defs, id, endpoint);
   }

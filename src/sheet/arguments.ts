@@ -5,6 +5,7 @@
  *   keys are case-insensitive, values are typed by the option's spec, and every mistake is an
  *   `ArgumentError` naming the option and what it accepts.
  */
+import { closestName } from '../contract/closest-name.js';
 import { ArgumentError } from './cells.js';
 
 /** A range as the host hands it over: rows of cell values (blank cells are "" or null). */
@@ -22,32 +23,6 @@ export function cellText(value: unknown): string {
   return '';
 }
 
-/** The closest allowed name (edit distance ≤ 2), for "did you mean". */
-function closest(word: string, allowed: readonly string[]): string | null {
-  let best: string | null = null;
-  let bestDistance = 3;
-  for (const candidate of allowed) {
-    const a = word.toLowerCase();
-    const b = candidate.toLowerCase();
-    const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-    for (let i = 1; i <= a.length; i++) {
-      let previous = row[0] ?? 0;
-      row[0] = i;
-      for (let j = 1; j <= b.length; j++) {
-        const current = row[j] ?? 0;
-        row[j] = Math.min((row[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-        previous = current;
-      }
-    }
-    const distance = row[b.length] ?? 99;
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
-  }
-  return best;
-}
-
 /**
  * A list of field names from text ("name, country") or a range; blank → `fallback`. Names are matched
  * case-insensitively against `allowed`; an unknown one is an error with a suggestion.
@@ -61,7 +36,7 @@ export function parseFieldList<T extends string>(argument: string, value: Argume
   for (const name of names) {
     const known = byLower.get(name.toLowerCase());
     if (!known) {
-      const suggestion = closest(name, allowed);
+      const suggestion = closestName(name, allowed);
       throw new ArgumentError(argument, `unknown field "${name}"${suggestion ? ` — did you mean "${suggestion}"?` : ''}`);
     }
     if (!out.includes(known)) out.push(known);
@@ -179,7 +154,7 @@ export function parseOptionPairs(argument: string, value: Argument, spec: Option
     const key = keys.find((candidate) => candidate.toLowerCase() === rawKey.toLowerCase());
     const type = key === undefined ? undefined : spec[key];
     if (key === undefined || type === undefined) {
-      const suggestion = closest(rawKey, keys);
+      const suggestion = closestName(rawKey, keys);
       throw new ArgumentError(argument, `unknown ${argument === 'filters' ? 'filter' : 'option'} "${rawKey}"${suggestion ? ` — did you mean "${suggestion}"?` : ''}`);
     }
     return [key, typed(argument, key, raw, type)];

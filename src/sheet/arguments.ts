@@ -44,13 +44,29 @@ export function parseFieldList<T extends string>(argument: string, value: Argume
   return out;
 }
 
+const SERIAL_EPOCH_MS = Date.UTC(1899, 11, 30);
+const DAY_MS = 86_400_000;
+/** 1 March 1900 and 31 December 9999: before the first, Excel's serials count a 29 February 1900 that never was. */
+const FIRST_SERIAL = 61;
+const LAST_SERIAL = 2_958_465;
+
 /**
  * A spreadsheet date serial (days since 30 Dec 1899, the epoch Excel and Sheets share for dates after
  * February 1900) as an ISO date; null when it is no plausible date.
  */
 export function isoDateOfSerial(serial: number): string | null {
-  if (!Number.isFinite(serial) || serial < 61 || serial > 2_958_465) return null;
-  return new Date(Date.UTC(1899, 11, 30) + Math.floor(serial) * 86_400_000).toISOString().slice(0, 10);
+  if (!Number.isFinite(serial) || serial < FIRST_SERIAL || serial > LAST_SERIAL) return null;
+  return new Date(SERIAL_EPOCH_MS + Math.floor(serial) * DAY_MS).toISOString().slice(0, 10);
+}
+
+/**
+ * The other way: an ISO date (`2019-05-27`) or UTC date and time (`2024-03-15T12:02:59Z`) as a date
+ * serial (a time of day as its fraction), so that a sheet computes with it as a date; null when it is none.
+ */
+export function serialOfIsoDate(text: string): number | null {
+  if (!/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.test(text)) return null;
+  const serial = (Date.parse(text) - SERIAL_EPOCH_MS) / DAY_MS;
+  return Number.isFinite(serial) && serial >= FIRST_SERIAL && serial < LAST_SERIAL + 1 ? serial : null;
 }
 
 /** How one option's value is read. */

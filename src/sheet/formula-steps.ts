@@ -63,7 +63,7 @@ export function cellBytes(cell: CellValue | OrgCard): number {
   if (cell === null) return 4;
   if (typeof cell === 'string') return cell.length + 3;
   if (isErrorCell(cell)) return cell.message.length + 40;
-  if (isOrgCard(cell)) return Object.values(cell.fields).reduce((sum, value) => sum + value.length + 3, CARD_OVERHEAD_BYTES + (cell.fields.name ?? '').length + 2 * cell.domain.length);
+  if (isOrgCard(cell)) return Object.values(cell.fields).reduce<number>((sum, value) => sum + String(value).length + 3, CARD_OVERHEAD_BYTES + String(cell.fields.name ?? '').length + 2 * cell.domain.length);
   return String(cell).length + 1;
 }
 

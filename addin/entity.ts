@@ -7,8 +7,13 @@
  * Written with the documented JSON shape (string literals, not the Excel.* enums, so it builds where
  * the enums are not loaded). The entity stays flat: no nested entities, so no `referencedValues`, and
  * `basicValue` / `basicType` are left to Excel (it computes with "#VALUE!" where a formula needs a plain value).
+ * Fields are typed as their columns are, so that formulas over them compute as over any cell:
+ * numbers (lat, lon) are Doubles (`=A2.lat*2`), true/false Booleans, dates and times date serials shown
+ * as dates (FormattedNumber, `=YEAR(A2.company_register_date)`), the rest Strings.
  */
-import type { CardField, OrgCard } from '../src/sheet/org-card.js';
+import { ORGANIZATION_COLUMNS } from '../src/contract/common.js';
+import { serialOfIsoDate } from '../src/sheet/arguments.js';
+import type { CardField, CardValue, OrgCard } from '../src/sheet/org-card.js';
 import type { SourceLinks } from '../src/sheet/source-links.js';
 import { hasExcelApi } from './requirements.js';
 
@@ -26,12 +31,42 @@ const SECTIONS: readonly { title: string; fields: readonly CardField[]; collapse
 const HEADLINE: ReadonlySet<string> = new Set(['name', 'domain']);
 const SECTIONED: ReadonlySet<string> = new Set([...SECTIONS.flatMap((section) => section.fields), ...HEADLINE]);
 
-/** Every card field is a string property; the domain carries its web address as the property's source link. */
 const text = (value: string): Excel.StringCellValue => ({ type: 'String', basicValue: value });
 
+/** How Excel shows a date and a time of day (en-US format codes, as `valuesAsJson` takes them). */
+const DATE_FORMATS = { date: 'yyyy-mm-dd', timestamp: 'yyyy-mm-dd hh:mm:ss' } as const;
+
+const isColumn = (field: string): field is keyof typeof ORGANIZATION_COLUMNS => Object.hasOwn(ORGANIZATION_COLUMNS, field);
+
+/**
+ * A date serial shown as a date. FormattedNumber is the form of ExcelApi 1.16, which entities need; 1.19
+ * deprecates it for a Double with a numberFormat, which older Excel does not take.
+ */
+// eslint-disable-next-line @typescript-eslint/no-deprecated
+function dateValue(serial: number, format: string): Excel.FormattedNumberCellValue {
+  // eslint-disable-next-line @typescript-eslint/no-deprecated
+  return { type: 'FormattedNumber', basicValue: serial, numberFormat: format };
+}
+
+/** A field as the cell value of its kind; a date Excel cannot hold (before March 1900) stays its text. */
+function fieldValue(field: string, value: CardValue): Excel.CellValue {
+  if (typeof value === 'number') {
+    const double: Excel.DoubleCellValue = { type: 'Double', basicValue: value };
+    return double;
+  }
+  if (typeof value === 'boolean') {
+    const flag: Excel.BooleanCellValue = { type: 'Boolean', basicValue: value };
+    return flag;
+  }
+  const kind = isColumn(field) ? ORGANIZATION_COLUMNS[field].kind : 'text';
+  const serial = kind === 'date' || kind === 'timestamp' ? serialOfIsoDate(value) : null;
+  return serial === null ? text(value) : dateValue(serial, DATE_FORMATS[kind === 'date' ? 'date' : 'timestamp']);
+}
+
+/** The card's properties, each typed by its column; the domain carries its web address as the property's source link. */
 function properties(card: OrgCard): Record<string, Excel.EntityPropertyType> {
   const out: Record<string, Excel.EntityPropertyType> = {};
-  for (const [field, value] of Object.entries(card.fields)) out[field] = text(value);
+  for (const [field, value] of Object.entries(card.fields)) out[field] = fieldValue(field, value);
   const domain: Excel.CellValueAndPropertyMetadata = {
     ...text(card.domain),
     propertyMetadata: { attribution: [{ sourceAddress: `https://${card.domain}`, sourceText: card.domain }] },
@@ -52,13 +87,15 @@ export function orgEntity(card: OrgCard): Excel.EntityCellValue {
     }))
     .filter((section) => section.properties.length > 0);
   const name = card.fields.name;
+  // Without a name the domain is the title, and is not repeated as the subtitle.
+  const headline: Pick<Excel.CardLayoutStandardProperties, 'title' | 'subTitle'> = name === undefined ? { title: { property: 'domain' } } : { title: { property: 'name' }, subTitle: { property: 'domain' } };
   return {
     type: 'Entity',
-    text: name ?? card.domain,
+    text: String(name ?? card.domain),
     properties: properties(card),
     layouts: {
       compact: { icon: 'Building' },
-      card: { title: name ? { property: 'name' } : card.domain, subTitle: { property: 'domain' }, sections },
+      card: { ...headline, sections },
     },
     provider: { description: 'OrgIndex' },
   };

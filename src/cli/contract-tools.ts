@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { ENDPOINTS, type EndpointId } from '../contract/endpoints.js';
+import { ENDPOINTS, servedPath, type EndpointId } from '../contract/endpoints.js';
 import { validate, type InputLocation } from '../contract/validation.js';
 import type { CliIo } from './cli-io.js';
 import { runCommand, UsageError, type SetExitCode } from './usage.js';
@@ -13,10 +13,10 @@ import { messageOf } from '../contract/errors.js';
 export function addContractCommands(program: Command, io: CliIo, setExitCode: SetExitCode): void {
   program
     .command('endpoints')
-    .description('list the endpoints of the v2, legacy v1 and language-processing interfaces')
+    .description('list the endpoints of the v2, legacy v1 and language-processing interfaces, with the paths orgindex serve serves them on')
     .action(() => {
       for (const [id, e] of Object.entries(ENDPOINTS)) {
-        io.stdout(`${id.padEnd(26)} ${e.method.padEnd(6)} ${e.api.padEnd(8)} ${e.path.padEnd(26)} ${e.summary}\n`);
+        io.stdout(`${id.padEnd(26)} ${e.method.padEnd(6)} ${e.api.padEnd(8)} ${servedPath(e).padEnd(29)} ${e.summary}\n`);
       }
     });
 

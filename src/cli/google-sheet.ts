@@ -25,7 +25,7 @@ import { plainValue } from '../sheet/cells.js';
 import { cellOf, columnLetters } from '../sheet/a1.js';
 import { answerConflict, mergedConflict, storedForm, ownedRangeName, parseStoredQuery, refreshMessageOf, serviceOf, sheetGone, targetOf, type StoredQuery } from '../sheet/saved-query.js';
 import type { SheetFunctions } from '../sheet/functions.js';
-import { refreshFunctions, type QueryOutcome, type RefreshOptions } from './refresh.js';
+import { CLI_REMEDIES, refreshFunctions, type QueryOutcome, type RefreshOptions } from './refresh.js';
 import { UsageError } from './usage.js';
 import { sameService, serviceMismatch } from './services.js';
 import { messageOf } from '../contract/errors.js';
@@ -153,7 +153,7 @@ interface StoredEntry {
 type Outcomes = Map<string, QueryOutcome>;
 
 const fail = (outcomes: Outcomes, query: SavedQuery, error: unknown): void => {
-  outcomes.set(query.id, { id: query.id, target: targetOf(query), ok: false, message: refreshMessageOf(error) });
+  outcomes.set(query.id, { id: query.id, target: targetOf(query), ok: false, message: refreshMessageOf(error, CLI_REMEDIES) });
 };
 
 /** 1. The spreadsheet (sheets, merges, developer metadata, named ranges) and the saved queries in its metadata; none is a usage error. */

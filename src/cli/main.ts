@@ -18,6 +18,7 @@ import { addTokenCommand } from './dev-token.js';
 import { addServeCommand } from './serve-command.js';
 import type { SetExitCode } from './usage.js';
 import { messageOf } from '../contract/errors.js';
+import { packageVersion } from '../server/package-version.js';
 
 export type { CliIo } from './cli-io.js';
 
@@ -42,7 +43,7 @@ const COMMANDS: readonly ((program: Command, io: CliIo, setExitCode: SetExitCode
 function buildProgram(io: CliIo, setExitCode: SetExitCode): Command {
   const program = new Command('orgindex')
     .description('OrgIndex: search, enrich and count organizations — contract tools, local engine and server')
-    .version('0.1.0')
+    .version(packageVersion())
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   for (const add of COMMANDS) add(program, io, setExitCode);

@@ -18,7 +18,7 @@ import type { SavedQuery } from '../contract/saved-query.js';
 import { createDefaultEngine } from '../engine/engine.js';
 import { localBackend, remoteBackend, type SheetBackend } from '../sheet/backend.js';
 import { ResultCache } from '../sheet/cache.js';
-import { errorText, isErrorCell, type CellValue } from '../sheet/cells.js';
+import { errorText, isErrorCell, type CellValue, type Remedies } from '../sheet/cells.js';
 import { clientOptionsOf, DEFAULT_CONNECTION } from '../sheet/connection.js';
 import { SheetFunctions } from '../sheet/functions.js';
 import { cellOf } from '../sheet/a1.js';
@@ -52,10 +52,16 @@ function backendOf(service: string | null, apiKey: string | undefined): SheetBac
   return remoteBackend(createRemoteClient(clientOptionsOf({ ...DEFAULT_CONNECTION, backend: 'remote', serviceUrl: service, apiKey: apiKey ?? '' })));
 }
 
+/**
+ * What a refresh's messages tell its reader — in a terminal or a cron log, where there is no Connection
+ * tab — to do: the ways refresh-command.ts reads the key.
+ */
+export const CLI_REMEDIES: Remedies = { apiKey: 'check the API key: set ORGINDEX_API_KEY, or give --key-file FILE' };
+
 /** The functions of one refresh run: the service (or the embedded sample, built only when asked), no cache across runs. */
 export function refreshFunctions(service: string | null, apiKey: string | undefined): SheetFunctions {
   const backend = backendOf(service, apiKey);
-  return new SheetFunctions({ backend: () => backend, cache: new ResultCache({ now: () => Date.now() }), schedule: (run, ms) => setTimeout(run, ms) });
+  return new SheetFunctions({ backend: () => backend, cache: new ResultCache({ now: () => Date.now() }), schedule: (run, ms) => setTimeout(run, ms), remedies: CLI_REMEDIES });
 }
 
 /** Empty as a refresh sees it: no cell, no value and no formula. */
@@ -141,7 +147,7 @@ export async function refreshWorkbook(file: string, options: RefreshOptions = {}
       after.push({ ...entry, stored: { ...entry.stored, query: refreshed } });
     } catch (error) {
       // Printed as well as stored: nothing the workbook holds reaches a terminal as control characters.
-      const message = printable(refreshMessageOf(error));
+      const message = printable(refreshMessageOf(error, CLI_REMEDIES));
       outcomes.push({ id: query.id, target: printable(targetOf(query)), ok: false, message });
       after.push({ ...entry, stored: { ...entry.stored, query: { ...query, status: message } } });
     }

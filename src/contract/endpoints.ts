@@ -70,6 +70,18 @@ export const ENDPOINTS = {
 } as const;
 
 export type EndpointId = keyof typeof ENDPOINTS;
+
+/**
+ * Where an OrgIndex server mounts each interface on its one origin: v2 under `/v2`; the v1 and language
+ * paths are whole already (they start with `/v1`). Other hosts of an interface may put it elsewhere: a
+ * client takes a base URL per interface.
+ */
+export const SERVED_BASE_PATHS: Readonly<Record<ApiName, string>> = { v2: '/v2', v1: '', language: '' };
+
+/** The path a request to the endpoint takes on an OrgIndex server (`/v2/search`, `/v1/qna`); `{name}` marks a path parameter. */
+export function servedPath(endpoint: Pick<Endpoint, 'api' | 'path'>): string {
+  return `${SERVED_BASE_PATHS[endpoint.api]}${endpoint.path}`;
+}
 export type RequestInput<Id extends EndpointId> = z.input<(typeof ENDPOINTS)[Id]['request']>;
 export type RequestOutput<Id extends EndpointId> = z.output<(typeof ENDPOINTS)[Id]['request']>;
 export type ResponseBody<Id extends EndpointId> = z.output<(typeof ENDPOINTS)[Id]['response']>;

@@ -6,6 +6,7 @@
  * the same way.
  */
 import * as z from 'zod';
+import { closestName } from './closest-name.js';
 
 export type LocSegment = string | number;
 
@@ -75,6 +76,21 @@ export function quoteAlternatives(values: readonly unknown[]): string {
   const quoted = values.map((v) => (typeof v === 'string' ? `'${v}'` : String(v)));
   if (quoted.length <= 1) return quoted.join('');
   return `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1] ?? ''}`;
+}
+
+/**
+ * The keys each strict object that met an unknown key takes, by where the issue stands (its path and its
+ * unknown keys): zod's issue names the unknown keys only, so `validate` collects the rest as it parses.
+ */
+export type AllowedKeys = ReadonlyMap<string, readonly string[]>;
+
+const allowedKeysAt = (path: readonly PropertyKey[], keys: readonly string[]): string => JSON.stringify([path.map(String), keys]);
+
+/** pydantic's item for a key its model does not take, naming the closest key it does take when one is close. */
+function extraForbidden(key: string, allowed: readonly string[]): Omit<ValidationErrorItem, 'loc' | 'input'> {
+  const suggestion = closestName(key, allowed);
+  if (suggestion === null) return { type: 'extra_forbidden', msg: 'Extra inputs are not permitted' };
+  return { type: 'extra_forbidden', msg: `Extra inputs are not permitted; did you mean "${suggestion}"?`, ctx: { did_you_mean: suggestion } };
 }
 
 function valueAt(data: unknown, path: readonly PropertyKey[]): { found: boolean; value: unknown; parent: unknown } {
@@ -181,6 +197,7 @@ function convertIssue(
   data: unknown,
   location: InputLocation,
   out: ValidationErrorItem[],
+  allowedKeys: AllowedKeys,
 ): void {
   const path = [...prefix, ...issue.path];
   const at = valueAt(data, path);
@@ -239,16 +256,17 @@ function convertIssue(
       return;
     }
     case 'unrecognized_keys': {
+      const allowed = allowedKeys.get(allowedKeysAt(issue.path, issue.keys)) ?? [];
       for (const key of issue.keys) {
         const extra = valueAt(data, [...path, key]);
-        push({ type: 'extra_forbidden', msg: 'Extra inputs are not permitted' }, extra.value, [...loc, key]);
+        push(extraForbidden(key, allowed), extra.value, [...loc, key]);
       }
       return;
     }
     case 'invalid_union': {
       const branch = bestUnionBranch(issue.errors);
       if (branch) {
-        for (const inner of branch) convertIssue(inner, path, data, location, out);
+        for (const inner of branch) convertIssue(inner, path, data, location, out, allowedKeys);
       } else {
         push({ type: 'union_type', msg: issue.message });
       }
@@ -275,11 +293,15 @@ function boundTightness(issue: z.core.$ZodIssue): number {
   return 0;
 }
 
-/** Converts zod issues into FastAPI `detail` items; `data` is the raw input (for `input` and `loc`). */
+/**
+ * Converts zod issues into FastAPI `detail` items; `data` is the raw input (for `input` and `loc`),
+ * `allowedKeys` what `validate` collected for "did you mean".
+ */
 export function toValidationDetail(
   issues: readonly z.core.$ZodIssue[],
   data: unknown,
   location: InputLocation = 'body',
+  allowedKeys: AllowedKeys = new Map(),
 ): ValidationErrorItem[] {
   const out: ValidationErrorItem[] = [];
   const where = (issue: z.core.$ZodIssue): string => JSON.stringify(issue.path);
@@ -296,21 +318,31 @@ export function toValidationDetail(
     if (typeErrorAt.has(where(issue)) || boundReported.has(key)) skip.add(issue);
     boundReported.add(key);
   }
-  for (const issue of issues) if (!skip.has(issue)) convertIssue(issue, [], data, location, out);
+  for (const issue of issues) if (!skip.has(issue)) convertIssue(issue, [], data, location, out, allowedKeys);
   return out;
 }
 
 export type Validated<T> = { ok: true; value: T } | { ok: false; error: ValidationErrorBody };
 
-/** Parses `data` with a contract schema; on failure returns the 422 body. Never throws on bad input. */
+/**
+ * Parses `data` with a contract schema; on failure returns the 422 body. Never throws on bad input. While
+ * zod words its issues, the keys of each strict object that met an unknown key are noted (the raw issue
+ * still names its object; the final one does not), for the "did you mean" of its `extra_forbidden`.
+ */
 export function validate<S extends z.ZodType>(
   schema: S,
   data: unknown,
   location: InputLocation = 'body',
 ): Validated<z.output<S>> {
-  const result = schema.safeParse(data);
+  const allowedKeys = new Map<string, readonly string[]>();
+  const result = schema.safeParse(data, {
+    error: (issue) => {
+      if (issue.code === 'unrecognized_keys' && issue.inst instanceof z.ZodObject) allowedKeys.set(allowedKeysAt(issue.path ?? [], issue.keys), Object.keys(issue.inst.shape));
+      return undefined;
+    },
+  });
   if (result.success) return { ok: true, value: result.data };
-  return { ok: false, error: { detail: toValidationDetail(result.error.issues, data, location) } };
+  return { ok: false, error: { detail: toValidationDetail(result.error.issues, data, location, allowedKeys) } };
 }
 
 /**

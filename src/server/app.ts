@@ -18,17 +18,18 @@ import type { LanguageProvider } from '../engine/language/provider.js';
 import { Admission, RATE_LIMIT_HEADERS, type EngineState } from './admission.js';
 import { admissionPlugin } from './admission-plugin.js';
 import type { BearerVerifier } from './bearer.js';
-import { connectionOrigin, publicBaseUrl, type DownloadLimits, type DownloadStore } from './downloads.js';
+import type { DownloadLimits, DownloadStore } from './downloads.js';
 import type { PitStore } from '../engine/v1/v1-service.js';
 import { errorHandler, notFound } from './error-handler.js';
-import { clientErrorHandler, frameworkErrors, refuseNulInUrl, registerJsonParser, requestIdGenerator } from './http-edge.js';
+import { clientErrorHandler, frameworkErrors, refuseNonPathTargets, refuseNulInUrl, registerJsonParser, requestIdGenerator } from './http-edge.js';
 import { logKeyChanges, type KeyRing } from './keys.js';
-import { openApiDocument } from './openapi.js';
+import { methodNotAllowed } from './method-not-allowed.js';
 import type { QuotaLedger } from './quota-ledger.js';
 import { LocalQuotaState, type QuotaState } from './quota-state.js';
 import { Downloads, fileRoutes } from './routes/files.js';
 import { languageRoutes, siteReadingProvider } from './routes/language.js';
 import { v1Routes } from './routes/v1.js';
+import { serviceRoutes } from './routes/service.js';
 import { v2Routes } from './routes/v2.js';
 import { timeoutServerOptions, type ServerTimeouts } from './timeouts.js';
 import type { QueryEmbedding } from './embedding/query-embedding.js';
@@ -109,6 +110,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   // Bodies are JSON only (anything else is a 415), UTF-8, of bounded depth.
   registerJsonParser(app);
   refuseNulInUrl(app);
+  refuseNonPathTargets(app);
   await app.register(cors, {
     origin: options.corsOrigins ?? DEFAULT_CORS_ORIGINS,
     methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
@@ -127,14 +129,14 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   await app.register(admissionPlugin, { admission });
   app.setErrorHandler(errorHandler());
   app.setNotFoundHandler(notFound);
+  const otherMethods = methodNotAllowed(app);
 
   await app.register(v2Routes, { admission, engine, healthCheck: options.healthCheck, queryEmbedding: options.queryEmbedding });
   await app.register(v1Routes, { admission, downloads, now, pits: options.pitStore, queryEmbedding: options.queryEmbedding });
   await app.register(fileRoutes, { downloads });
   await app.register(languageRoutes, { provider: options.language ?? siteReadingProvider(engine, now, options) });
-  // The document names the server as download links do: the public URL, else the address the connection reached.
-  const publicUrl = options.publicUrl === undefined ? null : publicBaseUrl(options.publicUrl);
-  app.get('/openapi.json', (request) => openApiDocument({ serverUrl: publicUrl ?? (connectionOrigin(request.protocol, request.socket.localAddress, request.socket.localPort) || '/') }));
+  await app.register(serviceRoutes, { publicUrl: options.publicUrl });
+  otherMethods.answer();
   return app;
 }
 

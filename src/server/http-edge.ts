@@ -7,6 +7,7 @@ import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { holdsNul, nulRefusal } from './problem.js';
 import { messageOf } from '../contract/errors.js';
+import { notFound } from './error-handler.js';
 
 /** Deeper JSON is refused: no request needs it, and echoing it back in a 422 could overflow the stack. */
 export const MAX_JSON_DEPTH = 64;
@@ -90,6 +91,20 @@ export function registerJsonParser(app: FastifyInstance): void {
 export function refuseNulInUrl(app: FastifyInstance): void {
   app.addHook('onRequest', (request, _reply, done) => {
     done(/%00|\0/i.test(request.url) ? nulRefusal('The URL') : undefined);
+  });
+}
+
+/**
+ * A request target that is not a path — `*`, the asterisk form HTTP keeps for OPTIONS — reaches no route,
+ * as a 404: the router would take it for `/`. OPTIONS goes on to CORS.
+ */
+export function refuseNonPathTargets(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.url.startsWith('/') || request.method === 'OPTIONS') {
+      done();
+      return;
+    }
+    notFound(request, reply);
   });
 }
 

@@ -5,10 +5,16 @@
  * responses what it receives (output side).
  */
 import * as z from 'zod';
-import { ENDPOINTS, type ApiName, type Endpoint } from '../contract/endpoints.js';
+import { ENDPOINTS, SERVED_BASE_PATHS, servedPath, type ApiName, type Endpoint } from '../contract/endpoints.js';
 import { ValidationErrorBodySchema } from '../contract/validation.js';
+import { ServiceDescriptionSchema } from '../contract/v2/service.js';
 
 type JsonSchema = Record<string, unknown>;
+
+/** Where the server answers this document. */
+export const OPENAPI_PATH = '/openapi.json';
+/** Where the server describes itself (routes/service.ts): its root, and the v2 root that `orgindex serve` prints. */
+export const DESCRIPTION_PATHS = ['/', SERVED_BASE_PATHS.v2] as const;
 
 /**
  * Where the contract says how a schema is to be documented (`documentedAs`), that replaces zod's rendering;
@@ -45,8 +51,6 @@ class Definitions {
     return rewrite(rest) as JsonSchema;
   }
 }
-
-const API_PREFIX: Record<ApiName, string> = { v2: '/v2', v1: '', language: '' };
 
 const errorResponse = (description: string): JsonSchema => ({
   description,
@@ -141,6 +145,22 @@ function operation(defs: Definitions, id: string, endpoint: Endpoint): JsonSchem
   return op;
 }
 
+/** The description at one of its paths: open to all, like health. */
+function descriptionOperation(path: string): JsonSchema {
+  return {
+    operationId: path === '/' ? 'service_description' : `service_description_${path.replace(/\W/g, '')}`,
+    summary: 'What this server is: name, version, interfaces and their paths, links',
+    tags: ['service'],
+    security: [],
+    responses: {
+      '200': { description: 'OK', content: { 'application/json': { schema: { $ref: '#/components/schemas/ServiceDescription' } } } },
+      '400': errorResponse(`A ${MALFORMED}`),
+      '500': errorResponse('Unexpected server error'),
+      ...HEADERS_TOO_LARGE,
+    },
+  };
+}
+
 export interface OpenApiOptions {
   /** The interfaces described (default all three). */
   apis?: readonly ApiName[];
@@ -159,11 +179,11 @@ export const API_LICENSE = { name: 'Proprietary: all rights reserved', identifie
 
 /** The document for the interfaces this server serves: v2, the legacy v1 and language processing. */
 export function openApiDocument({ apis = ['v2', 'v1', 'language'], serverUrl = '/' }: OpenApiOptions = {}): JsonSchema {
-  const paths: Record<string, Record<string, JsonSchema>> = {};
+  const paths: Record<string, Record<string, JsonSchema>> = Object.fromEntries(DESCRIPTION_PATHS.map((path) => [path, { get: descriptionOperation(path) }]));
   const defs = new Definitions();
   for (const [id, endpoint] of Object.entries(ENDPOINTS) as [string, Endpoint][]) {
     if (!apis.includes(endpoint.api)) continue;
-    const path = `${API_PREFIX[endpoint.api]}${endpoint.path}`;
+    const path = servedPath(endpoint);
     paths[path] ??= {};
     paths[path][endpoint.method.toLowerCase()] = operation(defs, id, endpoint);
   }
@@ -185,6 +205,7 @@ export function openApiDocument({ apis = ['v2', 'v1', 'language'], serverUrl = '
       schemas: {
         ErrorDetail: { type: 'object', properties: { detail: { type: 'string' } }, required: ['detail'] },
         HTTPValidationError: defs.add(ValidationErrorBodySchema, 'output', 'HTTPValidationError'),
+        ServiceDescription: defs.add(ServiceDescriptionSchema, 'output', 'ServiceDescription'),
         ...defs.schemas,
       },
     },

@@ -5,6 +5,7 @@
  *   keys are case-insensitive, values are typed by the option's spec, and every mistake is an
  *   `ArgumentError` naming the option and what it accepts.
  */
+import { closestName } from '../contract/closest-name.js';
 import { ArgumentError } from './cells.js';
 
 /** A range as the host hands it over: rows of cell values (blank cells are "" or null). */
@@ -22,32 +23,6 @@ export function cellText(value: unknown): string {
   return '';
 }
 
-/** The closest allowed name (edit distance ≤ 2), for "did you mean". */
-function closest(word: string, allowed: readonly string[]): string | null {
-  let best: string | null = null;
-  let bestDistance = 3;
-  for (const candidate of allowed) {
-    const a = word.toLowerCase();
-    const b = candidate.toLowerCase();
-    const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-    for (let i = 1; i <= a.length; i++) {
-      let previous = row[0] ?? 0;
-      row[0] = i;
-      for (let j = 1; j <= b.length; j++) {
-        const current = row[j] ?? 0;
-        row[j] = Math.min((row[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-        previous = current;
-      }
-    }
-    const distance = row[b.length] ?? 99;
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
-  }
-  return best;
-}
-
 /**
  * A list of field names from text ("name, country") or a range; blank → `fallback`. Names are matched
  * case-insensitively against `allowed`; an unknown one is an error with a suggestion.
@@ -61,7 +36,7 @@ export function parseFieldList<T extends string>(argument: string, value: Argume
   for (const name of names) {
     const known = byLower.get(name.toLowerCase());
     if (!known) {
-      const suggestion = closest(name, allowed);
+      const suggestion = closestName(name, allowed);
       throw new ArgumentError(argument, `unknown field "${name}"${suggestion ? ` — did you mean "${suggestion}"?` : ''}`);
     }
     if (!out.includes(known)) out.push(known);
@@ -69,13 +44,29 @@ export function parseFieldList<T extends string>(argument: string, value: Argume
   return out;
 }
 
+const SERIAL_EPOCH_MS = Date.UTC(1899, 11, 30);
+const DAY_MS = 86_400_000;
+/** 1 March 1900 and 31 December 9999: before the first, Excel's serials count a 29 February 1900 that never was. */
+const FIRST_SERIAL = 61;
+const LAST_SERIAL = 2_958_465;
+
 /**
  * A spreadsheet date serial (days since 30 Dec 1899, the epoch Excel and Sheets share for dates after
  * February 1900) as an ISO date; null when it is no plausible date.
  */
 export function isoDateOfSerial(serial: number): string | null {
-  if (!Number.isFinite(serial) || serial < 61 || serial > 2_958_465) return null;
-  return new Date(Date.UTC(1899, 11, 30) + Math.floor(serial) * 86_400_000).toISOString().slice(0, 10);
+  if (!Number.isFinite(serial) || serial < FIRST_SERIAL || serial > LAST_SERIAL) return null;
+  return new Date(SERIAL_EPOCH_MS + Math.floor(serial) * DAY_MS).toISOString().slice(0, 10);
+}
+
+/**
+ * The other way: an ISO date (`2019-05-27`) or UTC date and time (`2024-03-15T12:02:59Z`) as a date
+ * serial (a time of day as its fraction), so that a sheet computes with it as a date; null when it is none.
+ */
+export function serialOfIsoDate(text: string): number | null {
+  if (!/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.test(text)) return null;
+  const serial = (Date.parse(text) - SERIAL_EPOCH_MS) / DAY_MS;
+  return Number.isFinite(serial) && serial >= FIRST_SERIAL && serial < LAST_SERIAL + 1 ? serial : null;
 }
 
 /** How one option's value is read. */
@@ -179,7 +170,7 @@ export function parseOptionPairs(argument: string, value: Argument, spec: Option
     const key = keys.find((candidate) => candidate.toLowerCase() === rawKey.toLowerCase());
     const type = key === undefined ? undefined : spec[key];
     if (key === undefined || type === undefined) {
-      const suggestion = closest(rawKey, keys);
+      const suggestion = closestName(rawKey, keys);
       throw new ArgumentError(argument, `unknown ${argument === 'filters' ? 'filter' : 'option'} "${rawKey}"${suggestion ? ` — did you mean "${suggestion}"?` : ''}`);
     }
     return [key, typed(argument, key, raw, type)];

@@ -65,11 +65,23 @@ function whenText(iso: string | null, now: number): string {
 }
 
 /**
+ * What a message tells its reader to do, in the words of where it is read: the task pane and the sidebar
+ * have a Connection tab; `orgindex refresh` in a cron log has flags and an environment variable instead.
+ */
+export interface Remedies {
+  /** For a key the service refused. */
+  apiKey: string;
+}
+
+/** The panes' words (Excel's task pane and the Sheets sidebar both have OrgIndex → Connection). */
+export const PANE_REMEDIES: Remedies = { apiKey: 'check the API key under OrgIndex → Connection' };
+
+/**
  * The error cell for anything a function call can throw: bad arguments and 422s are `#VALUE!` (pointing
  * at the field), everything else `#N/A` with a message — rate limits and exhausted quotas say when they
  * lift. Never a blank, never an exception escaping to the host.
  */
-export function errorCellOf(error: unknown, now: number = Date.now()): ErrorCell {
+export function errorCellOf(error: unknown, now: number = Date.now(), remedies: Remedies = PANE_REMEDIES): ErrorCell {
   if (error instanceof ArgumentError) return errorCell('#VALUE!', error.message);
   if (error instanceof ValidationError) {
     const first = error.detail[0];
@@ -81,7 +93,7 @@ export function errorCellOf(error: unknown, now: number = Date.now()): ErrorCell
   }
   if (error instanceof OrgIndexError) {
     const prefix: Record<string, string> = {
-      auth: 'Not authorised (check the API key under OrgIndex → Connection)',
+      auth: `Not authorised (${remedies.apiKey})`,
       network: 'Cannot reach the OrgIndex service',
       timeout: 'The OrgIndex service did not answer in time',
       server: 'The OrgIndex service failed',

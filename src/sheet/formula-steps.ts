@@ -11,7 +11,7 @@ import type { SelectableColumn } from '../contract/common.js';
 import { SEARCH_LIMITS, type SearchRequestInput, type SearchResponse } from '../contract/v2/search.js';
 import type { FilterValueWarning } from '../contract/v2/filters.js';
 import { parseFieldList, parseOptions, type Argument } from './arguments.js';
-import { ArgumentError, errorCell, errorCellOf, isErrorCell, type CellValue, type ErrorCell, type Table } from './cells.js';
+import { ArgumentError, errorCell, errorCellOf, isErrorCell, type CellValue, type ErrorCell, type Remedies, type Table } from './cells.js';
 import { fetchTable, planFetch } from './fetch-plan.js';
 import { rowsFor, type FetchRowsEffect } from './fetch-rows.js';
 import { backendCall, cached, type CachedEffect, type CallEffect, type Steps } from './effects.js';
@@ -32,6 +32,8 @@ export const DEFAULT_MAX_PAYLOAD_BYTES = 2_500_000;
 export interface StepLimits {
   maxPayloadBytes: number;
   now: () => number;
+  /** What error cells tell their reader to do (default: the panes' words). */
+  remedies?: Remedies | undefined;
 }
 
 /** A search body answered through the cache (the task pane's preview and "Insert values" use it too). */
@@ -44,7 +46,7 @@ export function* guarded<C>(steps: SheetSteps<(C | ErrorCell)[][]>, limits: Step
   try {
     return yield* steps;
   } catch (error) {
-    return [[errorCellOf(error, limits.now())]];
+    return [[errorCellOf(error, limits.now(), limits.remedies)]];
   }
 }
 
@@ -61,7 +63,7 @@ export function cellBytes(cell: CellValue | OrgCard): number {
   if (cell === null) return 4;
   if (typeof cell === 'string') return cell.length + 3;
   if (isErrorCell(cell)) return cell.message.length + 40;
-  if (isOrgCard(cell)) return Object.values(cell.fields).reduce((sum, value) => sum + value.length + 3, CARD_OVERHEAD_BYTES + (cell.fields.name ?? '').length + 2 * cell.domain.length);
+  if (isOrgCard(cell)) return Object.values(cell.fields).reduce<number>((sum, value) => sum + String(value).length + 3, CARD_OVERHEAD_BYTES + String(cell.fields.name ?? '').length + 2 * cell.domain.length);
   return String(cell).length + 1;
 }
 
@@ -151,7 +153,7 @@ function* fetchedTable(domains: Argument, columns: readonly SelectableColumn[], 
   const plan = planFetch(cells.slice(0, Math.max(1, end)));
   const { found, failed } = yield* rowsFor(plan.domains, columns);
   const now = limits.now();
-  const errors = new Map([...failed].map(([domain, error]) => [domain, errorCellOf(error, now)]));
+  const errors = new Map([...failed].map(([domain, error]) => [domain, errorCellOf(error, now, limits.remedies)]));
   return fetchTable(plan, found, columns, false, errors);
 }
 

@@ -16,7 +16,7 @@ import { callBackend, type BackendOp, type CallResult, type SheetBackend } from 
 import type { CachedEffect, CachedNamespace, CallEffect } from './effects.js';
 import { FetchBatcher } from './batcher.js';
 import type { CacheKey, ResultCache } from './cache.js';
-import type { CellValue, Table } from './cells.js';
+import type { CellValue, Remedies, Table } from './cells.js';
 import type { Argument } from './arguments.js';
 import type { CardTable } from './org-card.js';
 import type { SourceLinks } from './source-links.js';
@@ -36,6 +36,8 @@ export interface SheetFunctionsOptions {
   now?: () => number;
   batchWindowMs?: number;
   maxPayloadBytes?: number;
+  /** What error cells tell their reader to do, where that is not a pane (`orgindex refresh`). */
+  remedies?: Remedies;
 }
 
 export class SheetFunctions {
@@ -47,7 +49,7 @@ export class SheetFunctions {
   requests = 0;
 
   constructor(private readonly options: SheetFunctionsOptions) {
-    this.limits = { now: options.now ?? (() => Date.now()), maxPayloadBytes: options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES };
+    this.limits = { now: options.now ?? (() => Date.now()), maxPayloadBytes: options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES, remedies: options.remedies };
   }
 
   /** Runs steps, performing their effects; every call of one run goes to the backend current at its start. */

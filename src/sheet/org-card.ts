@@ -29,11 +29,14 @@ export const CARD_COLUMNS = [
 
 export type CardField = SelectableColumn | 'nace_section';
 
+/** A field's value as ORG.FETCH's cell holds it: numbers (lat, lon) and true/false stay what they are, for a host to type them. */
+export type CardValue = string | number | boolean;
+
 export interface OrgCard {
   readonly kind: 'organization';
   readonly domain: string;
   /** The fields that have a value (blank ones are left out, so the card shows no empty lines). */
-  readonly fields: Readonly<Partial<Record<CardField, string>>>;
+  readonly fields: Readonly<Partial<Record<CardField, CardValue>>>;
 }
 
 /** A cell of a card column: a card, an error (bad or unknown domain), or blank for a blank input. */
@@ -57,12 +60,12 @@ export function cardOf(row: readonly CellValue[], columns: readonly SelectableCo
   const first = row[0];
   if (isErrorCell(first)) return first;
   if (typeof first !== 'string' || first === '') return '';
-  const fields: Partial<Record<CardField, string>> = {};
+  const fields: Partial<Record<CardField, CardValue>> = {};
   columns.forEach((column, i) => {
     const value = row[i];
-    if (value !== null && value !== undefined && value !== '' && !isErrorCell(value)) fields[column] = String(value);
+    if (value !== null && value !== undefined && value !== '' && !isErrorCell(value)) fields[column] = value;
   });
-  const letter = fields.nace_code ? sectionOf(fields.nace_code) : null;
+  const letter = typeof fields.nace_code === 'string' ? sectionOf(fields.nace_code) : null;
   if (letter) fields.nace_section = NACE_SECTIONS[letter];
   return { kind: 'organization', domain: first, fields };
 }

@@ -10,7 +10,7 @@ import { messageOf, OrgIndexError } from '../contract/errors.js';
 import { SavedQuerySchema, type RefreshSchedule, type SavedQuery } from '../contract/saved-query.js';
 import type { SearchRequestInput } from '../contract/v2/search.js';
 import { SEARCH_LIMITS } from '../contract/v2/search.js';
-import { ArgumentError, errorCellOf, errorText, type Table } from './cells.js';
+import { ArgumentError, errorCellOf, errorText, PANE_REMEDIES, type Remedies, type Table } from './cells.js';
 import { fetchTable, planFetch } from './fetch-plan.js';
 import { backendCall } from './effects.js';
 import { rowsFor } from './fetch-rows.js';
@@ -187,8 +187,11 @@ export function serviceOf(url: string | null | undefined): string | null {
 
 export const serviceName = (service: string | null): string => service ?? 'the built-in sample';
 
-/** A refresh failure in words: service and argument errors as the cells word them, the refresher's own refusals as they are. */
-export function refreshMessageOf(error: unknown): string {
+/**
+ * A refresh failure in words: service and argument errors as the cells word them (with the remedies of
+ * where the refresh runs), the refresher's own refusals as they are.
+ */
+export function refreshMessageOf(error: unknown, remedies: Remedies = PANE_REMEDIES): string {
   if (!(error instanceof OrgIndexError || error instanceof ArgumentError)) return messageOf(error);
-  return errorText(errorCellOf(error));
+  return errorText(errorCellOf(error, Date.now(), remedies));
 }

@@ -23,8 +23,8 @@ export function atLeast(version: string, wanted: string): boolean {
 
 const BASE_KEYS = ['type', 'writable', 'writableNote'];
 
-/** Per type: the keys it may carry beyond BASE_KEYS, and the API version it needs. */
-const TYPES: Record<string, { keys: string[]; since: string }> = {
+/** Per type — every one @types/office-js's `Excel.CellValueType` names, and no other: the keys it may carry beyond BASE_KEYS, and the API version it needs. */
+const TYPES: Record<`${Excel.CellValueType}`, { keys: string[]; since: string }> = {
   Array: { keys: ['elements', 'basicValue', 'basicType', 'referencedValues'], since: '1.16' },
   Boolean: { keys: ['basicValue', 'basicType'], since: '1.16' },
   Double: { keys: ['basicValue', 'basicType'], since: '1.16' },
@@ -39,6 +39,8 @@ const TYPES: Record<string, { keys: string[]; since: string }> = {
   NotAvailable: { keys: ['basicValue', 'basicType'], since: '1.16' },
   WebImage: { keys: ['address', 'altText', 'relatedImagesAddress', 'attribution', 'provider', 'basicValue', 'basicType'], since: '1.16' },
 };
+
+const isCellValueType = (type: string): type is keyof typeof TYPES => Object.hasOwn(TYPES, type);
 
 const METADATA_KEYS = ['excludeFrom', 'sublabel', 'attribution'];
 const EXCLUDE_KEYS = ['cardView', 'autoComplete', 'calcCompare', 'dotNotation'];
@@ -106,6 +108,13 @@ function checkLayouts(layouts: unknown, properties: Json, version: string, where
   if ('layout' in card && card.layout !== 'Entity') problems.push(`${where}.card.layout: must be "Entity"`);
   if ('title' in card && typeof card.title !== 'string') checkPropertyRef(card.title, properties, `${where}.card.title`, problems);
   if ('subTitle' in card) checkPropertyRef(card.subTitle, properties, `${where}.card.subTitle`, problems);
+  // Not refused by Excel, but shown twice: a card's title and subtitle (a text, or a property's value) differ.
+  const shown = (ref: unknown): unknown => {
+    if (!isObject(ref) || typeof ref.property !== 'string') return ref;
+    const target = properties[ref.property];
+    return isObject(target) ? target.basicValue : undefined;
+  };
+  if ('subTitle' in card && shown(card.title) === shown(card.subTitle)) problems.push(`${where}.card.subTitle: shows what the title shows (the card would show it twice)`);
   if ('mainImage' in card) checkPropertyRef(card.mainImage, properties, `${where}.card.mainImage`, problems, 'WebImage');
   if (!('sections' in card)) return;
   if (!Array.isArray(card.sections)) return void problems.push(`${where}.card.sections: must be an array`);
@@ -129,7 +138,7 @@ function checkLayouts(layouts: unknown, properties: Json, version: string, where
 export function cellValueProblems(value: unknown, version: string, where = 'value', nested = false): string[] {
   const problems: string[] = [];
   if (!isObject(value)) return [`${where}: must be an object with a "type"`];
-  const spec = typeof value.type === 'string' ? TYPES[value.type] : undefined;
+  const spec = typeof value.type === 'string' && isCellValueType(value.type) ? TYPES[value.type] : undefined;
   if (!spec) return [`${where}.type: unknown cell value type ${JSON.stringify(value.type)}`];
   if (!atLeast(version, spec.since)) problems.push(`${where}: ${String(value.type)} values need ExcelApi ${spec.since}`);
   unknownKeys(value, [...BASE_KEYS, ...spec.keys, ...(nested ? ['propertyMetadata'] : [])], where, problems);
@@ -142,7 +151,7 @@ export function cellValueProblems(value: unknown, version: string, where = 'valu
     case 'Double':
     case 'FormattedNumber':
       if (typeof value.basicValue !== 'number' || !Number.isFinite(value.basicValue)) problems.push(`${where}.basicValue: must be a finite number`);
-      if (value.type === 'FormattedNumber' && typeof value.numberFormat !== 'string') problems.push(`${where}.numberFormat: must be a string`);
+      if (value.type === 'FormattedNumber' && (typeof value.numberFormat !== 'string' || value.numberFormat === '')) problems.push(`${where}.numberFormat: must be a number format`);
       break;
     case 'Boolean':
       if (typeof value.basicValue !== 'boolean') problems.push(`${where}.basicValue: must be true or false`);

@@ -151,12 +151,15 @@ describe('ORG.FETCH as=card: organization cards as Excel data types', () => {
     for (const [entity, row] of [[table[0]?.[0], first], [table[3]?.[0], second]] as [Excel.EntityCellValue, OrganizationRow][]) {
       expect(cellValueProblems(entity, '1.16')).toEqual([]);
       expect(entity).toMatchObject({ type: 'Entity', text: row.name, layouts: { compact: { icon: 'Building' }, card: { title: { property: 'name' }, subTitle: { property: 'domain' } } } });
-      // =A2.name, =A2.company_register_court …: every field is a String property named as the ORG.FETCH column.
+      // =A2.name, =A2.company_register_court …: every field a property named as the ORG.FETCH column, the
+      // register date a date serial shown as a date (=YEAR(A2.company_register_date) works), the rest text.
       for (const column of CARD_COLUMNS) {
         const value = row[column];
         if (value === null || value === undefined || value === '') expect(entity.properties?.[column]).toBeUndefined();
+        else if (column === 'company_register_date') expect(entity.properties?.[column]).toEqual({ type: 'FormattedNumber', basicValue: (Date.parse(value) - Date.UTC(1899, 11, 30)) / 86_400_000, numberFormat: 'yyyy-mm-dd' });
         else expect(entity.properties?.[column]).toMatchObject({ type: 'String', basicValue: value });
       }
+      expect(entity.properties?.company_register_date).toMatchObject({ type: 'FormattedNumber', basicValue: expect.any(Number) as unknown });
       expect(entity.properties?.company_register_court).toMatchObject({ basicValue: 'Amtsgericht München' });
       expect(entity.properties?.domain).toMatchObject({ propertyMetadata: { attribution: [{ sourceAddress: `https://${row.domain}`, sourceText: row.domain }] } });
       expect(entity.properties?.nace_section).toMatchObject({ basicValue: expect.stringMatching(/^NACE [A-V]: /) as unknown });
@@ -167,6 +170,25 @@ describe('ORG.FETCH as=card: organization cards as Excel data types', () => {
     const before = requests('/v2/fetch');
     await orgFetch([[first.domain]], undefined, cell('as=card'));
     expect(requests('/v2/fetch')).toBe(before);
+  });
+
+  test('fields typed by their columns: numbers Double, true/false Boolean, dates and times date serials; a card without a name shows its domain once', async () => {
+    const columns = ['lon', 'new_register_entry', 'created_at', 'company_register_date'] as const;
+    const [row] = (await server.client(KEYS.tier2).search({ filters: { country: ['Deutschland'] }, columns: ['domain', ...columns], size: 1 })).data;
+    if (!row) throw new Error('no row');
+    const [[card]] = (await orgFetch(cell(row.domain), cell(columns.join(', ')), cell('as=card'))) as [[Excel.EntityCellValue]];
+    expect(cellValueProblems(card, '1.16')).toEqual([]);
+    const serial = (iso: string): number => (Date.parse(iso) - Date.UTC(1899, 11, 30)) / 86_400_000;
+    expect(card.properties?.lon).toEqual({ type: 'Double', basicValue: row.lon });
+    expect(card.properties?.new_register_entry).toEqual({ type: 'Boolean', basicValue: row.new_register_entry });
+    expect(card.properties?.created_at).toEqual({ type: 'FormattedNumber', basicValue: serial(String(row.created_at)), numberFormat: 'yyyy-mm-dd hh:mm:ss' });
+    if (row.company_register_date) expect(card.properties?.company_register_date).toEqual({ type: 'FormattedNumber', basicValue: serial(row.company_register_date), numberFormat: 'yyyy-mm-dd' });
+    // No name chosen: the domain is the title, and not its subtitle too.
+    expect(card.text).toBe(row.domain);
+    expect(card.layouts?.card).toMatchObject({ title: { property: 'domain' } });
+    expect(card.layouts?.card).not.toHaveProperty('subTitle');
+    // The shape check sees a headline shown twice, as the domain as both title and subtitle would be.
+    expect(cellValueProblems({ ...card, layouts: { card: { title: row.domain, subTitle: { property: 'domain' } } } }, '1.16')).toEqual(['value.layouts.card.subTitle: shows what the title shows (the card would show it twice)']);
   });
 
   test('the payload cap counts a card at or above its JSON, and not far above (the sample’s cards, about 1.7 KB each)', async () => {
@@ -191,7 +213,8 @@ describe('ORG.FETCH as=card: organization cards as Excel data types', () => {
     const [[card]] = (await orgFetch(cell(row.domain), cell('name, lat, summary_keywords, state'), cell('as=card'))) as [[Excel.EntityCellValue]];
     expect(cellValueProblems(card, '1.16')).toEqual([]);
     expect(Object.keys(card.properties ?? {}).sort()).toEqual(['domain', 'lat', 'name', 'state', 'summary_keywords']);
-    expect(card.properties?.lat).toMatchObject({ type: 'String', basicValue: String(row.lat) });
+    // A number, as a cell holds one: =A2.lat*2 computes.
+    expect(card.properties?.lat).toEqual({ type: 'Double', basicValue: row.lat });
     expect(card.properties?.summary_keywords).toMatchObject({ basicValue: (row.summary_keywords ?? []).join('; ') });
     expect(card.layouts?.card?.sections).toEqual([
       { layout: 'List', title: 'Location', properties: ['state'] },

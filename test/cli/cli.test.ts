@@ -15,12 +15,14 @@ test('--help and no arguments print usage with the commands', async () => {
   }
 });
 
-test('endpoints lists every endpoint of the three interfaces', async () => {
+test('endpoints lists every endpoint of the three interfaces, on the paths the server serves', async () => {
   const io = capture();
   expect(await runCli(['endpoints'], io)).toBe(0);
   expect(io.out.trim().split('\n')).toHaveLength(16);
-  expect(io.out).toMatch(/^v2\.search\s+POST\s+v2\s+\/search\s/m);
+  expect(io.out).toMatch(/^v2\.search\s+POST\s+v2\s+\/v2\/search\s/m);
+  expect(io.out).toMatch(/^v2\.location\s+GET\s+v2\s+\/v2\/locations\/\{location_id\}\s/m);
   expect(io.out).toMatch(/^language\.qna\s+POST\s+language\s+\/v1\/qna\s/m);
+  expect(io.out).not.toMatch(/\s\/search\s/);
 });
 
 test('check prints the normalised body of a valid request (file argument)', async () => {

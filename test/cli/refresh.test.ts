@@ -134,6 +134,20 @@ test('refresh writes the saved queries\' values in place, keeps everything else,
   expect(cellsOutside(XLSX.readFile(file, { cellFormula: true }), [])).toEqual(cellsOutside(after, []));
 }, 120_000);
 
+test('a refused key is worded for the terminal: the environment variable and flag to set, not the pane\'s Connection tab', () => {
+  const file = join(dir, 'wrong-key.xlsx');
+  makeWorkbook(file, [
+    savedQuery('search-1', 'Leads', 'B6', { interface: 'v2', route: 'search', body: SEARCH_BODY, rows: 5 }, server.url),
+    savedQuery('fetch-1', 'Leads', 'H2', { interface: 'v2', route: 'fetch', body: { domains: ['example.com'], columns: ['domain', 'name'] } }, server.url),
+  ]);
+  const result = run([file, '--base-url', server.url], { ORGINDEX_API_KEY: 'not-a-key-000000000000' });
+  expect(result.code).toBe(1);
+  const lines = result.stdout.split('\n').filter(Boolean);
+  expect(lines).toHaveLength(2);
+  for (const line of lines) expect(line).toMatch(/^FAILED .*Not authorised \(check the API key: set ORGINDEX_API_KEY, or give --key-file FILE\)/);
+  expect(`${result.stdout}${result.stderr}`).not.toContain('Connection');
+}, 120_000);
+
 test('a query never overwrites a cell it did not write, nor runs on another service; the embedded sample answers without --base-url', () => {
   const file = join(dir, 'guarded.xlsx');
   makeWorkbook(file, [

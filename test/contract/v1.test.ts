@@ -92,9 +92,9 @@ describe('POST /v1/search', () => {
       });
     });
 
-    it("v2's must_any is an unknown key here", () => {
+    it("v2's must_any is an unknown key here, naming v1's must_one", () => {
       expect(invalid(V1SearchRequestSchema, { ...search, keywords: { must_any: ['x'] } })).toEqual([
-        { loc: ['body', 'keywords', 'must_any'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden', input: ['x'] },
+        { loc: ['body', 'keywords', 'must_any'], msg: 'Extra inputs are not permitted; did you mean "must_one"?', type: 'extra_forbidden', input: ['x'], ctx: { did_you_mean: 'must_one' } },
       ]);
     });
 

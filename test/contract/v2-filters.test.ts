@@ -312,9 +312,9 @@ describe('keywords object (must_all, must_any, must_not)', () => {
     ]);
   });
 
-  it("v1's must_one is an unknown key here (extra_forbidden)", () => {
+  it("v1's must_one is an unknown key here (extra_forbidden), naming v2's must_any", () => {
     expect(invalid(SearchRequestSchema, { keywords: { must_one: ['x'] } })).toEqual([
-      { loc: ['body', 'keywords', 'must_one'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden', input: ['x'] },
+      { loc: ['body', 'keywords', 'must_one'], msg: 'Extra inputs are not permitted; did you mean "must_any"?', type: 'extra_forbidden', input: ['x'], ctx: { did_you_mean: 'must_any' } },
     ]);
   });
 

@@ -161,9 +161,9 @@ describe('similar_to', () => {
     ]);
   });
 
-  it('an unknown key in an object is extra_forbidden', () => {
+  it('an unknown key in an object is extra_forbidden, naming the close key (a branch of a union)', () => {
     expect(invalid(SearchRequestSchema, { similar_to: [{ domain: 'a.com', boosts: ['x'] }] })).toEqual([
-      { loc: ['body', 'similar_to', 0, 'boosts'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden', input: ['x'] },
+      { loc: ['body', 'similar_to', 0, 'boosts'], msg: 'Extra inputs are not permitted; did you mean "boost"?', type: 'extra_forbidden', input: ['x'], ctx: { did_you_mean: 'boost' } },
     ]);
   });
 

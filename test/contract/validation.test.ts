@@ -72,6 +72,17 @@ describe('missing fields', () => {
 });
 
 describe('extra keys', () => {
+  it('a key close to one the object takes is named: msg and ctx.did_you_mean (edit distance ≤ 2, shorter than the names)', () => {
+    const Schema = z.strictObject({ country: z.string().optional(), size: z.number().optional(), nested: z.strictObject({ must_any: z.string().optional() }).optional() });
+    expect(invalid(Schema, { contry: 'DE', SIZ: 1, nested: { must_an: 'x', zzz: 1 }, sizes_of: 2 })).toEqual([
+      { loc: ['body', 'nested', 'must_an'], msg: 'Extra inputs are not permitted; did you mean "must_any"?', type: 'extra_forbidden', input: 'x', ctx: { did_you_mean: 'must_any' } },
+      { loc: ['body', 'nested', 'zzz'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden', input: 1 },
+      { loc: ['body', 'contry'], msg: 'Extra inputs are not permitted; did you mean "country"?', type: 'extra_forbidden', input: 'DE', ctx: { did_you_mean: 'country' } },
+      { loc: ['body', 'SIZ'], msg: 'Extra inputs are not permitted; did you mean "size"?', type: 'extra_forbidden', input: 1, ctx: { did_you_mean: 'size' } },
+      { loc: ['body', 'sizes_of'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden', input: 2 },
+    ]);
+  });
+
   it('each unknown key is its own extra_forbidden item with its value as input', () => {
     const Schema = z.strictObject({ a: z.string().optional() });
     expect(invalid(Schema, { x: 1, y: [2] })).toEqual([

@@ -16,7 +16,7 @@
  * (the file mode's about 8 s). FUZZ_RUNS scales them all.
  */
 import * as fc from 'fast-check';
-import { ENDPOINTS, type EndpointId } from '../../src/contract/endpoints.js';
+import { ENDPOINTS, servedPath, type EndpointId } from '../../src/contract/endpoints.js';
 import { SELECTABLE_COLUMNS } from '../../src/contract/common.js';
 import { FiltersSchema } from '../../src/contract/v2/filters.js';
 import { STATS_GROUP_BY } from '../../src/contract/v2/stats.js';
@@ -96,7 +96,6 @@ function expectWellFormed(id: EndpointId | null, sent: Sent, request: unknown): 
 }
 
 const routes = (Object.entries(ENDPOINTS) as [EndpointId, (typeof ENDPOINTS)[EndpointId]][]).filter(([id]) => id !== 'v2.health');
-const pathOf = (endpoint: (typeof ENDPOINTS)[EndpointId]): string => (endpoint.api === 'v2' ? `/v2${endpoint.path}` : endpoint.path);
 const bearerOnly = (endpoint: (typeof ENDPOINTS)[EndpointId]): boolean => endpoint.auth.length === 1 && endpoint.auth[0] === 'bearer';
 
 function poolsOf(records: readonly OrganizationRecord[]): Pools {
@@ -127,12 +126,12 @@ describe.each(SERVER_MODES)('%s mode', (mode) => {
     it('hostile input: no 5xx, refusals carry a detail, answers keep the contract', async () => {
       let input: fc.Arbitrary<{ path: string; body?: string }>;
       if (endpoint.input === 'body') {
-        input = hostileBody(endpoint.request).map((body) => ({ path: pathOf(endpoint), body: JSON.stringify(body) }));
+        input = hostileBody(endpoint.request).map((body) => ({ path: servedPath(endpoint), body: JSON.stringify(body) }));
       } else if (endpoint.input === 'path') {
-        input = hostileString.map((value) => ({ path: pathOf(endpoint).replace(/\{\w+\}/, encodeAny(value)) }));
+        input = hostileString.map((value) => ({ path: servedPath(endpoint).replace(/\{\w+\}/, encodeAny(value)) }));
       } else {
         const names = endpoint.input === 'query' ? fieldNames(endpoint.request) : ['x'];
-        input = fc.dictionary(fc.constantFrom(...names, 'x'), hostileString, { maxKeys: 4 }).map((query) => ({ path: `${pathOf(endpoint)}?${new URLSearchParams(query).toString()}` }));
+        input = fc.dictionary(fc.constantFrom(...names, 'x'), hostileString, { maxKeys: 4 }).map((query) => ({ path: `${servedPath(endpoint)}?${new URLSearchParams(query).toString()}` }));
       }
       await fc.assert(
         fc.asyncProperty(input, async (request) => {
@@ -151,7 +150,7 @@ describe.each(SERVER_MODES)('%s mode', (mode) => {
       let answered = 0;
       await fc.assert(
         fc.asyncProperty(bodies, async (body) => {
-          const sent = await send(server(), { method: endpoint.method, path: pathOf(endpoint), body: JSON.stringify(body) }, credential);
+          const sent = await send(server(), { method: endpoint.method, path: servedPath(endpoint), body: JSON.stringify(body) }, credential);
           expectWellFormed(id, sent, body);
           if (sent.status === 200) answered++;
           else if (process.env.FUZZ_DEBUG) console.log(sent.status, JSON.stringify(sent.body).slice(0, 200));
@@ -232,7 +231,7 @@ describe.each(SERVER_MODES)('%s mode', (mode) => {
     let answered = 0;
     await fc.assert(
       fc.asyncProperty(asked, async ([id, body]) => {
-        const sent = await send(server(), { method: 'POST', path: pathOf(ENDPOINTS[id]), body: JSON.stringify(body) }, { key: server().keys.scoped });
+        const sent = await send(server(), { method: 'POST', path: servedPath(ENDPOINTS[id]), body: JSON.stringify(body) }, { key: server().keys.scoped });
         expectWellFormed(id, sent, body);
         if (sent.status !== 200) return;
         answered++;
@@ -358,13 +357,13 @@ describe.each(SERVER_MODES)('%s mode', (mode) => {
           const at = sample.at % (sample.text.length + 1);
           const value = `${sample.text.slice(0, at)}\u0000${sample.text.slice(at)}`;
           const token = sample.claim === 'sub' ? await target.token({ sub: value }) : await target.token({ claims: { [sample.claim]: sample.claim === 'idp:groups' ? ['analysts', value] : value } });
-          sent = await send(target, { method: 'POST', path: pathOf(ENDPOINTS[sample.id]), body: JSON.stringify(valid[sample.id]) }, { token });
+          sent = await send(target, { method: 'POST', path: servedPath(ENDPOINTS[sample.id]), body: JSON.stringify(valid[sample.id]) }, { token });
         } else if (sample.where === 'query') {
           const endpoint = ENDPOINTS[sample.id];
-          sent = await send(target, { method: endpoint.method, path: `${pathOf(endpoint)}?${new URLSearchParams(sample.query).toString()}` }, bearerOnly(endpoint) ? 'bearer' : 'api-key');
+          sent = await send(target, { method: endpoint.method, path: `${servedPath(endpoint)}?${new URLSearchParams(sample.query).toString()}` }, bearerOnly(endpoint) ? 'bearer' : 'api-key');
         } else {
           const endpoint = ENDPOINTS[sample.id];
-          sent = await send(target, { method: endpoint.method, path: pathOf(endpoint), body: JSON.stringify(sample.body) }, bearerOnly(endpoint) ? 'bearer' : 'api-key');
+          sent = await send(target, { method: endpoint.method, path: servedPath(endpoint), body: JSON.stringify(sample.body) }, bearerOnly(endpoint) ? 'bearer' : 'api-key');
         }
         if (sent.status !== 400 || !NUL_DETAIL.test((sent.body as { detail?: unknown }).detail as string)) {
           throw new Error(`${JSON.stringify(sample).slice(0, 400)} answered ${sent.status} ${JSON.stringify(sent.body).slice(0, 300)}`);

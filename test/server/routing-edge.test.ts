@@ -99,8 +99,8 @@ describe('malformed and non-canonical paths', () => {
     ['/v2/../v2/search', 404, 404],
     ['/v2/%2e%2e/v1/qna', 404, 404],
     ['/v2/%2E%2E/v1/search', 404, 404],
-    // The download route takes any file path; the signature check refuses it (no file is read).
-    ['/v1/files/%2e%2e/%2e%2e/etc/passwd', 404, 403],
+    // The download route takes any file path (GET only: a POST is a 405); the signature check refuses it (no file is read).
+    ['/v1/files/%2e%2e/%2e%2e/etc/passwd', 405, 403],
     // A NUL anywhere in a URL is refused before routing (no field takes one).
     ['/v2/search%00', 400, 400],
     ['/v2/search%2f', 404, 404],
@@ -119,6 +119,7 @@ describe('malformed and non-canonical paths', () => {
     ['/v2/search;a=b', 404, 404],
     ['/v2/search%20', 404, 404],
     ['/v2/search%09', 404, 404],
+    // The asterisk form is for OPTIONS: no route, though the router would take it for "/".
     ['*', 404, 404],
   ];
 

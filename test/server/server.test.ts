@@ -417,6 +417,7 @@ describe('OpenAPI document', () => {
     const doc = response.body as { openapi: string; paths: Record<string, Record<string, { operationId: string; requestBody?: unknown; parameters?: { name: string }[] }>>; components: { securitySchemes: unknown } };
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/',
       '/v1/close_pit',
       '/v1/download',
       '/v1/fetch-market',
@@ -425,6 +426,7 @@ describe('OpenAPI document', () => {
       '/v1/qna',
       '/v1/search',
       '/v1/sublocations',
+      '/v2',
       '/v2/fetch',
       '/v2/filters/options',
       '/v2/health',

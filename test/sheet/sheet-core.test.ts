@@ -62,6 +62,8 @@ describe('error cells', () => {
     const validation = new ValidationError([{ type: 'greater_than_equal', loc: ['body', 'size'], msg: 'Input should be greater than or equal to 1', input: 0 }], 422);
     expect(errorCellOf(validation, now)).toEqual(errorCell('#VALUE!', 'size: Input should be greater than or equal to 1'));
     expect(errorCellOf(new AuthError('Invalid API key', 401), now)).toEqual(errorCell('#N/A', 'Not authorised (check the API key under OrgIndex → Connection): Invalid API key'));
+    // Where there is no pane (orgindex refresh), the caller's own words say what to do.
+    expect(errorCellOf(new AuthError('Invalid API key', 401), now, { apiKey: 'set ORGINDEX_API_KEY' })).toEqual(errorCell('#N/A', 'Not authorised (set ORGINDEX_API_KEY): Invalid API key'));
     expect(errorCellOf(new ServerError('boom', 500), now).error).toBe('#N/A');
     expect(errorCellOf(new Error('x'), now)).toEqual(errorCell('#N/A', 'Unexpected error: x'));
   });

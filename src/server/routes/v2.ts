@@ -5,7 +5,7 @@
  * sees it (403 for tier rules), and a successful answer is counted before it is sent.
  */
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { ENDPOINTS, parseRequest, type EndpointId, type RequestOutput } from '../../contract/endpoints.js';
+import { ENDPOINTS, parseRequest, servedPath, type EndpointId, type RequestOutput } from '../../contract/endpoints.js';
 import type { HealthResponse } from '../../contract/v2/service.js';
 import type { Engine } from '../../engine/engine.js';
 import { missingKey, type Admission, type EngineState } from '../admission.js';
@@ -35,7 +35,7 @@ function inputOf(id: KeyedId, request: FastifyRequest): unknown {
 }
 
 export const v2Routes: FastifyPluginCallback<V2RoutesOptions> = (app, { admission, engine, healthCheck, queryEmbedding }, done) => {
-  const urlOf = (id: Extract<EndpointId, `v2.${string}`>): string => `/v2${ENDPOINTS[id].path.replace(/\{(\w+)\}/g, ':$1')}`;
+  const urlOf = (id: Extract<EndpointId, `v2.${string}`>): string => servedPath(ENDPOINTS[id]).replace(/\{(\w+)\}/g, ':$1');
   /** A keyed route's method and URL, and its endpoint for the admission plugin (401 / 429 before the body is parsed). */
   const keyedRoute = (id: KeyedId): Pick<RouteOptions, 'method' | 'url' | 'config'> => ({ method: ENDPOINTS[id].method, url: urlOf(id), config: { admission: id } });
   /** The engine's answer to the parsed input, as the admitted key sees it, counted and sent. */

@@ -5,6 +5,7 @@
  */
 import geographyJson from '../../src/engine/data/geography.json' with { type: 'json' };
 import type { GeographyAsset } from '../../src/engine/dataset/geography.js';
+import { spellOutGerman } from '../../src/engine/german-spelling.js';
 import type { OrganizationRecord } from '../../src/engine/index.js';
 
 // The asset is too large for TypeScript to infer its type; its shape is the generator's input type.
@@ -33,16 +34,9 @@ for (const area of geographyAsset.areas) for (const form of nameForms(area.name)
 for (const municipality of geographyAsset.municipalities) for (const form of nameForms(municipality.name)) PLACE_NAMES.add(form);
 const LONGEST_PLACE = Math.max(...[...PLACE_NAMES].map((name) => name.split(/\s+/).length));
 
-/** Lower-case ASCII, as domains spell names (ü → ue, ß → ss, accents dropped). */
+/** Lower-case ASCII words joined by hyphens, as domains spell names (German spelling rule: ü → ue, ß → ss). */
 export function asciiSlug(text: string): string {
-  return text
-    .toLowerCase()
-    .replace(/ä/g, 'ae')
-    .replace(/ö/g, 'oe')
-    .replace(/ü/g, 'ue')
-    .replace(/ß/g, 'ss')
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
+  return spellOutGerman(text)
     .replace(/&/g, '-und-')
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '');

@@ -111,6 +111,7 @@ interface SharedIdentity {
  * class's entries no specialty claims. `lead…` are the ones the summary names (the specialty's own).
  */
 interface Profile {
+  /** What the organization is, with its article: "a bakery", "an IT consultancy". */
   kind: string;
   leadActivities: readonly string[];
   activities: readonly string[];
@@ -138,7 +139,7 @@ function profiles(industry: IndustryClass): Profiles {
   // Entries in order, each once (an entry may belong to two specialties, or be a specialty's and free).
   const both = (own: readonly string[], free: readonly string[]) => [...new Set([...own, ...free])];
   const own = (s: NonNullable<IndustryClass['specialties']>[number]): Profile => ({
-    kind: s.kind ?? industry.kind,
+    kind: `${article(s.kind ?? industry.kind)} ${s.kind ?? industry.kind}`,
     leadActivities: s.activities.map(written),
     activities: both(s.activities, rest.activities).map(written),
     leadOfferings: s.offerings.map(written),
@@ -243,12 +244,26 @@ function pickType(random: Random, industry: IndustryClass, countryCode: string):
   return (type === 'Public' || type === 'Academic') && !GERMAN_SPEAKING.has(countryCode) ? 'Company' : type;
 }
 
+const employeeTables = new Map<string, readonly (readonly [string, number])[]>();
+
+/** The employee classes an organization is drawn from, with their shares (once per skew, type and form). */
+function employeeTable(industry: IndustryClass, type: OrganizationType, legalForm: string | null): readonly (readonly [string, number])[] {
+  const startup = type === 'Startup';
+  const key = `${startup ? 'startup' : (industry.sizeSkew ?? 'default')}|${legalForm ?? ''}`;
+  let table = employeeTables.get(key);
+  if (!table) {
+    // Young companies stay below 250 people: their profile has no large classes.
+    const profile = startup ? SIZE_PROFILES.micro.slice(0, 6) : SIZE_PROFILES[industry.sizeSkew ?? 'default'];
+    // Another site of a named organization keeps its legal form, so its size must fit that form.
+    const fits = (w: number, i: number) => (legalForm === null || formFits(legalForm, employeeClass(i).min, employeeClass(i).max) ? w : 0);
+    table = profile.map((w, i) => [String(i), fits(w, i)] as const);
+    employeeTables.set(key, table);
+  }
+  return table;
+}
+
 function pickEmployees(random: Random, industry: IndustryClass, type: OrganizationType, legalForm: string | null): { employees: number; index: number } {
-  // Young companies stay below 250 people: their profile has no large classes.
-  const profile = type === 'Startup' ? SIZE_PROFILES.micro.slice(0, 6) : SIZE_PROFILES[industry.sizeSkew ?? 'default'];
-  // Another site of a named organization keeps its legal form, so its size must fit that form.
-  const fits = (w: number, i: number) => (legalForm === null || formFits(legalForm, employeeClass(i).min, employeeClass(i).max) ? w : 0);
-  const index = Number(weightedFrom(random, profile.map((w, i) => [String(i), fits(w, i)] as const)));
+  const index = Number(weightedFrom(random, employeeTable(industry, type, legalForm)));
   const bracket = employeeClass(index);
   return { employees: random.int(bracket.min, bracket.max), index };
 }
@@ -374,10 +389,12 @@ function uniqueDomain(ctx: Context, slug: string, place: Place): string {
   const { full: placeSlug, short } = placeSlugsOf(place);
   const base = domainBase(slug, placeSlug);
   const ending = tld(ctx.random, place.country_code);
+  const first = `${base}.${ending}`;
+  if (!first.startsWith('-') && !ctx.domains.has(first)) return remember(ctx, first);
   // A slug that already says the place does not say it twice; the label stays within 63 characters.
   const says = [placeSlug, short].some((p) => p && `-${base}-`.includes(`-${p}-`));
   const withPlace = placeSlug && !says && base.length + placeSlug.length < 63 ? [`${base}-${placeSlug}.${ending}`] : [];
-  const candidates = [`${base}.${ending}`, ...withPlace, `${base}.${place.country_code.toLowerCase()}`];
+  const candidates = [...withPlace, `${base}.${place.country_code.toLowerCase()}`];
   for (const candidate of candidates) if (!candidate.startsWith('-') && !ctx.domains.has(candidate)) return remember(ctx, candidate);
   for (let n = 2; ; n++) {
     const candidate = `${base}${n}.${ending}`;
@@ -454,7 +471,7 @@ function describe(ctx: Context, name: string, place: Place, industry: IndustryCl
   const [offerA = industry.kind, offerB = offerA, offerC] = leadAndOthers(random, profile.leadOfferings, profile.offerings, 3);
   const [activityA = 'works', activityB = activityA] = leadAndOthers(random, profile.leadActivities, profile.activities, 2);
   const audience = random.pick(profile.audiences);
-  const kind = `${article(profile.kind)} ${profile.kind}`;
+  const { kind } = profile;
   // Every summary says what the organization is, in the word a user searches for ("a bakery").
   const summary = random.chance(0.5)
     ? `${name} is ${kind} in ${city} that ${forAudience(activityA, audience)}, with a focus on ${offerA}.`

@@ -28,7 +28,7 @@ const QUERIES = [
     sheet: 'Domains',
     cell: 'A1',
     route: 'fetch',
-    body: { domains: ['baeckerei-schulze.de', 'cafe-huber-muenchen.de', 'nahversorger-schneider-jura.ch', 'klaerwerk-huber-wien.at'], columns: ['domain', 'name', 'country', 'municipality', 'organization_type'] },
+    body: { domains: ['baeckerei-winkler.de', 'cafe-muenchen.de', 'nahversorger-baumann.ch', 'buergerenergie-wien.at'], columns: ['domain', 'name', 'country', 'municipality', 'organization_type'] },
   },
 ];
 

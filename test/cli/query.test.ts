@@ -62,7 +62,7 @@ test('add → list → refresh: the queries are saved as the add-in saves them, 
   expect(search).toMatchObject({ code: 0, stdout: 'search-1\n' });
   expect(search.stderr).toContain("saved search-1: 'Leads'!B2, search · 5 rows, on the built-in sample");
   expect(run(['query', 'add', file, '--sheet', 'Counts', '--cell', 'A1', '--stats', `@${bodyFile}`, '--layout', 'long', '--id', 'by-country'])).toMatchObject({ code: 0, stdout: 'by-country\n' });
-  expect(run(['query', 'add', file, '--sheet', 'Leads', '--cell', 'F2', '--fetch', '@-', '--no-headers'], JSON.stringify({ domains: ['baeckerei-schulze.de'], columns: ['domain', 'country'] }))).toMatchObject({ code: 0, stdout: 'fetch-1\n' });
+  expect(run(['query', 'add', file, '--sheet', 'Leads', '--cell', 'F2', '--fetch', '@-', '--no-headers'], JSON.stringify({ domains: ['baeckerei-winkler.de'], columns: ['domain', 'country'] }))).toMatchObject({ code: 0, stdout: 'fetch-1\n' });
   // Created beside nothing: no temporary file left.
   expect(readdirSync(dir).filter((name) => name.includes('leads'))).toEqual(['leads.xlsx']);
 
@@ -77,7 +77,7 @@ test('add → list → refresh: the queries are saved as the add-in saves them, 
   expect(storeOf(saved).map(({ query }) => query && { id: query.id, sheet: query.sheet, cell: query.cell, request: query.request, output: query.output, service: query.service, status: query.status })).toEqual([
     { id: 'search-1', sheet: 'Leads', cell: 'B2', request: { interface: 'v2', route: 'search', body: BAKERIES }, output: { headers: true, layout: 'crosstab' }, service: null, status: null },
     { id: 'by-country', sheet: 'Counts', cell: 'A1', request: { interface: 'v2', route: 'stats', body: { group_by: 'country', group_by_secondary: 'organization_type' } }, output: { headers: true, layout: 'long' }, service: null, status: null },
-    { id: 'fetch-1', sheet: 'Leads', cell: 'F2', request: { interface: 'v2', route: 'fetch', body: { domains: ['baeckerei-schulze.de'], columns: ['domain', 'country'] } }, output: { headers: false, layout: 'crosstab' }, service: null, status: null },
+    { id: 'fetch-1', sheet: 'Leads', cell: 'F2', request: { interface: 'v2', route: 'fetch', body: { domains: ['baeckerei-winkler.de'], columns: ['domain', 'country'] } }, output: { headers: false, layout: 'crosstab' }, service: null, status: null },
   ]);
 
   const listed = run(['query', 'list', file]);
@@ -97,7 +97,7 @@ test('add → list → refresh: the queries are saved as the add-in saves them, 
   const leads = valuesOf(after.getWorksheet('Leads'));
   expect(leads[1]?.slice(1, 4)).toEqual(['domain', 'name', 'municipality']);
   for (const row of leads.slice(2, 7)) expect(row[1]).toMatch(/^[a-z0-9-]+\.[a-z]+$/);
-  expect(leads[1]?.slice(5, 7)).toEqual(['baeckerei-schulze.de', 'Deutschland']);
+  expect(leads[1]?.slice(5, 7)).toEqual(['baeckerei-winkler.de', 'Deutschland']);
   const counts = valuesOf(after.getWorksheet('Counts'));
   expect(counts[0]).toEqual(['country', 'organization_type', 'count']);
   expect(counts.slice(1).reduce((sum, row) => sum + Number(row[2]), 0)).toBe(50_000);

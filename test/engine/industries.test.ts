@@ -125,3 +125,35 @@ describe('INDUSTRY_CLASSES: fields', () => {
     }
   });
 });
+
+describe('INDUSTRY_CLASSES: kinds, core words and specialties', () => {
+  it.each(byCode)('%s names its kind and carries its core words as keywords', (_code, c) => {
+    expect(c.kind).toMatch(/^[\p{L}']+(?:[ ,]+[\p{L}']+)*$/u);
+    expect(c.kind.split(' ').length).toBeLessThanOrEqual(6);
+    expect(c.core.length).toBeGreaterThanOrEqual(1);
+    for (const word of c.core) expect(c.keywords).toContain(word);
+  });
+
+  const withSpecialties = byCode.filter(([, c]) => (c.specialties ?? []).length > 0);
+
+  it.each(withSpecialties)('%s: specialties draw from the class, each name word promises one, each has enough to describe', (_code, c) => {
+    const specialties = c.specialties ?? [];
+    const claimed = new Set(specialties.flatMap((s) => [...s.activities, ...s.offerings, ...s.keywords, ...(s.audiences ?? [])]));
+    const free = (list: readonly string[]) => list.filter((entry) => !claimed.has(entry));
+    const promised = specialties.flatMap((s) => s.nameWords ?? []);
+    expect(new Set(promised).size).toBe(promised.length);
+    for (const s of specialties) {
+      for (const word of s.nameWords ?? []) expect(c.nameWords).toContain(word);
+      for (const entry of s.activities) expect(c.activities).toContain(entry);
+      for (const entry of s.offerings) expect(c.offerings).toContain(entry);
+      for (const entry of s.keywords) expect(c.keywords).toContain(entry);
+      for (const entry of s.audiences ?? []) expect(c.audiences).toContain(entry);
+      // A summary names one of the specialty's own activities and offerings; the text two and three.
+      expect(s.activities.length).toBeGreaterThanOrEqual(1);
+      expect(s.offerings.length).toBeGreaterThanOrEqual(1);
+      expect(new Set([...s.activities, ...free(c.activities)]).size).toBeGreaterThanOrEqual(2);
+      expect(new Set([...s.offerings, ...free(c.offerings)]).size).toBeGreaterThanOrEqual(3);
+      expect(new Set([...(s.audiences ?? []), ...free(c.audiences)]).size).toBeGreaterThanOrEqual(1);
+    }
+  });
+});

@@ -208,10 +208,13 @@ export function writeEncoder(dir: string, encoder: TinyEncoder, files: EncoderFi
 // ---------------------------------------------------------------------------------------------------------
 // The independent computation
 
-/** BERT's basic tokenizer (ASCII text): lower case, split on white space, every punctuation mark a token of its own. */
+/**
+ * BERT's basic tokenizer as tokenizer.json's BertNormalizer sets it: lower case and, with it, accents
+ * stripped ("Martín" → "martin"), split on white space, every punctuation mark a token of its own.
+ */
 function basicTokens(text: string): string[] {
   const tokens: string[] = [];
-  for (const word of text.toLowerCase().normalize('NFC').split(/\s+/)) {
+  for (const word of text.toLowerCase().normalize('NFD').replace(/\p{Mn}/gu, '').split(/\s+/)) {
     let current = '';
     for (const char of word) {
       if (/[\p{P}\p{S}]/u.test(char)) {

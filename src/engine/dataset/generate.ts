@@ -1,9 +1,12 @@
 /**
  * The deterministic sample dataset: `generateDataset({count, seed})` gives the same organizations on
  * every machine and runtime. Organizations sit in real places (see geography.ts), weighted by
- * population; type, size, employees and revenue agree with each other; the NACE class drives the name,
- * the English summary, the keyword tags and the hidden text; registrations use real register courts'
- * naming and the legal form's register section. Some legal names repeat across domains (dedup has work).
+ * population, and a place's size weighs the trades (no farms in city centres); type, size, employees,
+ * revenue and legal form agree with each other; the NACE class and the specialty its name word promises
+ * drive the name, the English summary (which says what the organization is, in the word users search
+ * for), the keyword tags and the hidden text; a place in a name is the organization's own. Registrations
+ * use real register courts' naming and the legal form's register section. Some legal names repeat across
+ * domains (dedup has work). test/engine/sample-agreement.test.ts reads the whole default sample for these.
  */
 import { NACE_SECTIONS, sectionOf } from '../../contract/nace.js';
 import type { OrganizationSize, OrganizationType } from '../../contract/v2/filters.js';
@@ -11,7 +14,7 @@ import { Random, WeightedPicker } from '../random.js';
 import { spellOutGerman } from '../german-spelling.js';
 import { geography, type Geography, type Place } from './geography.js';
 import { INDUSTRY_CLASSES, type IndustryClass } from './industries.js';
-import { GIVEN_NAMES, INTERNATIONAL_WORDS, legalFormsOf, registerKind, STARTUP_STEMS, surnamesOf } from './naming.js';
+import { formFits, GIVEN_NAMES, internationalWordsOf, legalFormsFor, registerKind, STARTUP_STEMS, surnamesOf } from './naming.js';
 import type { OrganizationRecord, Registration } from './record.js';
 import { registerCourt } from './registers.js';
 import { FNV1A_OFFSET, fnv1aStep } from '../../contract/hash.js';
@@ -65,8 +68,11 @@ const SIZE_PROFILES: Record<NonNullable<IndustryClass['sizeSkew']> | 'default', 
   default: [34, 22, 16, 12, 7, 4.5, 2, 1.4, 0.8, 0.3],
 };
 
-/** For classes without their own mix; public and academic bodies come only from classes that have them. */
-const DEFAULT_TYPE_MIX: Partial<Record<OrganizationType, number>> = { Company: 94, Startup: 6 };
+/**
+ * For classes without their own mix: companies. Start-ups and public and academic bodies come only from
+ * classes that name them (nobody founds a bakery or a butcher's shop as a start-up).
+ */
+const DEFAULT_TYPE_MIX: Partial<Record<OrganizationType, number>> = { Company: 1 };
 /** Countries whose public bodies and trade words the vocabulary names (German-speaking). */
 const GERMAN_SPEAKING = new Set(['DE', 'AT', 'CH']);
 const SOURCES = ['register', 'cache', 'request'] as const;
@@ -96,7 +102,62 @@ interface SharedIdentity {
   legalForm: string;
   type: OrganizationType;
   industry: IndustryClass;
+  profile: Profile;
   countryCode: string;
+}
+
+/**
+ * What one organization of a class does: a specialty's entries with the class's unclaimed ones, or the
+ * class's entries no specialty claims. `lead…` are the ones the summary names (the specialty's own).
+ */
+interface Profile {
+  /** What the organization is, with its article: "a bakery", "an IT consultancy". */
+  kind: string;
+  leadActivities: readonly string[];
+  activities: readonly string[];
+  leadOfferings: readonly string[];
+  offerings: readonly string[];
+  keywords: readonly string[];
+  audiences: readonly string[];
+}
+
+/** A class's profiles: per name word that promises a specialty, and those a general name word may have. */
+interface Profiles {
+  byNameWord: Map<string, Profile>;
+  general: readonly Profile[];
+}
+
+const profilesOf = new Map<IndustryClass, Profiles>();
+
+function profiles(industry: IndustryClass): Profiles {
+  let found = profilesOf.get(industry);
+  if (found) return found;
+  const specialties = industry.specialties ?? [];
+  const claimed = new Set(specialties.flatMap((s) => [...s.activities, ...s.offerings, ...s.keywords, ...(s.audiences ?? [])]));
+  const free = (list: readonly string[]) => list.filter((entry) => !claimed.has(entry) && !industry.core.includes(entry));
+  const rest = { activities: free(industry.activities), offerings: free(industry.offerings), keywords: free(industry.keywords), audiences: free(industry.audiences) };
+  // Entries in order, each once (an entry may belong to two specialties, or be a specialty's and free).
+  const both = (own: readonly string[], free: readonly string[]) => [...new Set([...own, ...free])];
+  const own = (s: NonNullable<IndustryClass['specialties']>[number]): Profile => ({
+    kind: `${article(s.kind ?? industry.kind)} ${s.kind ?? industry.kind}`,
+    leadActivities: s.activities.map(written),
+    activities: both(s.activities, rest.activities).map(written),
+    leadOfferings: s.offerings.map(written),
+    offerings: both(s.offerings, rest.offerings).map(written),
+    keywords: both(s.keywords.filter((k) => !industry.core.includes(k)), rest.keywords),
+    audiences: both(s.audiences ?? [], rest.audiences).map(written),
+  });
+  const ofSpecialties = specialties.map(own);
+  const byNameWord = new Map<string, Profile>();
+  specialties.forEach((s, i) => s.nameWords?.forEach((word) => byNameWord.set(word, ofSpecialties[i] as Profile)));
+  // The class's unclaimed entries make a profile of their own where they are enough for a description.
+  const general: Profile[] =
+    rest.activities.length >= 2 && rest.offerings.length >= 3 && rest.audiences.length >= 1
+      ? [own({ activities: rest.activities, offerings: rest.offerings, keywords: [], audiences: [] })]
+      : [];
+  found = { byNameWord, general: [...ofSpecialties, ...general] };
+  profilesOf.set(industry, found);
+  return found;
 }
 
 interface Context {
@@ -105,7 +166,8 @@ interface Context {
   asOfMs: number;
   countryPicker: WeightedPicker<Geography['countries'][number]>;
   placePickers: Map<string, WeightedPicker<Place>>;
-  industryPicker: WeightedPicker<IndustryClass>;
+  /** Industries by settlement: farms and quarries lie in villages, not in city centres. */
+  industryPickers: Record<Settlement, WeightedPicker<IndustryClass>>;
   domains: DomainSet;
   /** Names given so far that may be reused by another domain (brands, chains, groups). */
   /** Identities another domain may reuse: a group's second site, a brand's country domain. */
@@ -182,12 +244,47 @@ function pickType(random: Random, industry: IndustryClass, countryCode: string):
   return (type === 'Public' || type === 'Academic') && !GERMAN_SPEAKING.has(countryCode) ? 'Company' : type;
 }
 
-function pickEmployees(random: Random, industry: IndustryClass, type: OrganizationType): { employees: number; index: number } {
-  // Young companies stay below 250 people: their profile has no large classes.
-  const profile = type === 'Startup' ? SIZE_PROFILES.micro.slice(0, 6) : SIZE_PROFILES[industry.sizeSkew ?? 'default'];
-  const index = weightedFrom(random, profile.map((w, i) => [String(i), w] as const));
-  const bracket = employeeClass(Number(index));
-  return { employees: random.int(bracket.min, bracket.max), index: Number(index) };
+const employeeTables = new Map<string, readonly (readonly [string, number])[]>();
+
+/** The employee classes an organization is drawn from, with their shares (once per skew, type and form). */
+function employeeTable(industry: IndustryClass, type: OrganizationType, legalForm: string | null): readonly (readonly [string, number])[] {
+  const startup = type === 'Startup';
+  const key = `${startup ? 'startup' : (industry.sizeSkew ?? 'default')}|${legalForm ?? ''}`;
+  let table = employeeTables.get(key);
+  if (!table) {
+    // Young companies stay below 250 people: their profile has no large classes.
+    const profile = startup ? SIZE_PROFILES.micro.slice(0, 6) : SIZE_PROFILES[industry.sizeSkew ?? 'default'];
+    // Another site of a named organization keeps its legal form, so its size must fit that form.
+    const fits = (w: number, i: number) => (legalForm === null || formFits(legalForm, employeeClass(i).min, employeeClass(i).max) ? w : 0);
+    table = profile.map((w, i) => [String(i), fits(w, i)] as const);
+    employeeTables.set(key, table);
+  }
+  return table;
+}
+
+function pickEmployees(random: Random, industry: IndustryClass, type: OrganizationType, legalForm: string | null): { employees: number; index: number } {
+  const index = Number(weightedFrom(random, employeeTable(industry, type, legalForm)));
+  const bracket = employeeClass(index);
+  return { employees: random.int(bracket.min, bracket.max), index };
+}
+
+type Settlement = 'city' | 'town' | 'village';
+
+/** A place's settlement size: a city of 100,000 people or more, a town of 10,000, else a village (a state-level place counts as a town). */
+function settlementOf(place: Place): Settlement {
+  if (place.municipality === null) return 'town';
+  return place.population >= 100_000 ? 'city' : place.population >= 10_000 ? 'town' : 'village';
+}
+
+/**
+ * How much more or less often a division occurs in a settlement than over the whole country: farming,
+ * forestry and quarrying happen in the countryside (a city keeps a few, at its edge).
+ */
+function settlementFactor(code: string, settlement: Settlement): number {
+  const division = Number(code.slice(0, 2));
+  if (division <= 3) return { city: 0.04, town: 0.6, village: 2.2 }[settlement];
+  if (division <= 9) return { city: 0.1, town: 0.8, village: 1.8 }[settlement];
+  return 1;
 }
 
 function revenueClass(random: Random, employees: number): string {
@@ -209,21 +306,27 @@ function institutionName(word: string, place: Place, placeName: string): string 
   return `${word} ${placeName}`;
 }
 
+interface Naming {
+  name: string;
+  slug: string;
+  legalForm: string;
+  /** Whether the name says its place ("Bäckerei Regensburg"): then no other site may carry it. */
+  placeBound: boolean;
+}
+
 /** The legal name and the part of it a domain is made from. */
-function makeName(ctx: Context, place: Place, industry: IndustryClass, type: OrganizationType): { name: string; slug: string; legalForm: string } {
+function makeName(ctx: Context, place: Place, industry: IndustryClass, type: OrganizationType, nameWord: string, bracket: { min: number; max: number }): Naming {
   const { random } = ctx;
   const cc = place.country_code;
-  const nameWord = random.pick(industry.nameWords);
   const placeName = (place.municipality ?? place.state ?? place.country).replace(/,.*$/, '').replace(/\s*\(.*\)$/, '');
   if (type === 'Public' || type === 'Academic') {
     // One institution of a kind per place: a second "Amtsgericht Passau" becomes a branch office.
     let name = institutionName(nameWord, place, placeName);
     if (ctx.institutions.has(name)) name = `${name} ${random.pick(['Außenstelle', 'Nebenstelle', 'Zweigstelle'])} ${random.int(2, 9)}`;
     ctx.institutions.add(name);
-    return { name, slug: slugify(name), legalForm: '' };
+    return { name, slug: slugify(name), legalForm: '', placeBound: true };
   }
-  const forms = legalFormsOf(cc);
-  const legalForm = weightedFrom(random, forms[type] ?? forms.Company ?? [['', 1]]);
+  const legalForm = weightedFrom(random, legalFormsFor(cc, type, industry.liberalProfession === true, bracket.min, bracket.max));
   const surname = random.pick(surnamesOf(cc));
   let core: string;
   if (type === 'Startup') {
@@ -232,9 +335,10 @@ function makeName(ctx: Context, place: Place, industry: IndustryClass, type: Org
   } else if (!GERMAN_SPEAKING.has(cc)) {
     // The vocabulary's trade words are German: firms abroad are named after founders and places.
     const pattern = random.int(0, 9);
-    if (pattern < 5) core = `${surname} ${random.pick(INTERNATIONAL_WORDS)}`;
+    const words = internationalWordsOf(industry.code);
+    if (pattern < 5) core = `${surname} ${random.pick(words)}`;
     else if (pattern < 7) core = `${surname} & ${random.pick(surnamesOf(cc))}`;
-    else core = `${placeName} ${random.pick(INTERNATIONAL_WORDS)}`;
+    else core = `${placeName} ${random.pick(words)}`;
   } else {
     const pattern = random.int(0, 11);
     if (pattern < 3) core = `${surname} ${nameWord}`;
@@ -245,7 +349,7 @@ function makeName(ctx: Context, place: Place, industry: IndustryClass, type: Org
     else core = `${surname} & ${random.pick(surnamesOf(cc))} ${nameWord}`;
   }
   const name = legalForm ? `${core} ${legalForm}` : core;
-  return { name, slug: slugify(core), legalForm };
+  return { name, slug: slugify(core), legalForm, placeBound: core.includes(placeName) };
 }
 
 function tld(random: Random, countryCode: string): string {
@@ -255,12 +359,42 @@ function tld(random: Random, countryCode: string): string {
   return roll < 0.95 ? 'com' : random.pick(['eu', 'net', 'org']);
 }
 
+/**
+ * The part of a domain a slug gives: at most 40 characters, cut between words. A place is never cut into
+ * a shorter word that names another place ("sontheim-an-der-br"): a slug ending in its place keeps it
+ * whole within the 63 characters of a label, or drops it.
+ */
+function domainBase(slug: string, placeSlug: string): string {
+  if (slug.length <= 40) return slug || 'firma';
+  const at = placeSlug ? `-${slug}-`.indexOf(`-${placeSlug}-`) : -1;
+  if (at >= 0 && slug.length <= 63) return slug;
+  const cut = slug.slice(0, slug.lastIndexOf('-', 40) > 0 ? slug.lastIndexOf('-', 40) : 40);
+  return (at >= 0 && at < cut.length ? slug.slice(0, Math.max(0, at - 1)) : cut).replace(/-+$/, '') || cut;
+}
+
+const placeSlugs = new WeakMap<Place, { full: string; short: string }>();
+
+/** A place's slug, and that of the name firms write ("halle" for Halle (Saale)); once per place. */
+function placeSlugsOf(place: Place): { full: string; short: string } {
+  let slugs = placeSlugs.get(place);
+  if (!slugs) {
+    const name = place.municipality ?? place.state ?? '';
+    slugs = { full: slugify(name), short: slugify(name.replace(/,.*$/, '').replace(/\s*\(.*\)$/, '')) };
+    placeSlugs.set(place, slugs);
+  }
+  return slugs;
+}
+
 function uniqueDomain(ctx: Context, slug: string, place: Place): string {
-  // Labels stay within 63 characters and never end in a hyphen, whatever the cut.
-  const base = (slug || 'firma').slice(0, 40).replace(/-+$/, '');
+  const { full: placeSlug, short } = placeSlugsOf(place);
+  const base = domainBase(slug, placeSlug);
   const ending = tld(ctx.random, place.country_code);
-  const placeSlug = slugify(place.municipality ?? place.state ?? '').slice(0, 20).replace(/-+$/, '');
-  const candidates = [`${base}.${ending}`, `${base}-${placeSlug}.${ending}`, `${base}.${place.country_code.toLowerCase()}`];
+  const first = `${base}.${ending}`;
+  if (!first.startsWith('-') && !ctx.domains.has(first)) return remember(ctx, first);
+  // A slug that already says the place does not say it twice; the label stays within 63 characters.
+  const says = [placeSlug, short].some((p) => p && `-${base}-`.includes(`-${p}-`));
+  const withPlace = placeSlug && !says && base.length + placeSlug.length < 63 ? [`${base}-${placeSlug}.${ending}`] : [];
+  const candidates = [...withPlace, `${base}.${place.country_code.toLowerCase()}`];
   for (const candidate of candidates) if (!candidate.startsWith('-') && !ctx.domains.has(candidate)) return remember(ctx, candidate);
   for (let n = 2; ; n++) {
     const candidate = `${base}${n}.${ending}`;
@@ -296,19 +430,56 @@ function sentence(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-function describe(ctx: Context, name: string, place: Place, industry: IndustryClass, founded: number, employees: number) {
+/** "a" or "an" before a word, by its sound ("an arable farm", "a university", "an IT consultancy"). */
+function article(word: string): string {
+  return /^(?:[aeio]|u(?![nrst][aeiou])|IT\b)/i.test(word) ? 'an' : 'a';
+}
+
+/** A phrase with its audience, unless it already says whom it is for ("cuts hair for women and men"). */
+function forAudience(phrase: string, audience: string): string {
+  return /\bfor\b/.test(phrase) ? phrase : `${phrase} ${audience}`;
+}
+
+/**
+ * Two offerings as one phrase; "as well as" where one already has an "and" ("cakes and tarts as well as
+ * pretzels"); the first alone where both say whom they are for.
+ */
+function pair(a: string, b: string): string {
+  if (/\bfor\b/.test(a) && /\bfor\b/.test(b)) return a;
+  return a.includes(' and ') || b.includes(' and ') ? `${a} as well as ${b}` : `${a} and ${b}`;
+}
+
+/** The vocabulary writes abbreviations in lower case, as keywords; sentences spell them as people do. */
+const ABBREVIATIONS: Record<string, string> = {
+  it: 'IT', erp: 'ERP', crm: 'CRM', api: 'API', saas: 'SaaS', mri: 'MRI', ct: 'CT', tv: 'TV', gmp: 'GMP', ems: 'EMS', ev: 'EV',
+  'cad/cam': 'CAD/CAM', 'm&a': 'M&A',
+};
+
+function written(phrase: string): string {
+  return phrase.replace(/(?<![\p{L}\p{N}])(cad\/cam|m&a|[a-z]+)(?![\p{L}\p{N}])/gu, (word) => ABBREVIATIONS[word] ?? word);
+}
+
+/** An entry of `lead`, then `count - 1` others of `all` (the lead one left out). */
+function leadAndOthers(random: Random, lead: readonly string[], all: readonly string[], count: number): string[] {
+  const first = random.pick(lead);
+  return [first, ...random.sample(all.filter((entry) => entry !== first), count - 1)];
+}
+
+function describe(ctx: Context, name: string, place: Place, industry: IndustryClass, profile: Profile, founded: number, employees: number) {
   const { random } = ctx;
   const city = (place.municipality ?? place.state ?? place.country).replace(/,.*$/, '');
-  const [offerA, offerB, offerC] = random.sample(industry.offerings, 3);
-  const [activityA, activityB] = random.sample(industry.activities, 2);
-  const audience = random.pick(industry.audiences);
+  const [offerA = industry.kind, offerB = offerA, offerC] = leadAndOthers(random, profile.leadOfferings, profile.offerings, 3);
+  const [activityA = 'works', activityB = activityA] = leadAndOthers(random, profile.leadActivities, profile.activities, 2);
+  const audience = random.pick(profile.audiences);
+  const { kind } = profile;
+  // Every summary says what the organization is, in the word a user searches for ("a bakery").
   const summary = random.chance(0.5)
-    ? `${name} ${activityA ?? 'provides'} ${audience} in ${city}, with a focus on ${offerA ?? industry.title.toLowerCase()}.`
-    : `Based in ${city}, ${name} ${activityA ?? 'offers'} — ${offerA ?? ''} and ${offerB ?? ''} ${audience}.`;
-  const keywords = random.sample(industry.keywords, random.int(3, 6));
+    ? `${name} is ${kind} in ${city} that ${forAudience(activityA, audience)}, with a focus on ${offerA}.`
+    : `Based in ${city}, ${name} is ${kind} that ${activityA}. It offers ${forAudience(pair(offerA, offerB), audience)}.`;
+  const keywords = [...industry.core, ...random.sample(profile.keywords, random.int(2, 5))];
   const text = [
     `${name} is active in ${industry.title.toLowerCase()} (NACE ${industry.code}) and was founded in ${new Date(founded).getUTCFullYear()}.`,
-    sentence(`${activityB ?? activityA ?? 'works'} ${audience}.`),
+    sentence(`${forAudience(activityB, audience)}.`),
     `Its offering covers ${[offerA, offerB, offerC].filter(Boolean).join(', ')}.`,
     `${teamOf(employees)} from ${[city, place.state, place.country].filter((part, i, parts) => part !== null && part !== parts[i - 1]).join(', ')}.`,
   ].join(' ');
@@ -358,7 +529,11 @@ function createContext(seed: number, asOf: string): Context {
       (c) => c.weight,
     ),
     placePickers,
-    industryPicker: new WeightedPicker(INDUSTRY_CLASSES, (c) => c.weight),
+    industryPickers: {
+      city: new WeightedPicker(INDUSTRY_CLASSES, (c) => c.weight * settlementFactor(c.code, 'city')),
+      town: new WeightedPicker(INDUSTRY_CLASSES, (c) => c.weight * settlementFactor(c.code, 'town')),
+      village: new WeightedPicker(INDUSTRY_CLASSES, (c) => c.weight * settlementFactor(c.code, 'village')),
+    },
     domains: new DomainSet(),
     sharedNames: [],
     registerNumbers: new Map(),
@@ -373,18 +548,27 @@ function generateOne(ctx: Context): OrganizationRecord {
   const reuse = ctx.sharedNames.length > 20 && random.chance(0.02) ? random.pick(ctx.sharedNames) : null;
   const countryCode = reuse?.countryCode ?? ctx.countryPicker.pick(random).country_code;
   const place = (ctx.placePickers.get(countryCode) as WeightedPicker<Place>).pick(random);
-  const industry = reuse?.industry ?? ctx.industryPicker.pick(random);
+  const industry = reuse?.industry ?? ctx.industryPickers[settlementOf(place)].pick(random);
   const type = reuse?.type ?? pickType(random, industry, countryCode);
   const ageYears = type === 'Startup' ? random.next() * 5 : Math.min(120, -Math.log(1 - random.next()) * 18);
   const founded = ctx.asOfMs - Math.round(ageYears * 365.25) * DAY_MS;
-  const { employees, index } = pickEmployees(random, industry, type);
+  const { employees, index } = pickEmployees(random, industry, type, reuse?.legalForm ?? null);
   const bracket = employeeClass(index);
 
-  const naming = reuse ?? makeName(ctx, place, industry, type);
-  if (!reuse && random.chance(0.05)) ctx.sharedNames.push({ ...naming, type, industry, countryCode });
+  // The name word decides the specialty ("Pizzeria" serves pizza); a general one leaves it to chance.
+  const nameWord = random.pick(industry.nameWords);
+  const { byNameWord, general } = profiles(industry);
+  const profile = reuse?.profile ?? byNameWord.get(nameWord) ?? random.pick(general);
+  let naming: Naming | SharedIdentity;
+  if (reuse) naming = reuse;
+  else {
+    naming = makeName(ctx, place, industry, type, nameWord, bracket);
+    // Another site shares a name that does not say a place (an institution's always does).
+    if (random.chance(0.05) && !naming.placeBound) ctx.sharedNames.push({ ...naming, type, industry, profile, countryCode });
+  }
   const domain = uniqueDomain(ctx, naming.slug, place);
 
-  const { summary, keywords, text } = describe(ctx, naming.name, place, industry, founded, employees);
+  const { summary, keywords, text } = describe(ctx, naming.name, place, industry, profile, founded, employees);
   const regs = registrations(ctx, place, naming.legalForm, type, founded);
   const newest = regs[regs.length - 1];
   const createdMs = Math.max(founded, Date.parse('2019-01-01T00:00:00Z')) + Math.floor(random.next() * Math.max(1, ctx.asOfMs - Math.max(founded, Date.parse('2019-01-01T00:00:00Z'))));

@@ -5,15 +5,19 @@
  */
 import type { OrganizationType } from '../../contract/v2/filters.js';
 
-/** Frequent family names per country (the most common ones of each country's name statistics). */
+/**
+ * Frequent family names per country (the most common ones of each country's name statistics), leaving
+ * out those that are also places of the geography ("Roth", "Hahn"): a place in a name says where the
+ * organization is.
+ */
 export const SURNAMES: Record<string, readonly string[]> = {
   DE: [
     'Müller', 'Schmidt', 'Schneider', 'Fischer', 'Weber', 'Meyer', 'Wagner', 'Becker', 'Schulz', 'Hoffmann',
     'Schäfer', 'Koch', 'Bauer', 'Richter', 'Klein', 'Wolf', 'Schröder', 'Neumann', 'Schwarz', 'Zimmermann',
-    'Braun', 'Krüger', 'Hofmann', 'Hartmann', 'Lange', 'Schmitt', 'Werner', 'Schmitz', 'Krause', 'Meier',
+    'Braun', 'Krüger', 'Hofmann', 'Hartmann', 'Lange', 'Schumacher', 'Werner', 'Schmitz', 'Krause', 'Meier',
     'Lehmann', 'Schmid', 'Schulze', 'Maier', 'Köhler', 'Herrmann', 'König', 'Walter', 'Mayer', 'Huber',
-    'Kaiser', 'Fuchs', 'Peters', 'Lang', 'Scholz', 'Möller', 'Weiß', 'Jung', 'Hahn', 'Schubert',
-    'Vogel', 'Friedrich', 'Keller', 'Günther', 'Frank', 'Berger', 'Winkler', 'Roth', 'Beck', 'Lorenz',
+    'Kaiser', 'Fuchs', 'Peters', 'Krämer', 'Scholz', 'Möller', 'Weiß', 'Jung', 'Jäger', 'Schubert',
+    'Vogel', 'Friedrich', 'Keller', 'Günther', 'Frank', 'Berger', 'Winkler', 'Brandt', 'Beck', 'Lorenz',
   ],
   AT: [
     'Gruber', 'Huber', 'Bauer', 'Wagner', 'Müller', 'Pichler', 'Steiner', 'Moser', 'Mayer', 'Hofer',
@@ -21,7 +25,7 @@ export const SURNAMES: Record<string, readonly string[]> = {
   ],
   CH: [
     'Müller', 'Meier', 'Schmid', 'Keller', 'Weber', 'Huber', 'Schneider', 'Meyer', 'Steiner', 'Fischer',
-    'Gerber', 'Brunner', 'Baumann', 'Frei', 'Zimmermann', 'Moser', 'Widmer', 'Wyss', 'Graf', 'Roth',
+    'Gerber', 'Brunner', 'Baumann', 'Frei', 'Zimmermann', 'Moser', 'Widmer', 'Wyss', 'Graf', 'Bühler',
   ],
   FR: [
     'Martin', 'Bernard', 'Dubois', 'Thomas', 'Robert', 'Richard', 'Petit', 'Durand', 'Leroy', 'Moreau', 'Simon', 'Laurent',
@@ -39,12 +43,12 @@ export const SURNAMES: Record<string, readonly string[]> = {
     'Domínguez', 'Vázquez', 'Ramos', 'Gil', 'Ramírez', 'Serrano', 'Blanco', 'Molina',
   ],
   NL: [
-    'de Jong', 'Jansen', 'de Vries', 'van den Berg', 'van Dijk', 'Bakker', 'Janssen', 'Visser', 'Smit', 'Meijer', 'de Boer',
+    'de Jong', 'Jansen', 'de Vries', 'van der Meer', 'van Dijk', 'Bakker', 'Janssen', 'Visser', 'Smit', 'Meijer', 'de Boer',
     'Mulder', 'de Groot', 'Bos', 'Vos', 'Peters', 'Hendriks', 'van Leeuwen', 'Dekker', 'Brouwer',
   ],
   BE: [
     'Peeters', 'Janssens', 'Maes', 'Jacobs', 'Mertens', 'Willems', 'Claes', 'Goossens', 'Wouters', 'De Smet', 'Dubois',
-    'Lambert', 'Dupont', 'Martens', 'Hermans', 'Michiels', 'Pauwels', 'Vermeulen', 'Aerts', 'Van Damme',
+    'Lambert', 'Dupont', 'Martens', 'Hermans', 'Michiels', 'Pauwels', 'Vermeulen', 'Aerts', 'Van den Broeck',
   ],
   PL: [
     'Nowak', 'Kowalski', 'Wiśniewski', 'Wójcik', 'Kowalczyk', 'Kamiński', 'Lewandowski', 'Zieliński', 'Szymański', 'Woźniak',
@@ -62,7 +66,7 @@ export type FormTable = Partial<Record<OrganizationType, readonly (readonly [str
 
 export const LEGAL_FORMS: Record<string, FormTable> = {
   DE: {
-    Company: [['GmbH', 55], ['GmbH & Co. KG', 12], ['e.K.', 8], ['KG', 4], ['AG', 3], ['OHG', 2], ['', 10], ['PartG mbB', 3], ['SE', 0.3]],
+    Company: [['GmbH', 55], ['GmbH & Co. KG', 12], ['e.K.', 8], ['KG', 4], ['AG', 3], ['OHG', 2], ['', 10], ['SE', 0.3]],
     Startup: [['GmbH', 70], ['UG (haftungsbeschränkt)', 28], ['AG', 2]],
     Other: [['e.V.', 70], ['eG', 20], ['gGmbH', 10]],
   },
@@ -88,6 +92,57 @@ export const LEGAL_FORMS: Record<string, FormTable> = {
   LU: { Company: [['S.à r.l.', 75], ['S.A.', 25]], Startup: [['S.à r.l.', 100]], Other: [['a.s.b.l.', 100]] },
 };
 
+/** Legal forms of liberal professions (Freie Berufe), who are no merchants: no e.K. or OHG; partnerships are PartG. */
+const LIBERAL_FORMS: Record<string, readonly (readonly [string, number])[]> = {
+  DE: [['', 40], ['PartG mbB', 20], ['GmbH', 28], ['PartG', 12]],
+  AT: [['', 50], ['GmbH', 35], ['OG', 15]],
+};
+
+/**
+ * The head counts a legal form is chosen for: a sole trader, a mini-GmbH or a partnership of persons
+ * stays small, and an SE is not set up for a handful of people. Forms not listed fit any size.
+ */
+const FORM_HEADCOUNTS: Record<string, { least?: number; most?: number }> = {
+  'e.K.': { most: 49 },
+  'e.U.': { most: 49 },
+  Einzelunternehmen: { most: 49 },
+  'UG (haftungsbeschränkt)': { most: 49 },
+  OHG: { most: 249 },
+  OG: { most: 249 },
+  PartG: { most: 249 },
+  'PartG mbB': { most: 499 },
+  'V.O.F.': { most: 249 },
+  'S.n.c.': { most: 249 },
+  SE: { least: 50 },
+};
+
+/** Whether a legal form is used for organizations of `min` to `max` employees. */
+export function formFits(legalForm: string, min: number, max: number): boolean {
+  const limits = FORM_HEADCOUNTS[legalForm];
+  return !limits || (max <= (limits.most ?? Infinity) && min >= (limits.least ?? 0));
+}
+
+const formChoices = new Map<string, readonly (readonly [string, number])[]>();
+
+/**
+ * The legal forms, with their frequencies, of an organization of this country, type, trade and
+ * employee bracket (`min`–`max`): only forms that fit the size, and German or Austrian AGs seldom below
+ * ten people. Cached: the generator asks for every organization.
+ */
+export function legalFormsFor(countryCode: string, type: OrganizationType, liberal: boolean, min: number, max: number): readonly (readonly [string, number])[] {
+  const key = `${countryCode}|${type}|${liberal ? 'L' : ''}|${String(min)}`;
+  let choices = formChoices.get(key);
+  if (!choices) {
+    const forms = legalFormsOf(countryCode);
+    const table = (liberal && type === 'Company' ? LIBERAL_FORMS[countryCode] : undefined) ?? forms[type] ?? forms.Company ?? [['', 1]];
+    const rareAg = (countryCode === 'DE' || countryCode === 'AT') && max < 10;
+    const fitting = table.filter(([form]) => formFits(form, min, max)).map(([form, weight]) => [form, form === 'AG' && rareAg ? weight / 25 : weight] as const);
+    choices = fitting.length > 0 ? fitting : table;
+    formChoices.set(key, choices);
+  }
+  return choices;
+}
+
 /** The surnames of a country (German ones where the table has none). */
 export function surnamesOf(countryCode: string): readonly string[] {
   return SURNAMES[countryCode] ?? SURNAMES.DE ?? ['Müller'];
@@ -100,15 +155,35 @@ export function legalFormsOf(countryCode: string): FormTable {
 
 /** Frequent German given names, for owner-named firms ("Thomas Becker Elektrotechnik e.K."). */
 export const GIVEN_NAMES = [
-  'Thomas', 'Michael', 'Andreas', 'Stefan', 'Peter', 'Christian', 'Frank', 'Markus', 'Martin', 'Jürgen', 'Klaus', 'Wolfgang',
+  'Thomas', 'Michael', 'Andreas', 'Stefan', 'Peter', 'Christian', 'Frank', 'Markus', 'Martin', 'Jürgen', 'Ralf', 'Wolfgang',
   'Sabine', 'Susanne', 'Petra', 'Claudia', 'Andrea', 'Nicole', 'Stefanie', 'Julia', 'Katrin', 'Anja', 'Monika', 'Birgit',
 ];
 
-/** Words international firms put after a founder's name ("Rossi Solutions S.r.l."). */
-export const INTERNATIONAL_WORDS = [
-  'Group', 'Holding', 'Solutions', 'Services', 'Consulting', 'Trading', 'Partners', 'International', 'Systems',
-  'Technologies', 'Industries', 'Logistics', 'Engineering', 'Design', 'Invest', 'Digital',
+/**
+ * Words international firms put after a founder's name ("Rossi Solutions S.r.l."), by the NACE divisions
+ * they fit (from, to): a hairdresser is no "Holding", a bicycle shop no "Invest".
+ */
+const INTERNATIONAL_WORDS: readonly (readonly [number, number, readonly string[]])[] = [
+  [1, 3, ['Agricola', 'Farming']],
+  [5, 33, ['Industries', 'Manufacturing', 'Engineering', 'Group']],
+  [35, 39, ['Energy', 'Utilities', 'Environmental']],
+  [41, 43, ['Construction', 'Building', 'Engineering']],
+  [45, 47, ['Trading', 'Store', 'Retail']],
+  [49, 49, ['Transport', 'Mobility']],
+  [50, 53, ['Logistics', 'Transport', 'Express']],
+  [55, 56, ['Hospitality', 'Kitchen', 'Food']],
+  [58, 63, ['Solutions', 'Systems', 'Technologies', 'Digital', 'Media']],
+  [64, 66, ['Holding', 'Invest', 'Capital', 'Finance']],
+  [68, 68, ['Real Estate', 'Properties', 'Invest']],
+  [69, 75, ['Consulting', 'Partners', 'Advisory', 'Design']],
+  [77, 82, ['Services', 'Partners', 'Group']],
+  [84, 99, ['Services', 'Care', 'Studio']],
 ];
+
+export function internationalWordsOf(code: string): readonly string[] {
+  const division = Number(code.slice(0, 2));
+  return INTERNATIONAL_WORDS.find(([from, to]) => division >= from && division <= to)?.[2] ?? ['Group'];
+}
 
 /** Brand stems for young companies (coined names, as start-ups choose them). */
 export const STARTUP_STEMS = [

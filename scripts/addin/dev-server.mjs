@@ -125,7 +125,7 @@ async function main(argv) {
     const { url } = await startAddinDevServer({ port, devConnection, ...(values.dir !== undefined ? { dir: values.dir } : {}), ...(values['cert-dir'] !== undefined ? { certDir: values['cert-dir'] } : {}) });
     if (withServe) {
       const offered = devConnection ? `\nIts Connection tab offers ${devConnection.serviceUrl} until a connection is saved.` : '';
-      console.log(`\nExcel add-in served at ${url}/taskpane.html (functions ORG.SEARCH, ORG.FETCH, ORG.STATS, ORG.ASK)${offered}\n${SIDELOAD_HELP}\n`);
+      console.log(`\nExcel add-in served at ${url}/taskpane.html (functions ORG.SEARCH, ORG.FETCH, ORG.STATS, ORG.ASK)${offered}\nTry it in a browser first: open ${url} (the task pane on the built-in sample; past the certificate warning until the certificate is trusted)\n${SIDELOAD_HELP}\n`);
     } else {
       console.log(`Add-in files served at ${url}/taskpane.html\n${SIDELOAD_HELP}`);
     }

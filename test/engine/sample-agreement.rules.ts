@@ -174,6 +174,16 @@ export function startupsInNewTrades(rows: readonly OrganizationRecord[]): RuleRe
   return { rule: 'start-ups only where young firms are founded', violations };
 }
 
+/** What only a public body is: a company, start-up or other organization is never described as one. */
+const PUBLIC_BODIES = /\bis an? (local authority|municipal administration|military unit|judicial authority|court|public safety authority|social insurance fund)\b/;
+
+export function onlyPublicBodiesArePublic(rows: readonly OrganizationRecord[]): RuleResult {
+  const violations = rows
+    .filter((row) => row.organization_type !== 'Public' && row.organization_type !== 'Academic' && PUBLIC_BODIES.test(row.summary ?? ''))
+    .map((row) => `${row.domain}: ${row.organization_type ?? '?'} "${row.name ?? ''}" described as ${PUBLIC_BODIES.exec(row.summary ?? '')?.[1] ?? ''}`);
+  return { rule: 'only public bodies are described as public bodies', violations };
+}
+
 // ── Trades: NACE, nouns, name words ─────────────────────────────────────────────────────────────────
 
 /**
@@ -352,6 +362,7 @@ export const ABSOLUTE_RULES = [
   formFitsSize,
   formFitsTrade,
   startupsInNewTrades,
+  onlyPublicBodiesArePublic,
   tradeSaysItsNoun,
   nounBelongsToTrade,
   nameWordFitsTrade,

@@ -268,12 +268,23 @@ function pickEmployees(random: Random, industry: IndustryClass, type: Organizati
   return { employees: random.int(bracket.min, bracket.max), index };
 }
 
-type Settlement = 'city' | 'town' | 'village';
+type Settlement = 'city' | 'town' | 'village' | 'abroad';
 
-/** A place's settlement size: a city of 100,000 people or more, a town of 10,000, else a village (a state-level place counts as a town). */
+/**
+ * A place's settlement size: a city of 100,000 people or more, a town of 10,000, else a village (a
+ * state-level place counts as a town). Abroad, where public bodies cannot be named (their institution
+ * words are German), is a town without the trades only public bodies practise.
+ */
 function settlementOf(place: Place): Settlement {
+  if (!GERMAN_SPEAKING.has(place.country_code)) return 'abroad';
   if (place.municipality === null) return 'town';
   return place.population >= 100_000 ? 'city' : place.population >= 10_000 ? 'town' : 'village';
+}
+
+/** A trade that only public or academic bodies practise (a local authority, a court): no company can be one. */
+function onlyPublic(industry: IndustryClass): boolean {
+  const mix = industry.typeMix;
+  return mix !== undefined && (mix.Company ?? 0) + (mix.Startup ?? 0) + (mix.Other ?? 0) === 0;
 }
 
 /**
@@ -282,8 +293,8 @@ function settlementOf(place: Place): Settlement {
  */
 function settlementFactor(code: string, settlement: Settlement): number {
   const division = Number(code.slice(0, 2));
-  if (division <= 3) return { city: 0.04, town: 0.6, village: 2.2 }[settlement];
-  if (division <= 9) return { city: 0.1, town: 0.8, village: 1.8 }[settlement];
+  if (division <= 3) return { city: 0.04, town: 0.6, village: 2.2, abroad: 0.6 }[settlement];
+  if (division <= 9) return { city: 0.1, town: 0.8, village: 1.8, abroad: 0.8 }[settlement];
   return 1;
 }
 
@@ -338,7 +349,8 @@ function makeName(ctx: Context, place: Place, industry: IndustryClass, type: Org
     const words = internationalWordsOf(industry.code);
     if (pattern < 5) core = `${surname} ${random.pick(words)}`;
     else if (pattern < 7) core = `${surname} & ${random.pick(surnamesOf(cc))}`;
-    else core = `${placeName} ${random.pick(words)}`;
+    // After a town, as firms are ("Lyon Conseil"); a region's administrative name ("Kalmar län") is no firm's.
+    else core = `${place.municipality === null ? surname : placeName} ${random.pick(words)}`;
   } else {
     const pattern = random.int(0, 11);
     if (pattern < 3) core = `${surname} ${nameWord}`;
@@ -533,6 +545,7 @@ function createContext(seed: number, asOf: string): Context {
       city: new WeightedPicker(INDUSTRY_CLASSES, (c) => c.weight * settlementFactor(c.code, 'city')),
       town: new WeightedPicker(INDUSTRY_CLASSES, (c) => c.weight * settlementFactor(c.code, 'town')),
       village: new WeightedPicker(INDUSTRY_CLASSES, (c) => c.weight * settlementFactor(c.code, 'village')),
+      abroad: new WeightedPicker(INDUSTRY_CLASSES, (c) => (onlyPublic(c) ? 0 : c.weight * settlementFactor(c.code, 'abroad'))),
     },
     domains: new DomainSet(),
     sharedNames: [],

@@ -10,8 +10,12 @@
 export function closestName(word: string, allowed: readonly string[]): string | null {
   let best: string | null = null;
   let bestDistance = 3;
+  // Names whose lengths differ by the distance sought cannot be closer: a long word (a request may send a
+  // key of a megabyte) is compared with nothing, and no comparison costs more than a short name squared.
+  if (word.length === 0 || word.length > 64) return null;
+  const a = word.toLowerCase();
   for (const candidate of allowed) {
-    const a = word.toLowerCase();
+    if (Math.abs(candidate.length - a.length) >= bestDistance) continue;
     const b = candidate.toLowerCase();
     const row = Array.from({ length: b.length + 1 }, (_, j) => j);
     for (let i = 1; i <= a.length; i++) {

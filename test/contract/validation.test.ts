@@ -83,6 +83,18 @@ describe('extra keys', () => {
     ]);
   });
 
+  it('the work of suggesting is bounded: the first 10 unknown keys of a body are compared, and a key longer than 64 characters with none', () => {
+    const Schema = z.strictObject({ country: z.string().optional() });
+    const typos = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`countr${i}`, i]));
+    const items = invalid(Schema, typos);
+    expect(items).toHaveLength(30);
+    expect(items.filter((item) => item.ctx !== undefined)).toHaveLength(10);
+    expect(items.slice(0, 10).every((item) => item.ctx?.['did_you_mean'] === 'country')).toBe(true);
+    // A megabyte of key beside the name is compared with nothing (it would cost its length times each name's).
+    expect(invalid(Schema, { [`country${'y'.repeat(1_000_000)}`]: 1 })[0]).not.toHaveProperty('ctx');
+    expect(invalid(Schema, { [`${'c'.repeat(63)}x`]: 1 })[0]).not.toHaveProperty('ctx');
+  });
+
   it('each unknown key is its own extra_forbidden item with its value as input', () => {
     const Schema = z.strictObject({ a: z.string().optional() });
     expect(invalid(Schema, { x: 1, y: [2] })).toEqual([

@@ -46,9 +46,20 @@ export function serviceDescription(serverUrl: string): ServiceDescription {
 
 export const serviceRoutes: FastifyPluginCallback<ServiceRoutesOptions> = (app, options, done) => {
   const publicUrl = options.publicUrl === undefined ? null : publicBaseUrl(options.publicUrl);
-  const serverUrl = (request: FastifyRequest): string => publicUrl ?? connectionOrigin(request.protocol, request.socket.localAddress, request.socket.localPort);
-  for (const path of DESCRIPTION_PATHS) app.get(path, (request) => serviceDescription(serverUrl(request)));
   // "/" when the connection's address is unknown: the document's own origin.
-  app.get(OPENAPI_PATH, (request) => openApiDocument({ serverUrl: serverUrl(request) || '/' }));
+  const serverUrl = (request: FastifyRequest): string => publicUrl ?? (connectionOrigin(request.protocol, request.socket.localAddress, request.socket.localPort) || '/');
+  for (const path of DESCRIPTION_PATHS) app.get(path, (request) => serviceDescription(serverUrl(request)));
+  // The document takes milliseconds to build and anyone may ask for it: built once per origin it is
+  // served at (the server's own addresses, a handful), then sent as it was written.
+  const documents = new Map<string, string>();
+  app.get(OPENAPI_PATH, (request, reply) => {
+    const origin = serverUrl(request);
+    let document = documents.get(origin);
+    if (document === undefined) {
+      document = JSON.stringify(openApiDocument({ serverUrl: origin }));
+      if (documents.size < 16) documents.set(origin, document);
+    }
+    return reply.type('application/json; charset=utf-8').send(document);
+  });
   done();
 };

@@ -60,11 +60,15 @@ const steps = [
     const create = `npx clasp create --type sheets --title OrgIndex --rootDir ${ROOT_DIR}   (a new spreadsheet with its script)`;
     const existing = `or, for an existing script, write ${relative('.', projectFile) || projectFile}: {"scriptId": "<the script's id>", "rootDir": "${ROOT_DIR}"}`;
     let problem = null;
-    if (!project.value) problem = `no clasp project: ${projectFile} is ${project.error}`;
-    else if (typeof project.value.scriptId !== 'string' || project.value.scriptId.trim() === '') problem = `${projectFile} has no scriptId`;
-    // clasp reads rootDir from the project file's folder; the build writes ROOT_DIR below the repository (npm runs scripts there).
-    else if (resolve(dirname(projectFile), project.value.rootDir ?? '.') !== resolve(ROOT_DIR)) problem = `${projectFile} has rootDir ${JSON.stringify(project.value.rootDir ?? '(none: the repository itself)')}: clasp would push that folder, not the built project in ${ROOT_DIR}`;
-    return { what: `.clasp.json with a scriptId and rootDir ${ROOT_DIR}`, problem, fix: problem?.includes('rootDir') ? [`set "rootDir": "${ROOT_DIR}" in ${projectFile}`] : [create, existing] };
+    const settings = project.value;
+    // clasp pushes srcDir when the file names one, else rootDir.
+    const pushedKey = settings && typeof settings === 'object' && typeof settings.srcDir === 'string' ? 'srcDir' : 'rootDir';
+    if (project.error) problem = `no clasp project: ${projectFile} is ${project.error}`;
+    else if (settings === null || typeof settings !== 'object' || Array.isArray(settings)) problem = `${projectFile} is not a JSON object`;
+    else if (typeof settings.scriptId !== 'string' || settings.scriptId.trim() === '') problem = `${projectFile} has no scriptId`;
+    // clasp reads the folder from the project file's folder; the build writes ROOT_DIR below the repository (npm runs scripts there).
+    else if (resolve(dirname(projectFile), settings[pushedKey] ?? '.') !== resolve(ROOT_DIR)) problem = `${projectFile} has ${pushedKey} ${JSON.stringify(settings[pushedKey] ?? '(none: the repository itself)')}: clasp would push that folder, not the built project in ${ROOT_DIR}`;
+    return { what: `.clasp.json with a scriptId and rootDir ${ROOT_DIR}`, problem, fix: problem?.includes('Dir ') ? [`set "${pushedKey}": "${ROOT_DIR}" in ${projectFile}`] : [create, existing] };
   })(),
 ];
 

@@ -61,6 +61,15 @@ test('clasp installed and logged in, the project without a scriptId, then with t
   expect(code).toBe(1);
   expect(lines[3]).toMatch(/has rootDir "\(none: the repository itself\)": clasp would push that folder, not the built project in dist\/appsscript$/);
   expect(lines[4]).toBe(`       set "rootDir": "dist/appsscript" in ${join(dir('project'), '.clasp.json')}`);
+  // clasp pushes srcDir over rootDir when the file names both.
+  project({ scriptId: 'abc123', rootDir: 'dist/appsscript', srcDir: 'src' });
+  ({ code, lines } = check());
+  expect(code).toBe(1);
+  expect(lines[3]).toMatch(/has srcDir "src": clasp would push that folder, not the built project in dist\/appsscript$/);
+  expect(lines[4]).toBe(`       set "srcDir": "dist/appsscript" in ${join(dir('project'), '.clasp.json')}`);
+  writeFileSync(join(dir('project'), '.clasp.json'), 'null');
+  ({ code, lines } = check());
+  expect(lines[3]).toBe(`  3. .clasp.json with a scriptId and rootDir dist/appsscript: MISSING — ${join(dir('project'), '.clasp.json')} is not a JSON object`);
 });
 
 test('all set: silent, exit 0 (clasp push runs next); clasp_config_project and clasp_config_auth are honoured', () => {

@@ -87,7 +87,9 @@ test('every municipality of the sample has a point inside its country, or off it
   const at = placeCoordinates('municipality', [...names]);
   const off = (km: number) => [...names].filter((name) => !(at[name] && [...(countriesOf.get(name) ?? [])].some((code) => inCountry(code, at[name] ?? [0, 0], km))));
   // The North Frisian and East Frisian islands and Helgoland: too small for the 1:50m outline, yet near its coast.
-  expect(off(12).sort()).toEqual(['Borkum', 'Helgoland', 'Juist', 'List auf Sylt', 'Pellworm', 'Wyk auf Föhr']);
+  // Which of them the sample fills depends on the sample; no other place may be off.
+  const islands = ['Borkum', 'Helgoland', 'Juist', 'List auf Sylt', 'Pellworm', 'Wyk auf Föhr'];
+  expect(off(12).filter((name) => !islands.includes(name))).toEqual([]);
   expect(off(60)).toEqual([]);
 });
 

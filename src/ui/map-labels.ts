@@ -53,7 +53,12 @@ function candidates(circle: MapCircle, size: number, gap: number): MapLabel[] {
   const { name, x, y, r } = circle;
   const out = r + gap;
   const beside = y + size * 0.35;
-  const leader = (x2: number, y2: number) => (gap > 4 ? { x1: x, y1: y, x2, y2 } : null);
+  // Drawn from the circle's edge toward the name, so that it does not show through the circle.
+  const leader = (x2: number, y2: number) => {
+    if (gap <= 4) return null;
+    const length = Math.hypot(x2 - x, y2 - y) || 1;
+    return { x1: x + ((x2 - x) / length) * r, y1: y + ((y2 - y) / length) * r, x2, y2 };
+  };
   return [
     { name, x: x + out, y: beside, anchor: 'start', size, leader: leader(x + out - 1, y) },
     { name, x: x - out, y: beside, anchor: 'end', size, leader: leader(x - out + 1, y) },

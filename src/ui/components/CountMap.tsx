@@ -6,7 +6,7 @@
  * geography does not know are named below.
  */
 import { Caption1 } from '@fluentui/react-components';
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { Coordinates, MapLevel } from '../../contract/common.js';
 import type { Table } from '../../sheet/cells.js';
 import type { Host } from '../host.js';
@@ -49,13 +49,19 @@ export function CountMap({ host, table, level }: { host: Host; table: Table; lev
     };
   }, [host, level, names]);
   // Until the places of this very table are known (never the last table's coordinates for new names).
-  if (shown?.of !== of) return <Caption1>Placing the counts on the map…</Caption1>;
-  const { at, worldMap } = shown;
-  const points = buckets.flatMap((bucket) => {
-    const point = at[bucket.name];
-    return point ? [{ ...bucket, point }] : [];
-  });
-  const map = worldMap && points.length > 0 ? worldMap.countMap(points, WIDTH) : null;
+  const ready = shown?.of === of ? shown : null;
+  // Fitting the projection and placing the labels: once per table, not on every render of the pane.
+  const map = useMemo(() => {
+    if (!ready?.worldMap) return null;
+    const points = bucketsOf(table).flatMap((bucket) => {
+      const point = ready.at[bucket.name];
+      return point ? [{ ...bucket, point }] : [];
+    });
+    return points.length > 0 ? ready.worldMap.countMap(points, WIDTH) : null;
+  }, [ready, table]);
+  if (ready === null) return <Caption1>Placing the counts on the map…</Caption1>;
+  const { at, worldMap } = ready;
+  if (worldMap === null) return <Caption1>The map could not be loaded here; the counts are in the table below.</Caption1>;
   const placed = map?.circles.length ?? 0;
   const missing = buckets.filter((bucket) => !at[bucket.name]).map((bucket) => bucket.name);
   return (

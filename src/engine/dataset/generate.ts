@@ -329,7 +329,7 @@ interface Naming {
 function makeName(ctx: Context, place: Place, industry: IndustryClass, type: OrganizationType, nameWord: string, bracket: { min: number; max: number }): Naming {
   const { random } = ctx;
   const cc = place.country_code;
-  const placeName = (place.municipality ?? place.state ?? place.country).replace(/,.*$/, '').replace(/\s*\(.*\)$/, '');
+  const placeName = nameFirmsWrite(place.municipality ?? place.state ?? place.country);
   if (type === 'Public' || type === 'Academic') {
     // One institution of a kind per place: a second "Amtsgericht Passau" becomes a branch office.
     let name = institutionName(nameWord, place, placeName);
@@ -386,12 +386,17 @@ function domainBase(slug: string, placeSlug: string): string {
 
 const placeSlugs = new WeakMap<Place, { full: string; short: string }>();
 
+/** A place's name as firms write it: without the official qualifier ("Halle" for "Halle (Saale)", "Frankfurt, Stadt"). */
+function nameFirmsWrite(name: string): string {
+  return name.replace(/,.*$/, '').replace(/\s*\(.*\)$/, '');
+}
+
 /** A place's slug, and that of the name firms write ("halle" for Halle (Saale)); once per place. */
 function placeSlugsOf(place: Place): { full: string; short: string } {
   let slugs = placeSlugs.get(place);
   if (!slugs) {
     const name = place.municipality ?? place.state ?? '';
-    slugs = { full: slugify(name), short: slugify(name.replace(/,.*$/, '').replace(/\s*\(.*\)$/, '')) };
+    slugs = { full: slugify(name), short: slugify(nameFirmsWrite(name)) };
     placeSlugs.set(place, slugs);
   }
   return slugs;
